@@ -1,0 +1,304 @@
+//! Analysis: from a [`Module`] to what the views show, per memory space: the layout of its
+//! allocations on one offset axis, every value's block, the occupied-bytes curve, its peak
+//! and the values live there.
+//!
+//! Owns: every number derived from the model. It reads the model and never changes it.
+//!
+//! * A value's memory space is its colour (`@N`), else its allocation's colour.
+//! * Within a memory space, the allocations of that colour (and any other allocation that
+//!   holds a value of that colour) are laid one after another in index order; a value's
+//!   block is `[base(allocation) + offset, + size)` × `[start, end + 1)`.
+//! * Occupied bytes at step `t` is the length of the union of the byte ranges of the values
+//!   live at `t` (`start <= t <= end`): aliases and operand→user hand-offs count once.
+
+use crate::model::{Module, Value};
+
+/// Everything derived from one module.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    /// Steps on the time axis: `0 .. steps`. XLA's `max` is the last one (the virtual
+    /// end of the program, where outputs and parameters end).
+    pub steps: u32,
+    /// Sorted by colour.
+    pub spaces: Vec<Space>,
+}
+
+/// One memory space (one colour).
+#[derive(Clone, Debug, Default)]
+pub struct Space {
+    pub color: u32,
+    /// Sum of the sizes of the allocations of this colour.
+    pub allocated_bytes: u64,
+    /// Number of values of this colour.
+    pub value_count: u32,
+    /// Allocations on this space's offset axis, in index order.
+    pub layout: Vec<Slot>,
+    /// End of the last slot: the height of the diagram.
+    pub height: u64,
+    /// Values of this colour that have a live range (drawn on the time axis).
+    pub timed: Vec<u32>,
+    /// Values of this colour without a live range (thread-local ones): listed apart.
+    pub timeless: Vec<u32>,
+    /// Occupied bytes at each step, `steps` long.
+    pub curve: Vec<u64>,
+    pub peak_bytes: u64,
+    /// First step where `peak_bytes` is reached; `None` when the curve is 0 throughout.
+    pub peak_time: Option<u32>,
+    /// Values of this space live at `peak_time`.
+    pub live_at_peak: Vec<u32>,
+}
+
+/// An allocation's place on a memory space's offset axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Position in [`Module::allocations`].
+    pub allocation: u32,
+    pub base: u64,
+}
+
+/// A value's rectangle: steps `x0 .. x1`, bytes `y0 .. y1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub value: u32,
+    pub x0: u32,
+    pub x1: u32,
+    pub y0: u64,
+    pub y1: u64,
+}
+
+impl Space {
+    /// Base offset of an allocation on this axis, if it is laid out here.
+    pub fn base(&self, allocation: u32) -> Option<u64> {
+        self.layout
+            .binary_search_by_key(&allocation, |s| s.allocation)
+            .ok()
+            .map(|i| self.layout[i].base)
+    }
+
+    /// The block of a value of this space (`None` without a live range).
+    pub fn block(&self, module: &Module, value: u32) -> Option<Block> {
+        let v = &module.values[value as usize];
+        let live = v.live?;
+        let base = self.base(v.allocation)?;
+        Some(Block {
+            value,
+            x0: live.start,
+            x1: live.end.saturating_add(1),
+            y0: base + v.offset,
+            y1: base + v.offset + v.size,
+        })
+    }
+
+    /// Blocks of all timed values.
+    pub fn blocks<'a>(&'a self, module: &'a Module) -> impl Iterator<Item = Block> + 'a {
+        self.timed.iter().filter_map(move |&v| self.block(module, v))
+    }
+}
+
+impl Analysis {
+    pub fn space(&self, color: u32) -> Option<&Space> {
+        self.spaces.iter().find(|s| s.color == color)
+    }
+}
+
+/// Values live at step `t`, in every memory space (as XLA's peak list counts them).
+pub fn live_at(module: &Module, t: u32) -> Vec<u32> {
+    (0..module.values.len() as u32)
+        .filter(|&i| {
+            module.values[i as usize]
+                .live
+                .is_some_and(|r| r.start <= t && t <= r.end)
+        })
+        .collect()
+}
+
+/// Runs the whole analysis.
+pub fn analyze(module: &Module) -> Analysis {
+    let steps = time_steps(module);
+    let mut colors: Vec<u32> = module.allocations.iter().map(|a| a.color).collect();
+    colors.extend(module.values.iter().map(|v| module.value_color(v)));
+    colors.sort_unstable();
+    colors.dedup();
+
+    let spaces = colors
+        .into_iter()
+        .map(|color| analyze_space(module, color, steps))
+        .collect();
+    Analysis { steps, spaces }
+}
+
+/// `max + 1` when the schedule is known (values of the entry root end at `max`); else one
+/// past the latest end of any value.
+fn time_steps(module: &Module) -> u32 {
+    let latest = module
+        .values
+        .iter()
+        .filter_map(|v| v.live)
+        .map(|r| r.end.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    match &module.schedule {
+        Some(s) if s.max > 0 || latest == 0 => latest.max(s.max.saturating_add(1)),
+        _ => latest,
+    }
+}
+
+fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
+    let of_color = |v: &Value| module.value_color(v) == color;
+    let mut space = Space { color, ..Space::default() };
+
+    for (i, a) in module.allocations.iter().enumerate() {
+        let own = a.color == color;
+        if own {
+            space.allocated_bytes += a.size;
+        }
+        let holds = module.values[a.values.start as usize..a.values.end as usize]
+            .iter()
+            .any(of_color);
+        if own || holds {
+            space.layout.push(Slot { allocation: i as u32, base: space.height });
+            space.height += a.size;
+        }
+    }
+    for (i, v) in module.values.iter().enumerate() {
+        if of_color(v) {
+            space.value_count += 1;
+            if v.live.is_some() {
+                space.timed.push(i as u32);
+            } else {
+                space.timeless.push(i as u32);
+            }
+        }
+    }
+
+    space.curve = occupied_curve(&space, module, steps);
+    if let Some((t, &bytes)) = space
+        .curve
+        .iter()
+        .enumerate()
+        .rev()
+        .max_by_key(|&(_, b)| *b)
+        .filter(|&(_, b)| *b > 0)
+    {
+        // `rev` + `max_by_key` (last maximum) yields the first step reaching the peak.
+        space.peak_bytes = bytes;
+        space.peak_time = Some(t as u32);
+        space.live_at_peak = space
+            .timed
+            .iter()
+            .copied()
+            .filter(|&v| {
+                module.values[v as usize]
+                    .live
+                    .is_some_and(|r| r.start as usize <= t && t <= r.end as usize)
+            })
+            .collect();
+    }
+    space
+}
+
+/// Occupied bytes at every step: a sweep over time with a segment tree that keeps the
+/// covered length of the live byte ranges.
+fn occupied_curve(space: &Space, module: &Module, steps: u32) -> Vec<u64> {
+    let blocks: Vec<Block> = space
+        .blocks(module)
+        .filter(|b| b.y1 > b.y0 && b.x0 < steps)
+        .collect();
+    let mut curve = vec![0u64; steps as usize];
+    if blocks.is_empty() {
+        return curve;
+    }
+    let mut ys: Vec<u64> = blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
+    ys.sort_unstable();
+    ys.dedup();
+    let coord = |y: u64| ys.partition_point(|&c| c < y);
+
+    // Events bucketed by step: (start step, +1) and (end + 1, -1).
+    let mut starts_at: Vec<u32> = vec![0; steps as usize + 1];
+    let mut ends_at: Vec<u32> = vec![0; steps as usize + 1];
+    for b in &blocks {
+        starts_at[b.x0 as usize] += 1;
+        ends_at[(b.x1.min(steps)) as usize] += 1;
+    }
+    let prefix = |counts: &[u32]| {
+        let mut p = Vec::with_capacity(counts.len() + 1);
+        p.push(0u32);
+        for c in counts {
+            p.push(p.last().unwrap() + c);
+        }
+        p
+    };
+    let (start_off, end_off) = (prefix(&starts_at), prefix(&ends_at));
+    let mut by_start = vec![0u32; blocks.len()];
+    let mut by_end = vec![0u32; blocks.len()];
+    let (mut fill_s, mut fill_e) = (start_off.clone(), end_off.clone());
+    for (i, b) in blocks.iter().enumerate() {
+        let s = b.x0 as usize;
+        by_start[fill_s[s] as usize] = i as u32;
+        fill_s[s] += 1;
+        let e = b.x1.min(steps) as usize;
+        by_end[fill_e[e] as usize] = i as u32;
+        fill_e[e] += 1;
+    }
+
+    let mut tree = CoverTree::new(&ys);
+    for t in 0..steps as usize {
+        for &i in &by_end[end_off[t] as usize..end_off[t + 1] as usize] {
+            let b = &blocks[i as usize];
+            tree.add(coord(b.y0), coord(b.y1), -1);
+        }
+        for &i in &by_start[start_off[t] as usize..start_off[t + 1] as usize] {
+            let b = &blocks[i as usize];
+            tree.add(coord(b.y0), coord(b.y1), 1);
+        }
+        curve[t] = tree.covered();
+    }
+    curve
+}
+
+/// Segment tree over elementary intervals `[ys[i], ys[i+1])`, keeping for each node how
+/// many intervals cover it whole and how much of it is covered.
+struct CoverTree<'a> {
+    ys: &'a [u64],
+    count: Vec<i32>,
+    covered: Vec<u64>,
+}
+
+impl<'a> CoverTree<'a> {
+    fn new(ys: &'a [u64]) -> Self {
+        let n = ys.len().saturating_sub(1).max(1);
+        CoverTree { ys, count: vec![0; 4 * n], covered: vec![0; 4 * n] }
+    }
+
+    fn covered(&self) -> u64 {
+        self.covered[1]
+    }
+
+    /// Adds `delta` cover to elementary intervals `lo .. hi`.
+    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
+        let n = self.ys.len() - 1;
+        if lo < hi {
+            self.update(1, 0, n, lo, hi, delta);
+        }
+    }
+
+    fn update(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i32) {
+        if hi <= l || r <= lo {
+            return;
+        }
+        if lo <= l && r <= hi {
+            self.count[node] += delta;
+        } else {
+            let mid = (l + r) / 2;
+            self.update(2 * node, l, mid, lo, hi, delta);
+            self.update(2 * node + 1, mid, r, lo, hi, delta);
+        }
+        self.covered[node] = if self.count[node] > 0 {
+            self.ys[r] - self.ys[l]
+        } else if r - l == 1 {
+            0
+        } else {
+            self.covered[2 * node] + self.covered[2 * node + 1]
+        };
+    }
+}

@@ -1,0 +1,406 @@
+//! The model: what a buffer-assignment dump says, as plain Rust types in XLA's vocabulary
+//! (module, allocation, value, instruction, schedule, live range, memory space).
+//!
+//! Owns: the data, nothing else. It has no parser and no analysis. Strings are interned into
+//! one arena per module ([`Strings`]) and referred to by [`Str`] handles, so a 1 GB dump does
+//! not become millions of small heap strings; the text of `from instruction:` lines is not
+//! kept, only what a user needs from it ([`Instruction`]).
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+use std::hash::BuildHasher;
+
+/// A handle to a string in a module's [`Strings`] arena. `Str::EMPTY` is the empty string.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Str {
+    start: u32,
+    len: u32,
+}
+
+impl Str {
+    pub const EMPTY: Str = Str { start: 0, len: 0 };
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The string arena of one module. `intern` deduplicates (names, op_names, shapes, files);
+/// `push` appends without deduplicating (per-value text such as positions and uses).
+#[derive(Default, Clone)]
+pub struct Strings {
+    buf: String,
+    table: HashTable<Str>,
+    hasher: DefaultHashBuilder,
+}
+
+impl Strings {
+    pub fn get(&self, s: Str) -> &str {
+        // Handles are only made by this arena, at char boundaries.
+        &self.buf[s.start as usize..(s.start + s.len) as usize]
+    }
+
+    /// The handle of `text`, adding it once.
+    pub fn intern(&mut self, text: &str) -> Str {
+        if text.is_empty() {
+            return Str::EMPTY;
+        }
+        let hash = self.hasher.hash_one(text);
+        let buf = &self.buf;
+        if let Some(&s) = self
+            .table
+            .find(hash, |s| &buf[s.start as usize..(s.start + s.len) as usize] == text)
+        {
+            return s;
+        }
+        let s = self.push(text);
+        let (buf, hasher) = (&self.buf, &self.hasher);
+        self.table.insert_unique(hash, s, |s| {
+            hasher.hash_one(&buf[s.start as usize..(s.start + s.len) as usize])
+        });
+        s
+    }
+
+    /// The handle of `text` if it was interned before.
+    pub fn lookup(&self, text: &str) -> Option<Str> {
+        if text.is_empty() {
+            return Some(Str::EMPTY);
+        }
+        let hash = self.hasher.hash_one(text);
+        self.table
+            .find(hash, |s| self.get(*s) == text)
+            .copied()
+    }
+
+    /// Appends `text` without interning it.
+    pub fn push(&mut self, text: &str) -> Str {
+        let start = self.buf.len() as u32;
+        self.buf.push_str(text);
+        Str { start, len: text.len() as u32 }
+    }
+
+    /// Appends `text` to the string most recently pushed, which must be `last`.
+    pub fn extend(&mut self, last: Str, text: &str) -> Str {
+        debug_assert_eq!((last.start + last.len) as usize, self.buf.len());
+        self.buf.push_str(text);
+        Str { start: last.start, len: last.len + text.len() as u32 }
+    }
+
+    /// Bytes held by the arena (for memory accounting).
+    pub fn heap_bytes(&self) -> usize {
+        self.buf.capacity() + self.table.capacity() * std::mem::size_of::<Str>()
+    }
+}
+
+/// Index of an [`Instruction`] in [`Module::instructions`].
+pub type InstrId = u32;
+
+/// An HLO instruction named in the dump. Everything but `name` comes from the
+/// `from instruction:` line of one of its values and is empty when there was none.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Instruction {
+    pub name: Str,
+    pub opcode: Str,
+    /// `metadata={op_name="..."}`, unescaped.
+    pub op_name: Str,
+    pub source_file: Str,
+    /// 0 when absent.
+    pub source_line: u32,
+    /// `metadata={stack_frame_id=N}` (new XLA replaces source_file/line with it).
+    pub stack_frame_id: Option<u32>,
+}
+
+/// The flags of an allocation header, in XLA's order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocFlags {
+    pub constant: bool,
+    pub thread_local: bool,
+    pub maybe_live_out: bool,
+    pub preallocated_temp: bool,
+}
+
+/// `parameter N, shape |S| at ShapeIndex {..}` of an allocation header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryParameter {
+    pub number: u32,
+    /// Empty in the oldest form, which prints no shape.
+    pub shape: Str,
+    pub shape_index: Str,
+}
+
+/// A `BufferAllocation`: one runtime buffer (a parameter, an output, a constant, a
+/// thread-local alloca, or the combined temp buffer of one colour).
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    pub index: u32,
+    pub size: u64,
+    /// `color N`; 0 when not printed.
+    pub color: u32,
+    /// `page N` (XLA from 2026-08).
+    pub page: Option<i64>,
+    pub parameter: Option<EntryParameter>,
+    /// `output shape is |S|`: holds the entry root at index `{}`.
+    pub output_shape: Option<Str>,
+    pub flags: AllocFlags,
+    /// The values assigned to it: a range of [`Module::values`].
+    pub values: std::ops::Range<u32>,
+}
+
+/// Program steps `start ..= end` (closed, as XLA computes them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LiveRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// An `HloValue` with its slice of an allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct Value {
+    pub id: u32,
+    pub instruction: InstrId,
+    /// The shape index as printed in the value token (`{0}`), empty when the defining
+    /// instruction is not a tuple (XLA then prints none; it means `{}`).
+    pub index: Str,
+    pub phi: bool,
+    /// `@N`, the value's colour.
+    pub color: Option<u32>,
+    /// Position of its allocation in [`Module::allocations`].
+    pub allocation: u32,
+    pub offset: u64,
+    /// Allocated size of the slice (the backend's size, padding included).
+    pub size: u64,
+    /// Shape with layout, as printed.
+    pub shape: Str,
+    /// Bytes of the shape itself: elements × element size; 8 per tuple element.
+    pub logical_size: u64,
+    /// From `BufferLiveRange`; `None` for values with no range (thread-local ones).
+    pub live: Option<LiveRange>,
+    /// Positions and uses from `Used values`, as the dump's lines joined by `\n`
+    /// (see [`Module::positions_and_uses`]); empty when absent.
+    pub uses_text: Str,
+}
+
+/// What XLA itself printed as its peak (`Live ranges at N (peak):`).
+#[derive(Clone, Debug, Default)]
+pub struct XlaPeak {
+    pub time: u32,
+    pub entries: Vec<PeakEntry>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct PeakEntry {
+    pub instruction: InstrId,
+    /// The index as printed; empty in the old form that prints the name alone.
+    pub index: Str,
+    pub bytes: u64,
+}
+
+/// A `BufferLiveRange` line whose value has no allocation in the dump.
+#[derive(Clone, Copy, Debug)]
+pub struct OrphanRange {
+    pub instruction: InstrId,
+    pub index: Str,
+    pub live: LiveRange,
+}
+
+/// `HloLiveRange (max N)`: the flattened schedule.
+#[derive(Clone, Debug, Default)]
+pub struct Schedule {
+    /// `max`: the number of flattened instructions, one past the last step.
+    pub max: u32,
+    pub sequence: Vec<InstrId>,
+    pub orphan_ranges: Vec<OrphanRange>,
+    pub peak: Option<XlaPeak>,
+    /// "Peak memory could not be determined due to unbounded dynamic shape."
+    pub peak_undetermined: bool,
+}
+
+/// One node of the "Stack trace breakdown for peak usage" tree, in file order.
+#[derive(Clone, Copy, Debug)]
+pub struct StackNode {
+    pub depth: u32,
+    pub name: Str,
+    pub total: u64,
+    pub current: u64,
+    pub remaining: u64,
+}
+
+/// What the `*-memory-usage-report.txt` said, as far as bufscope uses it.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryReport {
+    /// `Total bytes used:` (format A).
+    pub total_bytes: Option<u64>,
+    /// `Memory Space: NAME (color=N)` and its `Total bytes:` (format B).
+    pub spaces: Vec<ReportSpace>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ReportSpace {
+    pub name: Str,
+    pub color: u32,
+    pub total_bytes: u64,
+}
+
+/// A problem met while reading, with where it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub file: String,
+    /// 1-based line in `file`; 0 when the warning is about the whole file or module.
+    pub line: u64,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        } else {
+            write!(f, "{}: {}", self.file, self.message)
+        }
+    }
+}
+
+/// One compiled HLO module: everything its dump files said.
+#[derive(Clone, Default)]
+pub struct Module {
+    pub name: String,
+    /// The files (or `*** Begin` sections) it was read from.
+    pub files: Vec<String>,
+    pub allocations: Vec<Allocation>,
+    /// Grouped by allocation, in file order (allocation index, then value id).
+    pub values: Vec<Value>,
+    pub instructions: Vec<Instruction>,
+    /// `Total bytes used:` as printed.
+    pub total_bytes_line: Option<u64>,
+    pub schedule: Option<Schedule>,
+    pub stack_trace: Vec<StackNode>,
+    /// `Stack trace breakdown for peak usage: N bytes`.
+    pub stack_trace_total: Option<u64>,
+    pub memory_report: Option<MemoryReport>,
+    pub warnings: Vec<Warning>,
+    pub strings: Strings,
+}
+
+impl Module {
+    pub fn str(&self, s: Str) -> &str {
+        self.strings.get(s)
+    }
+
+    pub fn instruction(&self, v: &Value) -> &Instruction {
+        &self.instructions[v.instruction as usize]
+    }
+
+    /// `name{index}` as XLA prints a value (no index for non-tuple instructions).
+    pub fn value_name(&self, v: &Value) -> String {
+        let name = self.str(self.instruction(v).name);
+        format!("{name}{}", self.str(v.index))
+    }
+
+    /// Colour of the memory space the value lives in: `@N`, else its allocation's.
+    pub fn value_color(&self, v: &Value) -> u32 {
+        v.color.unwrap_or(self.allocations[v.allocation as usize].color)
+    }
+
+    pub fn allocation_of(&self, v: &Value) -> &Allocation {
+        &self.allocations[v.allocation as usize]
+    }
+
+    /// Sum of all allocation sizes (what XLA prints as `Total bytes used`).
+    pub fn total_bytes(&self) -> u64 {
+        self.allocations.iter().map(|a| a.size).sum()
+    }
+
+    /// `(positions, uses)` of a value, as the dump printed them (`uses` is empty for
+    /// `(none)`; `None` when the dump had no `Used values` entry for it).
+    pub fn positions_and_uses(&self, v: &Value) -> Option<(Vec<&str>, Vec<&str>)> {
+        if v.uses_text.is_empty() {
+            return None;
+        }
+        let (mut positions, mut uses) = (Vec::new(), Vec::new());
+        let mut in_uses = false;
+        for line in self.str(v.uses_text).split('\n') {
+            match line {
+                USES_MARK => in_uses = true,
+                "" | "(none)" => {}
+                _ if in_uses => uses.push(line),
+                _ => positions.push(line),
+            }
+        }
+        Some((positions, uses))
+    }
+
+    pub fn kind(&self, v: &Value) -> ValueKind {
+        let a = self.allocation_of(v);
+        let schedule_end = self.schedule.as_ref().map(|s| s.max);
+        if a.flags.constant {
+            ValueKind::Constant
+        } else if a.flags.thread_local {
+            ValueKind::ThreadLocal
+        } else if a.parameter.is_some() && self.is_entry_parameter(v) {
+            ValueKind::Parameter
+        } else if a.flags.maybe_live_out
+            && match (v.live, schedule_end) {
+                (Some(r), Some(max)) => r.end >= max,
+                _ => true,
+            }
+        {
+            ValueKind::Output
+        } else {
+            ValueKind::Temporary
+        }
+    }
+
+    fn is_entry_parameter(&self, v: &Value) -> bool {
+        let opcode = self.str(self.instruction(v).opcode);
+        if opcode.is_empty() {
+            // No `from instruction:` seen: entry parameters are live from step 0.
+            v.live.is_none_or(|r| r.start == 0)
+        } else {
+            opcode == "parameter" && v.live.is_none_or(|r| r.start == 0)
+        }
+    }
+}
+
+/// Separates positions from uses in [`Value::uses_text`].
+pub(crate) const USES_MARK: &str = "\u{1}uses";
+
+/// What a value is, for colouring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ValueKind {
+    Parameter,
+    Output,
+    Constant,
+    ThreadLocal,
+    Temporary,
+}
+
+impl ValueKind {
+    pub const ALL: [ValueKind; 5] = [
+        ValueKind::Parameter,
+        ValueKind::Output,
+        ValueKind::Constant,
+        ValueKind::ThreadLocal,
+        ValueKind::Temporary,
+    ];
+    pub fn label(self) -> &'static str {
+        match self {
+            ValueKind::Parameter => "parameter",
+            ValueKind::Output => "output",
+            ValueKind::Constant => "constant",
+            ValueKind::ThreadLocal => "thread-local",
+            ValueKind::Temporary => "temporary",
+        }
+    }
+}
+
+/// XLA's name for a memory space colour (`GetMemorySpaceName`): 0 default, 1 vmem, 2 smem,
+/// 3 hbm, 4 host, 5 cmem, otherwise `color_N`.
+pub fn memory_space_name(color: u32) -> String {
+    match color {
+        0 => "default".into(),
+        1 => "vmem".into(),
+        2 => "smem".into(),
+        3 => "hbm".into(),
+        4 => "host".into(),
+        5 => "cmem".into(),
+        n => format!("color_{n}"),
+    }
+}

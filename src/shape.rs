@@ -1,0 +1,1 @@
+//! Shapes: the logical size of a shape printed by XLA (being written).

@@ -1,0 +1,1 @@
+//! Summary (being written).

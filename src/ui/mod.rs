@@ -1,0 +1,2 @@
+//! Browser app (being written).
+pub fn start() {}
