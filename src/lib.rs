@@ -12,4 +12,4 @@ pub mod render;
 pub mod shape;
 pub mod summary;
 
-pub use parse::{load_files, Load, Loader};
+pub use parse::{load_files, module_name, Load, Loader};

@@ -169,8 +169,9 @@ pub struct Value {
     pub size: u64,
     /// Shape with layout, as printed.
     pub shape: Str,
-    /// Bytes of the shape itself: elements × element size; 8 per tuple element.
-    pub logical_size: u64,
+    /// Bytes of the shape itself (`ShapeUtil::ByteSizeOf`: elements × element size, 8 per
+    /// tuple element); `None` when the shape does not tell (unbounded dynamic dimension).
+    pub logical_size: Option<u64>,
     /// From `BufferLiveRange`; `None` for values with no range (thread-local ones).
     pub live: Option<LiveRange>,
     /// Positions and uses from `Used values`, as the dump's lines joined by `\n`

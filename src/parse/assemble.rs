@@ -1,0 +1,273 @@
+//! Assembly: one module's parts as they are read (allocations and values, `Used values`
+//! entries, live ranges), then, once every file is in, the join and the checks:
+//! values ↔ `BufferLiveRange` on instruction name + shape index (no index = `{}`),
+//! values ↔ `Used values` on value id, and the dump's own totals against what was read.
+
+use super::buffer_assignment::ValueLine;
+use super::lex::text;
+use super::used_values::InstrInfo;
+use super::Part;
+use crate::model::{Instruction, InstrId, LiveRange, Module, OrphanRange, Schedule, Str, Value, Warning};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use std::hash::BuildHasher;
+
+pub(crate) struct Builder {
+    /// The module name without a ` (2)` suffix, for routing files.
+    pub base_name: String,
+    pub module: Module,
+    /// Instructions by name (compared through the arena: no second copy of the names).
+    instr_ids: HashTable<(Str, InstrId)>,
+    hasher: DefaultHashBuilder,
+    /// `(value id, positions and uses text)` from `Used values`.
+    pub used: Vec<(u32, Str)>,
+    /// `(instruction, index as printed, range, line)` from `BufferLiveRange`.
+    pub ranges: Vec<(InstrId, Str, LiveRange, u64)>,
+    shape_sizes: HashMap<Str, Option<u64>>,
+    /// Which file each part came from.
+    parts: Vec<(Part, String)>,
+}
+
+impl Builder {
+    pub fn new(name: &str, copies: usize) -> Self {
+        let display = if copies == 0 { name.to_string() } else { format!("{name} ({})", copies + 1) };
+        Builder {
+            base_name: name.to_string(),
+            module: Module { name: display, ..Module::default() },
+            instr_ids: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            used: Vec::new(),
+            ranges: Vec::new(),
+            shape_sizes: HashMap::new(),
+            parts: Vec::new(),
+        }
+    }
+
+    pub fn can_claim(&self, part: Part, file: &str) -> bool {
+        self.parts.iter().all(|(p, f)| *p != part || f == file)
+    }
+
+    /// Takes `part` from `file`, unless another file gave it already.
+    pub fn claim(&mut self, part: Part, file: &str) -> bool {
+        if !self.can_claim(part, file) {
+            return false;
+        }
+        if !self.parts.iter().any(|(p, _)| *p == part) {
+            self.parts.push((part, file.to_string()));
+        }
+        true
+    }
+
+    pub fn add_file(&mut self, name: &str) {
+        if !self.module.files.iter().any(|f| f == name) {
+            self.module.files.push(name.to_string());
+        }
+    }
+
+    /// The instruction called `name`, added on first sight.
+    pub fn instr(&mut self, name: &str) -> InstrId {
+        let hash = self.hasher.hash_one(name);
+        let m = &mut self.module;
+        let strings = &m.strings;
+        if let Some(&(_, id)) = self.instr_ids.find(hash, |&(s, _)| strings.get(s) == name) {
+            return id;
+        }
+        // Names are unique in a module, so the table above is their interning.
+        let s = m.strings.push(name);
+        let id = m.instructions.len() as InstrId;
+        m.instructions.push(Instruction { name: s, ..Instruction::default() });
+        let (strings, hasher) = (&m.strings, &self.hasher);
+        self.instr_ids.insert_unique(hash, (s, id), |&(s, _)| hasher.hash_one(strings.get(s)));
+        id
+    }
+
+    /// A ` value:` line of the last allocation.
+    pub fn add_value(&mut self, v: &ValueLine) {
+        let instruction = self.instr(&text(v.value.name));
+        let strings = &mut self.module.strings;
+        let index = strings.intern(&text(v.value.index));
+        let shape = strings.intern(&text(v.shape));
+        let logical_size = *self
+            .shape_sizes
+            .entry(shape)
+            .or_insert_with(|| crate::shape::logical_size(strings.get(shape)));
+        let allocation = self.module.allocations.len().saturating_sub(1) as u32;
+        self.module.values.push(Value {
+            id: v.value.id,
+            instruction,
+            index,
+            phi: v.value.phi,
+            color: v.value.color,
+            allocation,
+            offset: v.offset,
+            size: v.size,
+            shape,
+            logical_size,
+            live: None,
+            uses_text: Str::EMPTY,
+        });
+        if let Some(a) = self.module.allocations.last_mut() {
+            a.values.end = self.module.values.len() as u32;
+        }
+    }
+
+    /// `Total bytes used`; a second, different one is a warning.
+    pub fn set_total(&mut self, total: u64) -> Option<String> {
+        match self.module.total_bytes_line.replace(total) {
+            Some(old) if old != total => Some(format!("`Total bytes used: {total}` differs from the {old} read before")),
+            _ => None,
+        }
+    }
+
+    pub fn start_schedule(&mut self, max: u32) {
+        self.module.schedule = Some(Schedule { max, ..Schedule::default() });
+    }
+
+    pub fn set_instruction_info(&mut self, id: InstrId, info: &InstrInfo) {
+        let s = &mut self.module.strings;
+        let opcode = s.intern(&text(info.opcode));
+        let op_name = info.op_name.as_deref().map_or(Str::EMPTY, |t| s.intern(t));
+        let source_file = info.source_file.as_deref().map_or(Str::EMPTY, |t| s.intern(t));
+        if let Some(i) = self.module.instructions.get_mut(id as usize) {
+            i.opcode = opcode;
+            i.op_name = op_name;
+            i.source_file = source_file;
+            i.source_line = info.source_line.unwrap_or(0);
+            i.stack_frame_id = info.stack_frame_id;
+        }
+    }
+
+    /// Each tree node's total is its own bytes plus its children's totals.
+    pub fn check_stack_tree(&self) -> Option<String> {
+        let nodes = &self.module.stack_trace;
+        let mut children_total = vec![0u64; nodes.len()];
+        let mut path: Vec<usize> = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            path.truncate(n.depth as usize);
+            if let Some(&parent) = path.last() {
+                children_total[parent] = children_total[parent].saturating_add(n.total);
+            }
+            path.push(i);
+        }
+        let bad = nodes
+            .iter()
+            .zip(&children_total)
+            .filter(|(n, &c)| n.total != n.current.saturating_add(c))
+            .count();
+        let root_total: u64 = nodes.iter().filter(|n| n.depth == 0).map(|n| n.total).sum();
+        if bad > 0 || self.module.stack_trace_total.is_some_and(|t| t != root_total) {
+            Some("the stack trace breakdown is incomplete: its totals do not add up".into())
+        } else {
+            None
+        }
+    }
+
+    fn warn(&mut self, message: String) {
+        let file = self.module.files.first().cloned().unwrap_or_default();
+        self.module.warnings.push(Warning { file, line: 0, message });
+    }
+
+    /// Joins and checks; a module with nothing but a memory-usage report is an error.
+    pub fn finish(mut self) -> Result<Module, String> {
+        let m = &self.module;
+        if m.allocations.is_empty() && self.used.is_empty() && m.schedule.is_none() {
+            let what = if m.memory_report.is_some() { "only a memory-usage report" } else { "no buffer assignment" };
+            return Err(format!(
+                "{}: {what} was found; drop the module's `-buffer-assignment.txt` too.",
+                m.files.join(", ")
+            ));
+        }
+        self.join_live_ranges();
+        self.join_used_values();
+        self.check_totals();
+        Ok(self.module)
+    }
+
+    fn join_live_ranges(&mut self) {
+        let braces = self.module.strings.intern("{}");
+        let key = |instr: InstrId, index: Str| (instr, if index.is_empty() { braces } else { index });
+        let mut by_key: HashMap<(InstrId, Str), u32> = HashMap::with_capacity(self.module.values.len());
+        let mut duplicates = 0;
+        for (i, v) in self.module.values.iter().enumerate() {
+            if by_key.insert(key(v.instruction, v.index), i as u32).is_some() {
+                duplicates += 1;
+            }
+        }
+        if duplicates > 0 {
+            self.warn(format!("{duplicates} values share an instruction name and index with another value"));
+        }
+        let mut orphans = Vec::new();
+        let mut twice = 0;
+        for &(instruction, index, live, _) in &self.ranges {
+            match by_key.get(&key(instruction, index)) {
+                Some(&v) => {
+                    let value = &mut self.module.values[v as usize];
+                    if value.live.replace(live).is_some() {
+                        twice += 1;
+                    }
+                }
+                None => orphans.push(OrphanRange { instruction, index, live }),
+            }
+        }
+        if twice > 0 {
+            self.warn(format!("{twice} values have more than one BufferLiveRange line"));
+        }
+        if let Some(s) = self.module.schedule.as_mut() {
+            s.orphan_ranges = orphans;
+        }
+        self.ranges = Vec::new();
+    }
+
+    fn join_used_values(&mut self) {
+        if self.used.is_empty() {
+            return;
+        }
+        let by_id: HashMap<u32, u32> =
+            self.module.values.iter().enumerate().map(|(i, v)| (v.id, i as u32)).collect();
+        let mut unknown = Vec::new();
+        for &(id, text) in &self.used {
+            match by_id.get(&id) {
+                Some(&v) => self.module.values[v as usize].uses_text = text,
+                None => unknown.push(id),
+            }
+        }
+        if !self.module.allocations.is_empty() {
+            if !unknown.is_empty() {
+                let first: Vec<String> = unknown.iter().take(5).map(u32::to_string).collect();
+                self.warn(format!(
+                    "{} values in `Used values` are in no allocation (ids {}{})",
+                    unknown.len(),
+                    first.join(", "),
+                    if unknown.len() > 5 { ", ..." } else { "" }
+                ));
+            }
+            let missing = self.module.values.iter().filter(|v| v.uses_text.is_empty()).count();
+            if missing > 0 {
+                self.warn(format!(
+                    "`Used values` lacks {missing} of the {} allocated values: the section is incomplete",
+                    self.module.values.len()
+                ));
+            }
+        }
+        self.used = Vec::new();
+    }
+
+    fn check_totals(&mut self) {
+        let sum = self.module.total_bytes();
+        if let Some(total) = self.module.total_bytes_line {
+            if !self.module.allocations.is_empty() && total != sum {
+                self.warn(format!(
+                    "the allocations add up to {sum} bytes but the dump says `Total bytes used: {total}`: \
+                     the allocations are incomplete"
+                ));
+            }
+        }
+        let report_total = self.module.memory_report.as_ref().and_then(|r| {
+            r.total_bytes.or_else(|| (!r.spaces.is_empty()).then(|| r.spaces.iter().map(|s| s.total_bytes).sum()))
+        });
+        if let Some(total) = report_total {
+            if !self.module.allocations.is_empty() && total != sum {
+                self.warn(format!("the memory-usage report says {total} bytes but the allocations add up to {sum}"));
+            }
+        }
+    }
+}
