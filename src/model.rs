@@ -174,8 +174,8 @@ pub struct Value {
     pub logical_size: Option<u64>,
     /// From `BufferLiveRange`; `None` for values with no range (thread-local ones).
     pub live: Option<LiveRange>,
-    /// Positions and uses from `Used values`, as the dump's lines joined by `\n`
-    /// (see [`Module::positions_and_uses`]); empty when absent.
+    /// Positions and uses from `Used values`, as the dump's lines joined by `\n`, in
+    /// [`Module::uses_strings`] (see [`Module::positions_and_uses`]); empty when absent.
     pub uses_text: Str,
 }
 
@@ -277,7 +277,10 @@ pub struct Module {
     pub stack_trace_total: Option<u64>,
     pub memory_report: Option<MemoryReport>,
     pub warnings: Vec<Warning>,
+    /// Names, shapes, op_names, files: everything a [`Str`] refers to but `uses_text`.
     pub strings: Strings,
+    /// The positions and uses of values, apart so that the names stay close in memory.
+    pub uses_strings: Strings,
 }
 
 impl Module {
@@ -317,7 +320,7 @@ impl Module {
         }
         let (mut positions, mut uses) = (Vec::new(), Vec::new());
         let mut in_uses = false;
-        for line in self.str(v.uses_text).split('\n') {
+        for line in self.uses_strings.get(v.uses_text).split('\n') {
             match line {
                 USES_MARK => in_uses = true,
                 "" | "(none)" => {}

@@ -179,6 +179,16 @@ impl Builder {
         self.join_live_ranges();
         self.join_used_values();
         self.check_totals();
+        self.check_peak_list();
+        let m = &self.module;
+        if !m.allocations.is_empty() && m.schedule.is_none() && m.values.iter().all(|v| v.uses_text.is_empty()) {
+            self.warn(
+                "only the allocations were found: the `Used values` and `HloLiveRange` sections (in new XLA, \
+                 the -buffer-assignment-values.txt and -live-range.txt files) are missing or cut off, so no value \
+                 has a live range"
+                    .into(),
+            );
+        }
         Ok(self.module)
     }
 
@@ -249,6 +259,22 @@ impl Builder {
             }
         }
         self.used = Vec::new();
+    }
+
+    /// XLA's peak list holds every value live at its step: fewer entries means it was cut.
+    fn check_peak_list(&mut self) {
+        let Some(s) = &self.module.schedule else { return };
+        let Some(peak) = &s.peak else { return };
+        let t = peak.time;
+        let covers = |r: &LiveRange| r.start <= t && t <= r.end;
+        let live = self.module.values.iter().filter_map(|v| v.live).filter(covers).count()
+            + s.orphan_ranges.iter().filter(|o| covers(&o.live)).count();
+        if live != peak.entries.len() {
+            let n = peak.entries.len();
+            self.warn(format!(
+                "XLA's peak list at step {t} has {n} entries but {live} values are live there: the list is incomplete"
+            ));
+        }
     }
 
     fn check_totals(&mut self) {

@@ -413,13 +413,13 @@ impl FileState {
         let open = match self.section {
             Section::UsedValues if self.used.as_ref().is_some_and(|u| u.state != UsedState::Idle) => {
                 let u = self.used.as_ref().map(|u| (u.id, u.line)).unwrap_or_default();
-                Some(format!("the file ends inside the Used values section: the entry of value {} (line {}) is incomplete", u.0, u.1))
+                Some(format!("the Used values section is cut short: the entry of value {} (line {}) is incomplete", u.0, u.1))
             }
-            Section::LiveRange => Some("the file ends inside the HloLiveRange section, before its InstructionSequence".to_string()),
+            Section::LiveRange => Some("the HloLiveRange section is cut short, before its InstructionSequence".to_string()),
             Section::Sequence | Section::Ranges => {
-                Some(format!("the file ends inside the {} section, before the peak list", self.section.label()))
+                Some(format!("the {} section is cut short: no peak list follows", self.section.label()))
             }
-            Section::PendingTotal(_) => Some("the file ends after the `Total bytes used` line, before `Used values:`".to_string()),
+            Section::PendingTotal(_) => Some("the Used values section is missing after `Total bytes used`".to_string()),
             _ => None,
         };
         if let Some(msg) = open {
@@ -723,7 +723,7 @@ impl FileState {
     fn close_used_entry(&mut self, instr_text: &[u8], builders: &mut Vec<Builder>) {
         let Some(u) = self.used.take() else { return };
         let Some(b) = self.module.and_then(|m| builders.get_mut(m)) else { return };
-        let uses = b.module.strings.push(&self.scratch);
+        let uses = b.module.uses_strings.push(&self.scratch);
         b.used.push((u.id, uses));
         self.scratch.clear();
         let has_info = b.module.instructions.get(u.instruction as usize).is_some_and(|i| !i.opcode.is_empty());
