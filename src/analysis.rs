@@ -256,49 +256,94 @@ fn occupied_curve(space: &Space, module: &Module, steps: u32) -> Vec<u64> {
     curve
 }
 
-/// Segment tree over elementary intervals `[ys[i], ys[i+1])`, keeping for each node how
-/// many intervals cover it whole and how much of it is covered.
-struct CoverTree<'a> {
-    ys: &'a [u64],
+/// Segment tree over elementary intervals `[ys[i], ys[i+1])`, bottom-up (no recursion):
+/// for each node, how many intervals cover it whole and how much of it is covered.
+struct CoverTree {
+    /// Number of leaves (a power of two); node `i` has children `2i`, `2i + 1`.
+    size: usize,
+    /// Bytes spanned by each node.
+    span: Vec<u64>,
     count: Vec<i32>,
     covered: Vec<u64>,
 }
 
-impl<'a> CoverTree<'a> {
-    fn new(ys: &'a [u64]) -> Self {
+impl CoverTree {
+    fn new(ys: &[u64]) -> Self {
         let n = ys.len().saturating_sub(1).max(1);
-        CoverTree { ys, count: vec![0; 4 * n], covered: vec![0; 4 * n] }
+        let size = n.next_power_of_two();
+        let mut span = vec![0u64; 2 * size];
+        for i in 0..ys.len().saturating_sub(1) {
+            span[size + i] = ys[i + 1] - ys[i];
+        }
+        for i in (1..size).rev() {
+            span[i] = span[2 * i] + span[2 * i + 1];
+        }
+        CoverTree { size, span, count: vec![0; 2 * size], covered: vec![0; 2 * size] }
     }
 
     fn covered(&self) -> u64 {
         self.covered[1]
     }
 
-    /// Adds `delta` cover to elementary intervals `lo .. hi`.
-    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
-        let n = self.ys.len() - 1;
-        if lo < hi {
-            self.update(1, 0, n, lo, hi, delta);
-        }
-    }
-
-    fn update(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i32) {
-        if hi <= l || r <= lo {
-            return;
-        }
-        if lo <= l && r <= hi {
-            self.count[node] += delta;
-        } else {
-            let mid = (l + r) / 2;
-            self.update(2 * node, l, mid, lo, hi, delta);
-            self.update(2 * node + 1, mid, r, lo, hi, delta);
-        }
+    fn pull(&mut self, node: usize) {
         self.covered[node] = if self.count[node] > 0 {
-            self.ys[r] - self.ys[l]
-        } else if r - l == 1 {
+            self.span[node]
+        } else if node >= self.size {
             0
         } else {
             self.covered[2 * node] + self.covered[2 * node + 1]
         };
+    }
+
+    /// Adds `delta` cover to elementary intervals `lo .. hi`.
+    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
+        if lo >= hi {
+            return;
+        }
+        let (mut l, mut r) = (lo + self.size, hi + self.size);
+        let (l0, r0) = (l, r - 1);
+        while l < r {
+            if l & 1 == 1 {
+                self.count[l] += delta;
+                self.pull(l);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                self.count[r] += delta;
+                self.pull(r);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        for leaf in [l0, r0] {
+            let mut node = leaf >> 1;
+            while node > 0 {
+                self.pull(node);
+                node >>= 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CoverTree;
+
+    #[test]
+    fn cover_tree_unions() {
+        let ys = [0u64, 10, 20, 50, 100];
+        let mut t = CoverTree::new(&ys);
+        t.add(0, 2, 1); // [0,20)
+        assert_eq!(t.covered(), 20);
+        t.add(1, 3, 1); // [10,50): union [0,50)
+        assert_eq!(t.covered(), 50);
+        t.add(0, 2, -1);
+        assert_eq!(t.covered(), 40);
+        t.add(3, 4, 1);
+        assert_eq!(t.covered(), 90);
+        t.add(1, 3, -1);
+        t.add(3, 4, -1);
+        assert_eq!(t.covered(), 0);
     }
 }

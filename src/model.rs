@@ -40,22 +40,23 @@ impl Strings {
 
     /// The handle of `text`, adding it once.
     pub fn intern(&mut self, text: &str) -> Str {
+        self.intern_bytes(text.as_bytes())
+    }
+
+    /// [`Strings::intern`] for bytes (invalid UTF-8 is stored replaced).
+    pub fn intern_bytes(&mut self, text: &[u8]) -> Str {
         if text.is_empty() {
             return Str::EMPTY;
         }
         let hash = self.hasher.hash_one(text);
-        let buf = &self.buf;
-        if let Some(&s) = self
-            .table
-            .find(hash, |s| &buf[s.start as usize..(s.start + s.len) as usize] == text)
-        {
+        let buf = self.buf.as_bytes();
+        let bytes_of = |s: &Str| &buf[s.start as usize..(s.start + s.len) as usize];
+        if let Some(&s) = self.table.find(hash, |s| bytes_of(s) == text) {
             return s;
         }
-        let s = self.push(text);
-        let (buf, hasher) = (&self.buf, &self.hasher);
-        self.table.insert_unique(hash, s, |s| {
-            hasher.hash_one(&buf[s.start as usize..(s.start + s.len) as usize])
-        });
+        let s = self.push(&String::from_utf8_lossy(text));
+        let (buf, hasher) = (self.buf.as_bytes(), &self.hasher);
+        self.table.insert_unique(hash, s, |s| hasher.hash_one(&buf[s.start as usize..(s.start + s.len) as usize]));
         s
     }
 
@@ -64,10 +65,8 @@ impl Strings {
         if text.is_empty() {
             return Some(Str::EMPTY);
         }
-        let hash = self.hasher.hash_one(text);
-        self.table
-            .find(hash, |s| self.get(*s) == text)
-            .copied()
+        let hash = self.hasher.hash_one(text.as_bytes());
+        self.table.find(hash, |s| self.get(*s) == text).copied()
     }
 
     /// Appends `text` without interning it.

@@ -20,6 +20,8 @@ pub(crate) struct Builder {
     hasher: DefaultHashBuilder,
     /// `(value id, positions and uses text)` from `Used values`.
     pub used: Vec<(u32, Str)>,
+    /// What `from instruction:` lines said, by the id of the value they came with.
+    pub infos: Vec<(u32, Instruction)>,
     /// `(instruction, index as printed, range, line)` from `BufferLiveRange`.
     pub ranges: Vec<(InstrId, Str, LiveRange, u64)>,
     shape_sizes: HashMap<Str, Option<u64>>,
@@ -36,6 +38,7 @@ impl Builder {
             instr_ids: HashTable::new(),
             hasher: DefaultHashBuilder::default(),
             used: Vec::new(),
+            infos: Vec::new(),
             ranges: Vec::new(),
             shape_sizes: HashMap::new(),
             parts: Vec::new(),
@@ -64,28 +67,28 @@ impl Builder {
     }
 
     /// The instruction called `name`, added on first sight.
-    pub fn instr(&mut self, name: &str) -> InstrId {
+    pub fn instr(&mut self, name: &[u8]) -> InstrId {
         let hash = self.hasher.hash_one(name);
         let m = &mut self.module;
         let strings = &m.strings;
-        if let Some(&(_, id)) = self.instr_ids.find(hash, |&(s, _)| strings.get(s) == name) {
+        if let Some(&(_, id)) = self.instr_ids.find(hash, |&(s, _)| strings.get(s).as_bytes() == name) {
             return id;
         }
         // Names are unique in a module, so the table above is their interning.
-        let s = m.strings.push(name);
+        let s = m.strings.push(&text(name));
         let id = m.instructions.len() as InstrId;
         m.instructions.push(Instruction { name: s, ..Instruction::default() });
         let (strings, hasher) = (&m.strings, &self.hasher);
-        self.instr_ids.insert_unique(hash, (s, id), |&(s, _)| hasher.hash_one(strings.get(s)));
+        self.instr_ids.insert_unique(hash, (s, id), |&(s, _)| hasher.hash_one(strings.get(s).as_bytes()));
         id
     }
 
     /// A ` value:` line of the last allocation.
     pub fn add_value(&mut self, v: &ValueLine) {
-        let instruction = self.instr(&text(v.value.name));
+        let instruction = self.instr(v.value.name);
         let strings = &mut self.module.strings;
-        let index = strings.intern(&text(v.value.index));
-        let shape = strings.intern(&text(v.shape));
+        let index = strings.intern_bytes(v.value.index);
+        let shape = strings.intern_bytes(v.shape);
         let logical_size = *self
             .shape_sizes
             .entry(shape)
@@ -122,18 +125,19 @@ impl Builder {
         self.module.schedule = Some(Schedule { max, ..Schedule::default() });
     }
 
-    pub fn set_instruction_info(&mut self, id: InstrId, info: &InstrInfo) {
+    /// Keeps what the `from instruction:` line of value `value_id` said; it is given to
+    /// the value's instruction when everything is read.
+    pub fn add_instruction_info(&mut self, value_id: u32, info: &InstrInfo) {
         let s = &mut self.module.strings;
-        let opcode = s.intern(&text(info.opcode));
-        let op_name = info.op_name.as_deref().map_or(Str::EMPTY, |t| s.intern(t));
-        let source_file = info.source_file.as_deref().map_or(Str::EMPTY, |t| s.intern(t));
-        if let Some(i) = self.module.instructions.get_mut(id as usize) {
-            i.opcode = opcode;
-            i.op_name = op_name;
-            i.source_file = source_file;
-            i.source_line = info.source_line.unwrap_or(0);
-            i.stack_frame_id = info.stack_frame_id;
-        }
+        let instruction = Instruction {
+            name: Str::EMPTY,
+            opcode: s.intern_bytes(info.opcode),
+            op_name: info.op_name.as_deref().map_or(Str::EMPTY, |t| s.intern_bytes(t)),
+            source_file: info.source_file.as_deref().map_or(Str::EMPTY, |t| s.intern_bytes(t)),
+            source_line: info.source_line.unwrap_or(0),
+            stack_frame_id: info.stack_frame_id,
+        };
+        self.infos.push((value_id, instruction));
     }
 
     /// Each tree node's total is its own bytes plus its children's totals.
@@ -194,13 +198,24 @@ impl Builder {
 
     fn join_live_ranges(&mut self) {
         let braces = self.module.strings.intern("{}");
-        let key = |instr: InstrId, index: Str| (instr, if index.is_empty() { braces } else { index });
-        let mut by_key: HashMap<(InstrId, Str), u32> = HashMap::with_capacity(self.module.values.len());
+        let norm = |index: Str| if index.is_empty() { braces } else { index };
+        // The values of each instruction, chained: no hashing on the way.
+        const NONE: u32 = u32::MAX;
+        let values = &self.module.values;
+        let mut first = vec![NONE; self.module.instructions.len()];
+        let mut next = vec![NONE; values.len()];
         let mut duplicates = 0;
-        for (i, v) in self.module.values.iter().enumerate() {
-            if by_key.insert(key(v.instruction, v.index), i as u32).is_some() {
-                duplicates += 1;
+        for (i, v) in values.iter().enumerate().rev() {
+            let mut k = first[v.instruction as usize];
+            while k != NONE {
+                if norm(values[k as usize].index) == norm(v.index) {
+                    duplicates += 1;
+                    break;
+                }
+                k = next[k as usize];
             }
+            next[i] = first[v.instruction as usize];
+            first[v.instruction as usize] = i as u32;
         }
         if duplicates > 0 {
             self.warn(format!("{duplicates} values share an instruction name and index with another value"));
@@ -208,14 +223,14 @@ impl Builder {
         let mut orphans = Vec::new();
         let mut twice = 0;
         for &(instruction, index, live, _) in &self.ranges {
-            match by_key.get(&key(instruction, index)) {
-                Some(&v) => {
-                    let value = &mut self.module.values[v as usize];
-                    if value.live.replace(live).is_some() {
-                        twice += 1;
-                    }
-                }
-                None => orphans.push(OrphanRange { instruction, index, live }),
+            let mut k = first.get(instruction as usize).copied().unwrap_or(NONE);
+            while k != NONE && norm(self.module.values[k as usize].index) != norm(index) {
+                k = next[k as usize];
+            }
+            if k == NONE {
+                orphans.push(OrphanRange { instruction, index, live });
+            } else if self.module.values[k as usize].live.replace(live).is_some() {
+                twice += 1;
             }
         }
         if twice > 0 {
@@ -233,6 +248,15 @@ impl Builder {
         }
         let by_id: HashMap<u32, u32> =
             self.module.values.iter().enumerate().map(|(i, v)| (v.id, i as u32)).collect();
+        for (value_id, info) in std::mem::take(&mut self.infos) {
+            let Some(&v) = by_id.get(&value_id) else { continue };
+            let instruction = self.module.values[v as usize].instruction;
+            if let Some(i) = self.module.instructions.get_mut(instruction as usize) {
+                if i.opcode.is_empty() {
+                    *i = Instruction { name: i.name, ..info };
+                }
+            }
+        }
         let mut unknown = Vec::new();
         for &(id, text) in &self.used {
             match by_id.get(&id) {

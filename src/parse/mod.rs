@@ -166,7 +166,8 @@ enum UsedState {
 
 struct UsedEntry {
     id: u32,
-    instruction: u32,
+    /// Its instruction's `from instruction:` was read with an earlier value.
+    known: bool,
     line: u64,
     state: UsedState,
 }
@@ -195,6 +196,9 @@ struct FileState {
     suppressed: u64,
     used: Option<UsedEntry>,
     scratch: String,
+    /// Instruction name of the previous `Used values` entry: the values of one instruction
+    /// follow each other, and only the first one's `from instruction:` is read.
+    previous_used_name: Vec<u8>,
     /// `true` while the last line handed over had no `\n` (only at the end of a file).
     last_line_open: bool,
     /// A `Live ranges at` peak list being read: running cumulative sum.
@@ -226,6 +230,7 @@ impl FileState {
             suppressed: 0,
             used: None,
             scratch: String::new(),
+            previous_used_name: Vec::new(),
             last_line_open: false,
             cumulative: 0,
             stack_path: Vec::new(),
@@ -548,10 +553,10 @@ impl FileState {
                     let s = &mut b.module.strings;
                     let parameter = h.parameter.map(|(number, shape, index)| EntryParameter {
                         number,
-                        shape: s.intern(&text(shape)),
-                        shape_index: s.intern(&text(index)),
+                        shape: s.intern_bytes(shape),
+                        shape_index: s.intern_bytes(index),
                     });
-                    let output_shape = h.output_shape.map(|o| s.intern(&text(o)));
+                    let output_shape = h.output_shape.map(|o| s.intern_bytes(o));
                     let at = b.module.values.len() as u32;
                     b.module.allocations.push(Allocation {
                         index: h.index,
@@ -714,10 +719,17 @@ impl FileState {
     }
 
     fn open_used_entry(&mut self, id: u32, name: &[u8], builders: &mut Vec<Builder>) {
-        let Some(b) = self.module(builders) else { return };
-        let instruction = b.instr(&text(name));
+        if self.module.is_none() {
+            return;
+        }
+        let _ = builders;
+        let known = self.previous_used_name == name;
+        if !known {
+            self.previous_used_name.clear();
+            self.previous_used_name.extend_from_slice(name);
+        }
         self.scratch.clear();
-        self.used = Some(UsedEntry { id, instruction, line: self.line_no, state: UsedState::Header });
+        self.used = Some(UsedEntry { id, known, line: self.line_no, state: UsedState::Header });
     }
 
     fn close_used_entry(&mut self, instr_text: &[u8], builders: &mut Vec<Builder>) {
@@ -726,11 +738,9 @@ impl FileState {
         let uses = b.module.uses_strings.push(&self.scratch);
         b.used.push((u.id, uses));
         self.scratch.clear();
-        let has_info = b.module.instructions.get(u.instruction as usize).is_some_and(|i| !i.opcode.is_empty());
-        if !has_info {
-            // The first value of an instruction tells what the instruction is.
+        if !u.known {
             if let Some(info) = used_values::instruction(instr_text) {
-                b.set_instruction_info(u.instruction, &info);
+                b.add_instruction_info(u.id, &info);
             }
         }
     }
@@ -789,7 +799,7 @@ impl FileState {
             Section::Sequence => match live_range::sequence_entry(line) {
                 Some((i, name)) => {
                     let Some(b) = self.module(builders) else { return };
-                    let id = b.instr(&text(name));
+                    let id = b.instr(name);
                     let seq = &mut b.schedule().sequence;
                     let expected = seq.len();
                     seq.push(id);
@@ -802,8 +812,8 @@ impl FileState {
             Section::Ranges => match live_range::range_entry(line) {
                 Some((name, index, start, end)) => {
                     let Some(b) = self.module(builders) else { return };
-                    let id = b.instr(&text(name));
-                    let index = b.module.strings.intern(&text(index));
+                    let id = b.instr(name);
+                    let index = b.module.strings.intern_bytes(index);
                     b.ranges.push((id, index, LiveRange { start, end }, line_no));
                     if start > end {
                         self.warn(builders, format!("live range {start}-{end} ends before it starts"));
@@ -816,8 +826,8 @@ impl FileState {
                     self.cumulative = self.cumulative.saturating_add(bytes);
                     let running = self.cumulative;
                     let Some(b) = self.module(builders) else { return };
-                    let instruction = b.instr(&text(name));
-                    let index = b.module.strings.intern(&text(index));
+                    let instruction = b.instr(name);
+                    let index = b.module.strings.intern_bytes(index);
                     if let Some(p) = b.schedule().peak.as_mut() {
                         p.entries.push(PeakEntry { instruction, index, bytes });
                     }
@@ -834,7 +844,7 @@ impl FileState {
                     if depth > self.stack_path.len() {
                         return self.malformed(builders, "a tree line one level below its parent");
                     }
-                    let name = b.module.strings.intern(&text(l.name));
+                    let name = b.module.strings.intern_bytes(l.name);
                     self.stack_path.truncate(depth);
                     self.stack_path.push(b.module.stack_trace.len());
                     b.module.stack_trace.push(StackNode {
@@ -866,7 +876,7 @@ impl FileState {
                 match r {
                     report::ReportLine::TotalUsed(n) => rep.total_bytes = Some(n),
                     report::ReportLine::MemorySpace(name, color) => {
-                        let name = s.intern(&text(name));
+                        let name = s.intern_bytes(name);
                         rep.spaces.push(ReportSpace { name, color, total_bytes: 0 });
                     }
                     report::ReportLine::SpaceTotal(n) => {

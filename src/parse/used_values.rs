@@ -32,8 +32,8 @@ pub(crate) fn is_use(line: In) -> bool {
 pub(crate) struct InstrInfo<'a> {
     pub name: &'a [u8],
     pub opcode: &'a [u8],
-    pub op_name: Option<String>,
-    pub source_file: Option<String>,
+    pub op_name: Option<std::borrow::Cow<'a, [u8]>>,
+    pub source_file: Option<std::borrow::Cow<'a, [u8]>>,
     pub source_line: Option<u32>,
     pub stack_frame_id: Option<u32>,
 }
@@ -101,9 +101,12 @@ fn metadata<'a>(mut i: In<'a>, info: &mut InstrInfo<'a>) {
             raw = &i[..end];
             i = &i[end..];
         }
-        let string = || {
-            let bytes = if quoted { unescape(raw) } else { raw.to_vec() };
-            String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        let string = || -> std::borrow::Cow<'a, [u8]> {
+            if quoted && memchr::memchr(b'\\', raw).is_some() {
+                unescape(raw).into()
+            } else {
+                raw.into()
+            }
         };
         let number = || std::str::from_utf8(raw).ok().and_then(|s| s.parse().ok());
         match key {
@@ -196,13 +199,13 @@ mod tests {
         let i = instruction(br#"%add.257 = f32[] add(f32[] %Arg_0.255, f32[] %Arg_1.256), metadata={op_name="jit(f)/reduce_sum" source_file="/opt/a \"b\".py" source_line=398}"#).unwrap();
         assert_eq!(i.name, b"add.257");
         assert_eq!(i.opcode, b"add");
-        assert_eq!(i.op_name.as_deref(), Some("jit(f)/reduce_sum"));
-        assert_eq!(i.source_file.as_deref(), Some("/opt/a \"b\".py"));
+        assert_eq!(i.op_name.as_deref(), Some(&b"jit(f)/reduce_sum"[..]));
+        assert_eq!(i.source_file.as_deref(), Some(&b"/opt/a \"b\".py"[..]));
         assert_eq!(i.source_line, Some(398));
         let i = instruction(b"%t = (u32[2]{0:T(128)}, /*index=5*/u32[2]{0:T(128)}) fusion(%a), kind=kLoop, metadata={op_name=\"x\" stack_frame_id=4}").unwrap();
         assert_eq!((i.opcode, i.stack_frame_id), (&b"fusion"[..], Some(4)));
         let i = instruction(br#"%c = f32[] constant(1), metadata={op_name="caf\303\251"}"#).unwrap();
-        assert_eq!(i.op_name.as_deref(), Some("café"));
+        assert_eq!(i.op_name.as_deref(), Some("café".as_bytes()));
         assert!(instruction(b"%c = f32[").is_none());
         assert!(instruction(b"garbage").is_none());
     }
