@@ -84,8 +84,8 @@ impl Space {
             value,
             x0: live.start,
             x1: live.end.saturating_add(1),
-            y0: base + v.offset,
-            y1: base + v.offset + v.size,
+            y0: base.saturating_add(v.offset),
+            y1: base.saturating_add(v.offset).saturating_add(v.size),
         })
     }
 
@@ -127,8 +127,10 @@ pub fn analyze(module: &Module) -> Analysis {
     Analysis { steps, spaces }
 }
 
-/// `max + 1` when the schedule is known (values of the entry root end at `max`); else one
-/// past the latest end of any value.
+/// One step per instruction of the schedule plus the virtual end (`max`), where outputs
+/// and parameters end. XLA's `max` equals the length of the sequence; the axis is bounded by
+/// what was read, so a corrupt `max` or range end cannot make it huge. Without a sequence,
+/// one past the latest end, bounded by twice the number of values.
 fn time_steps(module: &Module) -> u32 {
     let latest = module
         .values
@@ -137,10 +139,13 @@ fn time_steps(module: &Module) -> u32 {
         .map(|r| r.end.saturating_add(1))
         .max()
         .unwrap_or(0);
-    match &module.schedule {
-        Some(s) if s.max > 0 || latest == 0 => latest.max(s.max.saturating_add(1)),
-        _ => latest,
-    }
+    let sequence = module.schedule.as_ref().map_or(0, |s| s.sequence.len());
+    let steps = if sequence > 0 {
+        sequence.saturating_add(1)
+    } else {
+        module.values.len().saturating_mul(2).min(latest as usize)
+    };
+    u32::try_from(steps).unwrap_or(u32::MAX)
 }
 
 fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
@@ -150,14 +155,14 @@ fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
     for (i, a) in module.allocations.iter().enumerate() {
         let own = a.color == color;
         if own {
-            space.allocated_bytes += a.size;
+            space.allocated_bytes = space.allocated_bytes.saturating_add(a.size);
         }
         let holds = module.values[a.values.start as usize..a.values.end as usize]
             .iter()
             .any(of_color);
         if own || holds {
             space.layout.push(Slot { allocation: i as u32, base: space.height });
-            space.height += a.size;
+            space.height = space.height.saturating_add(a.size);
         }
     }
     for (i, v) in module.values.iter().enumerate() {

@@ -308,7 +308,7 @@ impl Module {
 
     /// Sum of all allocation sizes (what XLA prints as `Total bytes used`).
     pub fn total_bytes(&self) -> u64 {
-        self.allocations.iter().map(|a| a.size).sum()
+        self.allocations.iter().fold(0u64, |sum, a| sum.saturating_add(a.size))
     }
 
     /// `(positions, uses)` of a value, as the dump printed them (`uses` is empty for

@@ -1,1 +1,331 @@
-//! Summary (being written).
+//! Summary: the key figures of each module (allocations, values, bytes, per memory space
+//! the allocated bytes and the peak of live bytes), as JSON and as a text table.
+//!
+//! Owns: the shape of `bufscope summary` output, and the human-readable number formats
+//! ([`human_bytes`], [`group_digits`]) that the render uses too.
+
+use crate::analysis::Analysis;
+use crate::model::{memory_space_name, Module};
+use serde::Serialize;
+
+/// Summary of a set of modules.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub modules: Vec<ModuleSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ModuleSummary {
+    pub name: String,
+    pub allocations: u64,
+    pub values: u64,
+    /// Sum of all allocation sizes.
+    pub total_bytes: u64,
+    /// The schedule's `max`; `None` without a schedule.
+    pub schedule_length: Option<u32>,
+    /// One per colour with an allocation or a value, by colour.
+    pub memory_spaces: Vec<SpaceSummary>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpaceSummary {
+    pub color: u32,
+    /// Sum of the sizes of the allocations of this colour.
+    pub allocated_bytes: u64,
+    /// Number of values of this colour.
+    pub values: u32,
+    /// Highest occupied bytes over the schedule.
+    pub peak_live_bytes: u64,
+    /// First step where it is reached.
+    pub peak_time: Option<u32>,
+}
+
+impl ModuleSummary {
+    pub fn new(module: &Module, analysis: &Analysis) -> ModuleSummary {
+        let memory_spaces = analysis
+            .spaces
+            .iter()
+            .map(|s| SpaceSummary {
+                color: s.color,
+                allocated_bytes: s.allocated_bytes,
+                values: s.value_count,
+                peak_live_bytes: s.peak_bytes,
+                peak_time: s.peak_time,
+            })
+            .collect();
+        ModuleSummary {
+            name: module.name.clone(),
+            allocations: module.allocations.len() as u64,
+            values: module.values.len() as u64,
+            total_bytes: module.total_bytes(),
+            schedule_length: module.schedule.as_ref().map(|s| s.max),
+            memory_spaces,
+            warnings: module.warnings.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+}
+
+impl Summary {
+    /// The summary of each `(module, its analysis)`, in the order given.
+    pub fn new<'a>(modules: impl IntoIterator<Item = (&'a Module, &'a Analysis)>) -> Summary {
+        Summary {
+            modules: modules
+                .into_iter()
+                .map(|(m, a)| ModuleSummary::new(m, a))
+                .collect(),
+        }
+    }
+
+    /// One JSON object, pretty-printed with a two-space indent.
+    pub fn to_json(&self) -> String {
+        // Plain structs of strings and integers always serialize.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// A readable table per module.
+    pub fn to_table(&self) -> String {
+        let mut out = String::new();
+        for (i, m) in self.modules.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let name = if m.name.is_empty() {
+                "(unnamed)"
+            } else {
+                &m.name
+            };
+            out.push_str(&format!("module {name}\n"));
+            let schedule = match m.schedule_length {
+                Some(n) => format!("schedule of {} steps", group_digits(u64::from(n))),
+                None => "no schedule".to_string(),
+            };
+            out.push_str(&format!(
+                "  {} allocations · {} values · {} allocated · {}\n",
+                group_digits(m.allocations),
+                group_digits(m.values),
+                human_bytes(m.total_bytes),
+                schedule,
+            ));
+            let mut rows = vec![[
+                "color".to_string(),
+                "memory space".to_string(),
+                "allocated".to_string(),
+                "values".to_string(),
+                "peak live".to_string(),
+                "peak step".to_string(),
+            ]];
+            for s in &m.memory_spaces {
+                rows.push([
+                    s.color.to_string(),
+                    memory_space_name(s.color),
+                    human_bytes(s.allocated_bytes),
+                    group_digits(u64::from(s.values)),
+                    human_bytes(s.peak_live_bytes),
+                    s.peak_time
+                        .map_or_else(|| "-".to_string(), |t| group_digits(u64::from(t))),
+                ]);
+            }
+            out.push_str(&align(&rows, &[true, false, true, true, true, true]));
+            if !m.warnings.is_empty() {
+                out.push_str(&format!("  warnings ({}):\n", m.warnings.len()));
+                for w in &m.warnings {
+                    out.push_str(&format!("    {w}\n"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Rows as aligned columns (right-aligned where `right`), indented by two spaces.
+fn align<const N: usize>(rows: &[[String; N]], right: &[bool; N]) -> String {
+    let mut widths = [0usize; N];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from(" ");
+        for ((cell, w), r) in row.iter().zip(widths).zip(right) {
+            let pad = " ".repeat(w - cell.chars().count());
+            line.push_str("  ");
+            if *r {
+                line.push_str(&pad);
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&pad);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Bytes for people: "512 B", "12.0 KiB", "1.5 GiB" (binary units, one decimal).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    // Step up while the one-decimal figure would read 1024.0 or more.
+    while value >= 1023.95 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// An integer with thousands separated by commas: "177,800".
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::model::{AllocFlags, Allocation, LiveRange, Schedule, Value, Warning};
+
+    fn module() -> Module {
+        let mut m = Module {
+            name: "jit_f".into(),
+            ..Module::default()
+        };
+        let value = |allocation: u32,
+                     offset: u64,
+                     size: u64,
+                     color: Option<u32>,
+                     live: Option<(u32, u32)>| Value {
+            id: 0,
+            instruction: 0,
+            index: Default::default(),
+            phi: false,
+            color,
+            allocation,
+            offset,
+            size,
+            shape: Default::default(),
+            logical_size: Some(size),
+            live: live.map(|(start, end)| LiveRange { start, end }),
+            uses_text: Default::default(),
+        };
+        m.instructions.push(Default::default());
+        m.allocations = vec![
+            Allocation {
+                index: 0,
+                size: 4096,
+                color: 0,
+                page: None,
+                parameter: None,
+                output_shape: None,
+                flags: AllocFlags::default(),
+                values: 0..2,
+            },
+            Allocation {
+                index: 1,
+                size: 512,
+                color: 1,
+                page: None,
+                parameter: None,
+                output_shape: None,
+                flags: AllocFlags::default(),
+                values: 2..3,
+            },
+        ];
+        m.values = vec![
+            value(0, 0, 1024, None, Some((0, 2))),
+            value(0, 1024, 2048, None, Some((1, 3))),
+            value(1, 0, 512, Some(1), Some((2, 2))),
+        ];
+        m.schedule = Some(Schedule {
+            max: 4,
+            ..Schedule::default()
+        });
+        m.warnings.push(Warning {
+            file: "f.txt".into(),
+            line: 7,
+            message: "odd line".into(),
+        });
+        m
+    }
+
+    #[test]
+    fn json_has_the_agreed_shape() {
+        let m = module();
+        let a = analyze(&m);
+        let json: serde_json::Value =
+            serde_json::from_str(&Summary::new([(&m, &a)]).to_json()).unwrap();
+        let expected = serde_json::json!({"modules": [{
+            "name": "jit_f",
+            "allocations": 2,
+            "values": 3,
+            "total_bytes": 4608,
+            "schedule_length": 4,
+            "memory_spaces": [
+                {"color": 0, "allocated_bytes": 4096, "values": 2, "peak_live_bytes": 3072, "peak_time": 1},
+                {"color": 1, "allocated_bytes": 512, "values": 1, "peak_live_bytes": 512, "peak_time": 2},
+            ],
+            "warnings": ["f.txt:7: odd line"],
+        }]});
+        assert_eq!(json, expected);
+    }
+
+    #[test]
+    fn json_nulls_and_indent() {
+        let m = Module {
+            name: "empty".into(),
+            ..Module::default()
+        };
+        let a = analyze(&m);
+        let text = Summary::new([(&m, &a)]).to_json();
+        assert!(text.contains("\n  \"modules\": [\n"), "{text}");
+        assert!(text.contains("\"schedule_length\": null"), "{text}");
+        assert_eq!(Summary::default().to_json(), "{\n  \"modules\": []\n}");
+    }
+
+    #[test]
+    fn table_is_aligned_and_readable() {
+        let m = module();
+        let a = analyze(&m);
+        let table = Summary::new([(&m, &a)]).to_table();
+        let expected = "\
+module jit_f
+  2 allocations · 3 values · 4.5 KiB allocated · schedule of 4 steps
+   color  memory space  allocated  values  peak live  peak step
+       0  default         4.0 KiB       2    3.0 KiB          1
+       1  vmem              512 B       1      512 B          2
+  warnings (1):
+    f.txt:7: odd line
+";
+        assert_eq!(table, expected);
+    }
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(12 * 1024), "12.0 KiB");
+        assert_eq!(human_bytes(1024 * 1024 - 1), "1.0 MiB");
+        assert_eq!(human_bytes(220 * 1024 * 1024), "220.0 MiB");
+        assert_eq!(human_bytes(u64::MAX), "16.0 EiB");
+        assert_eq!(group_digits(0), "0");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(177_800), "177,800");
+        assert_eq!(group_digits(93_763_358), "93,763,358");
+    }
+}

@@ -222,6 +222,12 @@ impl Builder {
         }
         let mut orphans = Vec::new();
         let mut twice = 0;
+        if let Some(max) = self.module.schedule.as_ref().map(|s| s.max) {
+            let late = self.ranges.iter().filter(|r| r.2.end > max).count();
+            if late > 0 {
+                self.warn(format!("{late} live ranges end after the end of the schedule (max {max})"));
+            }
+        }
         for &(instruction, index, live, _) in &self.ranges {
             let mut k = first.get(instruction as usize).copied().unwrap_or(NONE);
             while k != NONE && norm(self.module.values[k as usize].index) != norm(index) {
