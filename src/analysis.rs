@@ -91,7 +91,9 @@ impl Space {
 
     /// Blocks of all timed values.
     pub fn blocks<'a>(&'a self, module: &'a Module) -> impl Iterator<Item = Block> + 'a {
-        self.timed.iter().filter_map(move |&v| self.block(module, v))
+        self.timed
+            .iter()
+            .filter_map(move |&v| self.block(module, v))
     }
 }
 
@@ -150,7 +152,10 @@ fn time_steps(module: &Module) -> u32 {
 
 fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
     let of_color = |v: &Value| module.value_color(v) == color;
-    let mut space = Space { color, ..Space::default() };
+    let mut space = Space {
+        color,
+        ..Space::default()
+    };
 
     for (i, a) in module.allocations.iter().enumerate() {
         let own = a.color == color;
@@ -161,7 +166,10 @@ fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
             .iter()
             .any(of_color);
         if own || holds {
-            space.layout.push(Slot { allocation: i as u32, base: space.height });
+            space.layout.push(Slot {
+                allocation: i as u32,
+                base: space.height,
+            });
             space.height = space.height.saturating_add(a.size);
         }
     }
@@ -283,7 +291,12 @@ impl CoverTree {
         for i in (1..size).rev() {
             span[i] = span[2 * i] + span[2 * i + 1];
         }
-        CoverTree { size, span, count: vec![0; 2 * size], covered: vec![0; 2 * size] }
+        CoverTree {
+            size,
+            span,
+            count: vec![0; 2 * size],
+            covered: vec![0; 2 * size],
+        }
     }
 
     fn covered(&self) -> u64 {

@@ -296,9 +296,9 @@ fn dump_files(paths: &[String]) -> Vec<PathBuf> {
         let path = Path::new(p);
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => match folder_dumps(path) {
-                Ok(found) if found.is_empty() => eprintln!(
-                    "bufscope: no dump files in {p} (no .txt or .txt.gz file)"
-                ),
+                Ok(found) if found.is_empty() => {
+                    eprintln!("bufscope: no dump files in {p} (no .txt or .txt.gz file)")
+                }
                 Ok(found) => files.extend(found),
                 Err(e) => eprintln!("bufscope: cannot list {p}: {e}"),
             },
@@ -319,7 +319,10 @@ fn folder_dumps(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         if !path.is_file() {
             continue;
         }
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if bufscope::parse::is_ours(&name) {
             named.push(path);
         } else if name.strip_suffix(".gz").unwrap_or(&name).ends_with(".txt") {

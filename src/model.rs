@@ -56,7 +56,9 @@ impl Strings {
         }
         let s = self.push(&String::from_utf8_lossy(text));
         let (buf, hasher) = (self.buf.as_bytes(), &self.hasher);
-        self.table.insert_unique(hash, s, |s| hasher.hash_one(&buf[s.start as usize..(s.start + s.len) as usize]));
+        self.table.insert_unique(hash, s, |s| {
+            hasher.hash_one(&buf[s.start as usize..(s.start + s.len) as usize])
+        });
         s
     }
 
@@ -73,14 +75,20 @@ impl Strings {
     pub fn push(&mut self, text: &str) -> Str {
         let start = self.buf.len() as u32;
         self.buf.push_str(text);
-        Str { start, len: text.len() as u32 }
+        Str {
+            start,
+            len: text.len() as u32,
+        }
     }
 
     /// Appends `text` to the string most recently pushed, which must be `last`.
     pub fn extend(&mut self, last: Str, text: &str) -> Str {
         debug_assert_eq!((last.start + last.len) as usize, self.buf.len());
         self.buf.push_str(text);
-        Str { start: last.start, len: last.len + text.len() as u32 }
+        Str {
+            start: last.start,
+            len: last.len + text.len() as u32,
+        }
     }
 
     /// Bytes held by the arena (for memory accounting).
@@ -299,7 +307,8 @@ impl Module {
 
     /// Colour of the memory space the value lives in: `@N`, else its allocation's.
     pub fn value_color(&self, v: &Value) -> u32 {
-        v.color.unwrap_or(self.allocations[v.allocation as usize].color)
+        v.color
+            .unwrap_or(self.allocations[v.allocation as usize].color)
     }
 
     pub fn allocation_of(&self, v: &Value) -> &Allocation {
@@ -308,7 +317,9 @@ impl Module {
 
     /// Sum of all allocation sizes (what XLA prints as `Total bytes used`).
     pub fn total_bytes(&self) -> u64 {
-        self.allocations.iter().fold(0u64, |sum, a| sum.saturating_add(a.size))
+        self.allocations
+            .iter()
+            .fold(0u64, |sum, a| sum.saturating_add(a.size))
     }
 
     /// `(positions, uses)` of a value, as the dump printed them (`uses` is empty for

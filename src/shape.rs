@@ -95,7 +95,10 @@ mod tests {
         assert_eq!(logical_size("u32[]"), Some(4));
         assert_eq!(logical_size("u32[]{:S(2)}"), Some(4));
         assert_eq!(logical_size("bf16[2,3]{1,0}"), Some(12));
-        assert_eq!(logical_size("(u32[2]{0:T(128)}, u32[2]{0:T(128)}, u32[2]{0:T(128)})"), Some(24));
+        assert_eq!(
+            logical_size("(u32[2]{0:T(128)}, u32[2]{0:T(128)}, u32[2]{0:T(128)})"),
+            Some(24)
+        );
         assert_eq!(logical_size("(f32[], /*index=5*/f32[])"), Some(16));
         assert_eq!(logical_size("()"), Some(0));
         assert_eq!(logical_size("token[]"), Some(0));
@@ -104,6 +107,9 @@ mod tests {
         assert_eq!(logical_size("f32[<=8,2]"), Some(64));
         assert_eq!(logical_size("f32[?,2]"), None);
         assert_eq!(logical_size("zz[2]"), None);
-        assert_eq!(logical_size("f32[99999999999,99999999999,99999999999]"), Some(u64::MAX));
+        assert_eq!(
+            logical_size("f32[99999999999,99999999999,99999999999]"),
+            Some(u64::MAX)
+        );
     }
 }

@@ -7,7 +7,9 @@ use super::buffer_assignment::ValueLine;
 use super::lex::text;
 use super::used_values::InstrInfo;
 use super::Part;
-use crate::model::{Instruction, InstrId, LiveRange, Module, OrphanRange, Schedule, Str, Value, Warning};
+use crate::model::{
+    InstrId, Instruction, LiveRange, Module, OrphanRange, Schedule, Str, Value, Warning,
+};
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use std::hash::BuildHasher;
 
@@ -25,16 +27,25 @@ pub(crate) struct Builder {
     /// `(instruction, index as printed, range, line)` from `BufferLiveRange`.
     pub ranges: Vec<(InstrId, Str, LiveRange, u64)>,
     shape_sizes: HashMap<Str, Option<u64>>,
-    /// Which file each part came from.
+    /// Which file each part came from (`file NUL virtual file`).
     parts: Vec<(Part, String)>,
+    /// The line of each value's ` value:` line, for warnings.
+    value_lines: Vec<u32>,
 }
 
 impl Builder {
     pub fn new(name: &str, copies: usize) -> Self {
-        let display = if copies == 0 { name.to_string() } else { format!("{name} ({})", copies + 1) };
+        let display = if copies == 0 {
+            name.to_string()
+        } else {
+            format!("{name} ({})", copies + 1)
+        };
         Builder {
             base_name: name.to_string(),
-            module: Module { name: display, ..Module::default() },
+            module: Module {
+                name: display,
+                ..Module::default()
+            },
             instr_ids: HashTable::new(),
             hasher: DefaultHashBuilder::default(),
             used: Vec::new(),
@@ -42,6 +53,7 @@ impl Builder {
             ranges: Vec::new(),
             shape_sizes: HashMap::new(),
             parts: Vec::new(),
+            value_lines: Vec::new(),
         }
     }
 
@@ -71,20 +83,30 @@ impl Builder {
         let hash = self.hasher.hash_one(name);
         let m = &mut self.module;
         let strings = &m.strings;
-        if let Some(&(_, id)) = self.instr_ids.find(hash, |&(s, _)| strings.get(s).as_bytes() == name) {
+        if let Some(&(_, id)) = self
+            .instr_ids
+            .find(hash, |&(s, _)| strings.get(s).as_bytes() == name)
+        {
             return id;
         }
         // Names are unique in a module, so the table above is their interning.
         let s = m.strings.push(&text(name));
         let id = m.instructions.len() as InstrId;
-        m.instructions.push(Instruction { name: s, ..Instruction::default() });
+        m.instructions.push(Instruction {
+            name: s,
+            ..Instruction::default()
+        });
         let (strings, hasher) = (&m.strings, &self.hasher);
-        self.instr_ids.insert_unique(hash, (s, id), |&(s, _)| hasher.hash_one(strings.get(s).as_bytes()));
+        self.instr_ids.insert_unique(hash, (s, id), |&(s, _)| {
+            hasher.hash_one(strings.get(s).as_bytes())
+        });
         id
     }
 
     /// A ` value:` line of the last allocation.
-    pub fn add_value(&mut self, v: &ValueLine) {
+    pub fn add_value(&mut self, v: &ValueLine, line: u64) {
+        self.value_lines
+            .push(u32::try_from(line).unwrap_or(u32::MAX));
         let instruction = self.instr(v.value.name);
         let strings = &mut self.module.strings;
         let index = strings.intern_bytes(v.value.index);
@@ -116,13 +138,18 @@ impl Builder {
     /// `Total bytes used`; a second, different one is a warning.
     pub fn set_total(&mut self, total: u64) -> Option<String> {
         match self.module.total_bytes_line.replace(total) {
-            Some(old) if old != total => Some(format!("`Total bytes used: {total}` differs from the {old} read before")),
+            Some(old) if old != total => Some(format!(
+                "`Total bytes used: {total}` differs from the {old} read before"
+            )),
             _ => None,
         }
     }
 
     pub fn start_schedule(&mut self, max: u32) {
-        self.module.schedule = Some(Schedule { max, ..Schedule::default() });
+        self.module.schedule = Some(Schedule {
+            max,
+            ..Schedule::default()
+        });
     }
 
     /// Keeps what the `from instruction:` line of value `value_id` said; it is given to
@@ -132,8 +159,14 @@ impl Builder {
         let instruction = Instruction {
             name: Str::EMPTY,
             opcode: s.intern_bytes(info.opcode),
-            op_name: info.op_name.as_deref().map_or(Str::EMPTY, |t| s.intern_bytes(t)),
-            source_file: info.source_file.as_deref().map_or(Str::EMPTY, |t| s.intern_bytes(t)),
+            op_name: info
+                .op_name
+                .as_deref()
+                .map_or(Str::EMPTY, |t| s.intern_bytes(t)),
+            source_file: info
+                .source_file
+                .as_deref()
+                .map_or(Str::EMPTY, |t| s.intern_bytes(t)),
             source_line: info.source_line.unwrap_or(0),
             stack_frame_id: info.stack_frame_id,
         };
@@ -158,23 +191,44 @@ impl Builder {
             .filter(|(n, &c)| n.total != n.current.saturating_add(c))
             .count();
         let root_total: u64 = nodes.iter().filter(|n| n.depth == 0).map(|n| n.total).sum();
-        if bad > 0 || self.module.stack_trace_total.is_some_and(|t| t != root_total) {
+        if bad > 0
+            || self
+                .module
+                .stack_trace_total
+                .is_some_and(|t| t != root_total)
+        {
             Some("the stack trace breakdown is incomplete: its totals do not add up".into())
         } else {
             None
         }
     }
 
-    fn warn(&mut self, message: String) {
-        let file = self.module.files.first().cloned().unwrap_or_default();
-        self.module.warnings.push(Warning { file, line: 0, message });
+    /// A warning about `part`, in the file that part came from.
+    fn warn(&mut self, part: Part, line: u64, message: String) {
+        let file = self
+            .parts
+            .iter()
+            .find(|(p, _)| *p == part)
+            .and_then(|(_, key)| key.split('\0').next())
+            .map(str::to_string)
+            .or_else(|| self.module.files.first().cloned())
+            .unwrap_or_default();
+        self.module.warnings.push(Warning {
+            file,
+            line,
+            message,
+        });
     }
 
     /// Joins and checks; a module with nothing but a memory-usage report is an error.
     pub fn finish(mut self) -> Result<Module, String> {
         let m = &self.module;
         if m.allocations.is_empty() && self.used.is_empty() && m.schedule.is_none() {
-            let what = if m.memory_report.is_some() { "only a memory-usage report" } else { "no buffer assignment" };
+            let what = if m.memory_report.is_some() {
+                "only a memory-usage report"
+            } else {
+                "no buffer assignment"
+            };
             return Err(format!(
                 "{}: {what} was found; drop the module's `-buffer-assignment.txt` too.",
                 m.files.join(", ")
@@ -185,8 +239,13 @@ impl Builder {
         self.check_totals();
         self.check_peak_list();
         let m = &self.module;
-        if !m.allocations.is_empty() && m.schedule.is_none() && m.values.iter().all(|v| v.uses_text.is_empty()) {
+        if !m.allocations.is_empty()
+            && m.schedule.is_none()
+            && m.values.iter().all(|v| v.uses_text.is_empty())
+        {
             self.warn(
+                Part::Allocations,
+                0,
                 "only the allocations were found: the `Used values` and `HloLiveRange` sections (in new XLA, \
                  the -buffer-assignment-values.txt and -live-range.txt files) are missing or cut off, so no value \
                  has a live range"
@@ -204,12 +263,12 @@ impl Builder {
         let values = &self.module.values;
         let mut first = vec![NONE; self.module.instructions.len()];
         let mut next = vec![NONE; values.len()];
-        let mut duplicates = 0;
+        let mut duplicates = Vec::new();
         for (i, v) in values.iter().enumerate().rev() {
             let mut k = first[v.instruction as usize];
             while k != NONE {
                 if norm(values[k as usize].index) == norm(v.index) {
-                    duplicates += 1;
+                    duplicates.push(k);
                     break;
                 }
                 k = next[k as usize];
@@ -217,30 +276,45 @@ impl Builder {
             next[i] = first[v.instruction as usize];
             first[v.instruction as usize] = i as u32;
         }
-        if duplicates > 0 {
-            self.warn(format!("{duplicates} values share an instruction name and index with another value"));
+        for k in duplicates.into_iter().rev() {
+            let line = self.value_lines.get(k as usize).copied().unwrap_or(0);
+            let name = self.module.value_name(&self.module.values[k as usize]);
+            self.warn(
+                Part::Allocations,
+                line.into(),
+                format!("value {name} is listed twice"),
+            );
         }
         let mut orphans = Vec::new();
-        let mut twice = 0;
-        if let Some(max) = self.module.schedule.as_ref().map(|s| s.max) {
-            let late = self.ranges.iter().filter(|r| r.2.end > max).count();
-            if late > 0 {
-                self.warn(format!("{late} live ranges end after the end of the schedule (max {max})"));
+        let mut problems = Vec::new();
+        let max = self.module.schedule.as_ref().map(|s| s.max);
+        for &(instruction, index, live, line) in &self.ranges {
+            if max.is_some_and(|max| live.end > max) {
+                problems.push((
+                    line,
+                    format!(
+                        "live range {}-{} ends after the schedule's end",
+                        live.start, live.end
+                    ),
+                ));
             }
-        }
-        for &(instruction, index, live, _) in &self.ranges {
             let mut k = first.get(instruction as usize).copied().unwrap_or(NONE);
             while k != NONE && norm(self.module.values[k as usize].index) != norm(index) {
                 k = next[k as usize];
             }
             if k == NONE {
-                orphans.push(OrphanRange { instruction, index, live });
+                orphans.push(OrphanRange {
+                    instruction,
+                    index,
+                    live,
+                });
             } else if self.module.values[k as usize].live.replace(live).is_some() {
-                twice += 1;
+                let name = self.module.value_name(&self.module.values[k as usize]);
+                problems.push((line, format!("a second live range for {name}")));
             }
         }
-        if twice > 0 {
-            self.warn(format!("{twice} values have more than one BufferLiveRange line"));
+        for (line, message) in problems {
+            self.warn(Part::LiveRange, line, message);
         }
         if let Some(s) = self.module.schedule.as_mut() {
             s.orphan_ranges = orphans;
@@ -252,14 +326,24 @@ impl Builder {
         if self.used.is_empty() {
             return;
         }
-        let by_id: HashMap<u32, u32> =
-            self.module.values.iter().enumerate().map(|(i, v)| (v.id, i as u32)).collect();
+        let by_id: HashMap<u32, u32> = self
+            .module
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.id, i as u32))
+            .collect();
         for (value_id, info) in std::mem::take(&mut self.infos) {
-            let Some(&v) = by_id.get(&value_id) else { continue };
+            let Some(&v) = by_id.get(&value_id) else {
+                continue;
+            };
             let instruction = self.module.values[v as usize].instruction;
             if let Some(i) = self.module.instructions.get_mut(instruction as usize) {
                 if i.opcode.is_empty() {
-                    *i = Instruction { name: i.name, ..info };
+                    *i = Instruction {
+                        name: i.name,
+                        ..info
+                    };
                 }
             }
         }
@@ -273,16 +357,25 @@ impl Builder {
         if !self.module.allocations.is_empty() {
             if !unknown.is_empty() {
                 let first: Vec<String> = unknown.iter().take(5).map(u32::to_string).collect();
-                self.warn(format!(
-                    "{} values in `Used values` are in no allocation (ids {}{})",
-                    unknown.len(),
-                    first.join(", "),
-                    if unknown.len() > 5 { ", ..." } else { "" }
-                ));
+                self.warn(
+                    Part::Values,
+                    0,
+                    format!(
+                        "{} values in `Used values` are in no allocation (ids {}{})",
+                        unknown.len(),
+                        first.join(", "),
+                        if unknown.len() > 5 { ", ..." } else { "" }
+                    ),
+                );
             }
-            let missing = self.module.values.iter().filter(|v| v.uses_text.is_empty()).count();
+            let missing = self
+                .module
+                .values
+                .iter()
+                .filter(|v| v.uses_text.is_empty())
+                .count();
             if missing > 0 {
-                self.warn(format!(
+                self.warn(Part::Values, 0, format!(
                     "`Used values` lacks {missing} of the {} allocated values: the section is incomplete",
                     self.module.values.len()
                 ));
@@ -293,15 +386,23 @@ impl Builder {
 
     /// XLA's peak list holds every value live at its step: fewer entries means it was cut.
     fn check_peak_list(&mut self) {
-        let Some(s) = &self.module.schedule else { return };
+        let Some(s) = &self.module.schedule else {
+            return;
+        };
         let Some(peak) = &s.peak else { return };
         let t = peak.time;
         let covers = |r: &LiveRange| r.start <= t && t <= r.end;
-        let live = self.module.values.iter().filter_map(|v| v.live).filter(covers).count()
+        let live = self
+            .module
+            .values
+            .iter()
+            .filter_map(|v| v.live)
+            .filter(covers)
+            .count()
             + s.orphan_ranges.iter().filter(|o| covers(&o.live)).count();
         if live != peak.entries.len() {
             let n = peak.entries.len();
-            self.warn(format!(
+            self.warn(Part::LiveRange, 0, format!(
                 "XLA's peak list at step {t} has {n} entries but {live} values are live there: the list is incomplete"
             ));
         }
@@ -311,18 +412,20 @@ impl Builder {
         let sum = self.module.total_bytes();
         if let Some(total) = self.module.total_bytes_line {
             if !self.module.allocations.is_empty() && total != sum {
-                self.warn(format!(
+                self.warn(Part::Allocations, 0, format!(
                     "the allocations add up to {sum} bytes but the dump says `Total bytes used: {total}`: \
                      the allocations are incomplete"
                 ));
             }
         }
         let report_total = self.module.memory_report.as_ref().and_then(|r| {
-            r.total_bytes.or_else(|| (!r.spaces.is_empty()).then(|| r.spaces.iter().map(|s| s.total_bytes).sum()))
+            r.total_bytes.or_else(|| {
+                (!r.spaces.is_empty()).then(|| r.spaces.iter().map(|s| s.total_bytes).sum())
+            })
         });
         if let Some(total) = report_total {
             if !self.module.allocations.is_empty() && total != sum {
-                self.warn(format!("the memory-usage report says {total} bytes but the allocations add up to {sum}"));
+                self.warn(Part::Report, 0, format!("the memory-usage report says {total} bytes but the allocations add up to {sum}"));
             }
         }
     }

@@ -23,16 +23,24 @@ pub(crate) struct AllocHeader<'a> {
 
 /// `allocation N: [PTR, ]size N[, flag]...:`
 pub(crate) fn alloc_header(line: In) -> Option<AllocHeader> {
-    let (i, _) = tag::<_, _, nom::error::Error<In>>("allocation ").parse(line).ok()?;
+    let (i, _) = tag::<_, _, nom::error::Error<In>>("allocation ")
+        .parse(line)
+        .ok()?;
     let (i, index) = u32(i).ok()?;
     let (mut i, _) = tag::<_, _, nom::error::Error<In>>(": ").parse(i).ok()?;
     if !i.starts_with(b"size ") {
         // Before 2022-09 a `%p` pointer stood here: `allocation 3: 0x55d1c2a0, size 64`.
-        let (rest, _) = take_until::<_, _, nom::error::Error<In>>(", size ").parse(i).ok()?;
+        let (rest, _) = take_until::<_, _, nom::error::Error<In>>(", size ")
+            .parse(i)
+            .ok()?;
         i = &rest[2..];
     }
     let (mut i, size) = nom::sequence::preceded(tag("size "), u64).parse(i).ok()?;
-    let mut h = AllocHeader { index, size, ..AllocHeader::default() };
+    let mut h = AllocHeader {
+        index,
+        size,
+        ..AllocHeader::default()
+    };
     loop {
         if i == b":" {
             return Some(h);
@@ -61,7 +69,8 @@ fn flag<'a>(i: In<'a>, h: &mut AllocHeader<'a>) -> Res<'a, ()> {
             }
             None => (i, &b""[..]),
         };
-        let (i, index) = nom::sequence::preceded(word(" at ShapeIndex "), super::lex::shape_index).parse(i)?;
+        let (i, index) =
+            nom::sequence::preceded(word(" at ShapeIndex "), super::lex::shape_index).parse(i)?;
         h.parameter = Some((n, shape, index));
         return Ok((i, ()));
     }
@@ -81,14 +90,20 @@ fn flag<'a>(i: In<'a>, h: &mut AllocHeader<'a>) -> Res<'a, ()> {
             return Ok((rest, ()));
         }
     }
-    Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Tag)))
+    Err(nom::Err::Error(nom::error::Error::new(
+        i,
+        nom::error::ErrorKind::Tag,
+    )))
 }
 
 /// The shape up to its closing `|` (shapes contain no `|`).
 fn bars_end(i: In) -> Res<In> {
     match memchr::memchr(b'|', i) {
         Some(p) => Ok((&i[p + 1..], &i[..p])),
-        None => Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Char))),
+        None => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Char,
+        ))),
     }
 }
 
@@ -105,15 +120,26 @@ pub(crate) fn value_line(line: In) -> Option<ValueLine> {
     let i = line.strip_prefix(b" value: ")?;
     let (i, value) = short_value(i).ok()?;
     let (i, size) = nom::sequence::preceded(tag(" (size="), u64).parse(i).ok()?;
-    let (i, offset) = nom::sequence::preceded(tag(",offset="), u64).parse(i).ok()?;
+    let (i, offset) = nom::sequence::preceded(tag(",offset="), u64)
+        .parse(i)
+        .ok()?;
     let shape = i.strip_prefix(b"): ")?;
-    Some(ValueLine { value, size, offset, shape })
+    Some(ValueLine {
+        value,
+        size,
+        offset,
+        shape,
+    })
 }
 
 /// `  value: <...> (color=N)` under ` reused by buffers of a different color:`.
 pub(crate) fn xcolor_value(line: In) -> Option<(ShortValue, u32)> {
     let i = line.strip_prefix(b"  value: ")?;
-    all((short_value, nom::sequence::delimited(tag(" (color="), u32, tag(")"))).parse(i))
+    all((
+        short_value,
+        nom::sequence::delimited(tag(" (color="), u32, tag(")")),
+    )
+        .parse(i))
 }
 
 /// `Total bytes used: N` with an optional ` (human)` (from 2021-08).
@@ -130,16 +156,28 @@ mod tests {
     #[test]
     fn headers() {
         let h = alloc_header(b"allocation 19: size 0, color 1, preallocated-temp:").unwrap();
-        assert_eq!((h.index, h.size, h.color, h.preallocated_temp), (19, 0, 1, true));
+        assert_eq!(
+            (h.index, h.size, h.color, h.preallocated_temp),
+            (19, 0, 1, true)
+        );
         let h = alloc_header(
             b"allocation 0: size 1605632, parameter 1, shape |f32[784,512]| at ShapeIndex {}, maybe-live-out:",
         )
         .unwrap();
         assert_eq!(h.parameter, Some((1, &b"f32[784,512]"[..], &b"{}"[..])));
         assert!(h.maybe_live_out && !h.preallocated_temp);
-        let h = alloc_header(b"allocation 3: 0x55d1c2a0, size 64, parameter 2 at ShapeIndex {1}, page -1:").unwrap();
-        assert_eq!((h.size, h.parameter, h.page), (64, Some((2, &b""[..], &b"{1}"[..])), Some(-1)));
-        let h = alloc_header(b"allocation 6: size 32, output shape is |(u32[2], u32[2])|, maybe-live-out:").unwrap();
+        let h = alloc_header(
+            b"allocation 3: 0x55d1c2a0, size 64, parameter 2 at ShapeIndex {1}, page -1:",
+        )
+        .unwrap();
+        assert_eq!(
+            (h.size, h.parameter, h.page),
+            (64, Some((2, &b""[..], &b"{1}"[..])), Some(-1))
+        );
+        let h = alloc_header(
+            b"allocation 6: size 32, output shape is |(u32[2], u32[2])|, maybe-live-out:",
+        )
+        .unwrap();
         assert_eq!(h.output_shape, Some(&b"(u32[2], u32[2])"[..]));
         assert!(alloc_header(b"allocation 6: size 32, output shape is |(u32[2]").is_none());
         assert!(alloc_header(b"allocation 6: size 32, bogus:").is_none());
@@ -148,12 +186,21 @@ mod tests {
 
     #[test]
     fn values() {
-        let v = value_line(b" value: <25 slice_reduce_fusion{0} @0> (size=512,offset=16): u32[2]{0:T(128)}").unwrap();
-        assert_eq!((v.value.id, v.size, v.offset, v.shape), (25, 512, 16, &b"u32[2]{0:T(128)}"[..]));
+        let v = value_line(
+            b" value: <25 slice_reduce_fusion{0} @0> (size=512,offset=16): u32[2]{0:T(128)}",
+        )
+        .unwrap();
+        assert_eq!(
+            (v.value.id, v.size, v.offset, v.shape),
+            (25, 512, 16, &b"u32[2]{0:T(128)}"[..])
+        );
         assert!(value_line(b" value: <25 x @0> (size=512,offset=16)").is_none());
         let (v, c) = xcolor_value(b"  value: <7 y @1> (color=1)").unwrap();
         assert_eq!((v.id, c), (7, 1));
-        assert_eq!(total_line(b"Total bytes used: 52288 (51.1KiB)"), Some(52288));
+        assert_eq!(
+            total_line(b"Total bytes used: 52288 (51.1KiB)"),
+            Some(52288)
+        );
         assert_eq!(total_line(b"Total bytes used: 52288"), Some(52288));
         assert_eq!(total_line(b"Total bytes used: 52x"), None);
     }

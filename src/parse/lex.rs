@@ -57,7 +57,13 @@ pub(crate) fn short_value(i: In) -> Res<ShortValue> {
     let (i, phi) = opt(tag(" (phi)")).parse(i)?;
     let (i, color) = opt(preceded(tag(" @"), u32)).parse(i)?;
     let (i, _) = tag(">")(i)?;
-    let value = ShortValue { id, name, index: index.unwrap_or(b""), phi: phi.is_some(), color };
+    let value = ShortValue {
+        id,
+        name,
+        index: index.unwrap_or(b""),
+        phi: phi.is_some(),
+        color,
+    };
     Ok((i, value))
 }
 
@@ -66,9 +72,17 @@ pub(crate) fn spaced_u64(i: In) -> Res<u64> {
     let (rest, text) = recognize((digit1, nom::multi::many0((tag(" "), digit1)))).parse(i)?;
     let mut n: u64 = 0;
     for &c in text.iter().filter(|c| c.is_ascii_digit()) {
-        n = match n.checked_mul(10).and_then(|n| n.checked_add(u64::from(c - b'0'))) {
+        n = match n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(u64::from(c - b'0')))
+        {
             Some(n) => n,
-            None => return Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::TooLarge))),
+            None => {
+                return Err(nom::Err::Error(nom::error::Error::new(
+                    i,
+                    nom::error::ErrorKind::TooLarge,
+                )))
+            }
         };
     }
     Ok((rest, n))
@@ -110,9 +124,15 @@ mod tests {
     #[test]
     fn value_tokens() {
         let v = all(short_value(b"<1343 arg_tuple.3{0} (phi) @0>")).unwrap();
-        assert_eq!((v.id, v.name, v.index, v.phi, v.color), (1343, &b"arg_tuple.3"[..], &b"{0}"[..], true, Some(0)));
+        assert_eq!(
+            (v.id, v.name, v.index, v.phi, v.color),
+            (1343, &b"arg_tuple.3"[..], &b"{0}"[..], true, Some(0))
+        );
         let v = all(short_value(b"<2 add.14 @6>")).unwrap();
-        assert_eq!((v.name, v.index, v.phi, v.color), (&b"add.14"[..], &b""[..], false, Some(6)));
+        assert_eq!(
+            (v.name, v.index, v.phi, v.color),
+            (&b"add.14"[..], &b""[..], false, Some(6))
+        );
         let v = all(short_value(b"<65 copy-start.1{} @0>")).unwrap();
         assert_eq!(v.index, b"{}");
         assert!(all(short_value(b"<65 copy-start.1{} @0")).is_none());
@@ -127,7 +147,8 @@ mod tests {
 
     #[test]
     fn glued_values() {
-        let (text, v) = split_glued(b"%x = f32[] add(%a, %b), metadata={op_name=\"a\"}<17 add.3 @0>");
+        let (text, v) =
+            split_glued(b"%x = f32[] add(%a, %b), metadata={op_name=\"a\"}<17 add.3 @0>");
         assert!(text.ends_with(b"}"));
         assert_eq!(v.unwrap().id, 17);
         let (text, v) = split_glued(b"%x = f32[] constant(1)");

@@ -51,7 +51,10 @@ pub(crate) fn peak_entry(line: In) -> Option<(In, In, u64, Option<u64>)> {
     let (name, index) = split_index(&i[..colon])?;
     let (bytes, cumulative) = all((
         u64,
-        preceded(tag(" bytes"), opt(delimited(tag(" (cumulative: "), u64, tag(" bytes)")))),
+        preceded(
+            tag(" bytes"),
+            opt(delimited(tag(" (cumulative: "), u64, tag(" bytes)"))),
+        ),
     )
         .parse(&i[colon + 2..]))?;
     Some((name, index, bytes, cumulative))
@@ -59,7 +62,12 @@ pub(crate) fn peak_entry(line: In) -> Option<(In, In, u64, Option<u64>)> {
 
 /// `  Stack trace breakdown for peak usage: 12 288 bytes`
 pub(crate) fn stack_header(line: In) -> Option<u64> {
-    all(delimited(tag("  Stack trace breakdown for peak usage: "), spaced_u64, tag(" bytes")).parse(line))
+    all(delimited(
+        tag("  Stack trace breakdown for peak usage: "),
+        spaced_u64,
+        tag(" bytes"),
+    )
+    .parse(line))
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -81,11 +89,16 @@ pub(crate) fn stack_line(line: In) -> Option<StackLine> {
         i = i.strip_prefix(b"  ")?;
         depth = 1;
         loop {
-            if let Some(rest) = i.strip_prefix("├── ".as_bytes()).or_else(|| i.strip_prefix("└── ".as_bytes())) {
+            if let Some(rest) = i
+                .strip_prefix("├── ".as_bytes())
+                .or_else(|| i.strip_prefix("└── ".as_bytes()))
+            {
                 i = rest;
                 break;
             }
-            i = i.strip_prefix("│   ".as_bytes()).or_else(|| i.strip_prefix(b"    "))?;
+            i = i
+                .strip_prefix("│   ".as_bytes())
+                .or_else(|| i.strip_prefix(b"    "))?;
             depth += 1;
         }
     }
@@ -99,7 +112,13 @@ pub(crate) fn stack_line(line: In) -> Option<StackLine> {
         delimited(tag(" bytes, remaining: "), spaced_u64, tag(" bytes)")),
     )
         .parse(stats))?;
-    (!name.is_empty()).then_some(StackLine { depth, name, total, current, remaining })
+    (!name.is_empty()).then_some(StackLine {
+        depth,
+        name,
+        total,
+        current,
+        remaining,
+    })
 }
 
 #[cfg(test)]
@@ -109,25 +128,43 @@ mod tests {
     #[test]
     fn lines() {
         assert_eq!(header(b"HloLiveRange (max 7):"), Some(7));
-        assert_eq!(sequence_entry(b"    6:tuple.10"), Some((6, &b"tuple.10"[..])));
-        assert_eq!(range_entry(b"    copy-start.1{0,1}:1-15"), Some((&b"copy-start.1"[..], &b"{0,1}"[..], 1, 15)));
+        assert_eq!(
+            sequence_entry(b"    6:tuple.10"),
+            Some((6, &b"tuple.10"[..]))
+        );
+        assert_eq!(
+            range_entry(b"    copy-start.1{0,1}:1-15"),
+            Some((&b"copy-start.1"[..], &b"{0,1}"[..], 1, 15))
+        );
         assert_eq!(range_entry(b"    a-b{}:0-"), None);
         assert_eq!(peak_header(b"  Live ranges at 6 (peak):"), Some(6));
-        assert_eq!(peak_entry(b"    Arg_1.2: 4096 bytes"), Some((&b"Arg_1.2"[..], &b""[..], 4096, None)));
+        assert_eq!(
+            peak_entry(b"    Arg_1.2: 4096 bytes"),
+            Some((&b"Arg_1.2"[..], &b""[..], 4096, None))
+        );
         assert_eq!(
             peak_entry(b"    x.1{}: 4096 bytes (cumulative: 8192 bytes)"),
             Some((&b"x.1"[..], &b"{}"[..], 4096, Some(8192)))
         );
         assert_eq!(peak_entry(b"    x.1{}: 4096 bytes (cumulative: 8192"), None);
-        assert_eq!(stack_header("  Stack trace breakdown for peak usage: 12 288 bytes".as_bytes()), Some(12288));
+        assert_eq!(
+            stack_header("  Stack trace breakdown for peak usage: 12 288 bytes".as_bytes()),
+            Some(12288)
+        );
     }
 
     #[test]
     fn tree() {
-        let l = stack_line(b"    main.1 (100.0%, total: 12 288 bytes, current: 0 bytes, remaining: 12 288 bytes)").unwrap();
+        let l = stack_line(
+            b"    main.1 (100.0%, total: 12 288 bytes, current: 0 bytes, remaining: 12 288 bytes)",
+        )
+        .unwrap();
         assert_eq!((l.depth, l.name, l.total), (0, &b"main.1"[..], 12288));
         let l = stack_line("      ├── jit(f)/add (33.3%, total: 4 096 bytes, current: 4 096 bytes, remaining: 8 192 bytes)".as_bytes()).unwrap();
-        assert_eq!((l.depth, l.name, l.current, l.remaining), (1, &b"jit(f)/add"[..], 4096, 8192));
+        assert_eq!(
+            (l.depth, l.name, l.current, l.remaining),
+            (1, &b"jit(f)/add"[..], 4096, 8192)
+        );
         let l = stack_line("      │       └── a b (c) (20.0%, total: 1 bytes, current: 1 bytes, remaining: 0 bytes)".as_bytes()).unwrap();
         assert_eq!((l.depth, l.name), (3, &b"a b (c)"[..]));
         assert!(stack_line("      ├── x (20.0%, total: 1 bytes".as_bytes()).is_none());

@@ -20,8 +20,8 @@ mod report;
 mod used_values;
 
 use crate::model::{
-    AllocFlags, Allocation, EntryParameter, LiveRange, MemoryReport, Module, ReportSpace, StackNode, Str, Warning,
-    XlaPeak, PeakEntry, Schedule, USES_MARK,
+    AllocFlags, Allocation, EntryParameter, LiveRange, MemoryReport, Module, PeakEntry,
+    ReportSpace, Schedule, StackNode, Str, Warning, XlaPeak, USES_MARK,
 };
 use assemble::Builder;
 use lex::text;
@@ -64,7 +64,9 @@ impl Loader {
 
     /// More bytes of the current file. Gzip is recognised by its magic bytes.
     pub fn feed(&mut self, chunk: &[u8]) {
-        let Some(file) = self.file.as_mut() else { return };
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
         file.feed(chunk, &mut self.builders);
     }
 
@@ -78,7 +80,10 @@ impl Loader {
     /// All modules read, joined (values to live ranges) and checked.
     pub fn finish(mut self) -> Load {
         self.end_file();
-        let mut load = Load { modules: Vec::new(), errors: self.errors };
+        let mut load = Load {
+            modules: Vec::new(),
+            errors: self.errors,
+        };
         for b in self.builders {
             match b.finish() {
                 Ok(m) => load.modules.push(m),
@@ -183,7 +188,8 @@ struct FileState {
     carry: Vec<u8>,
     gz: Option<flate2::write::MultiGzDecoder<Vec<u8>>>,
     gz_failed: bool,
-    first_bytes_seen: bool,
+    /// The first bytes, until there are two to tell gzip from text.
+    head: Option<Vec<u8>>,
     bytes: u64,
     binary: bool,
     section: Section,
@@ -195,6 +201,8 @@ struct FileState {
     warnings: u32,
     suppressed: u64,
     used: Option<UsedEntry>,
+    /// Warnings met before the current module was known; they go to it when it is.
+    pending: Vec<Warning>,
     scratch: String,
     /// Instruction name of the previous `Used values` entry: the values of one instruction
     /// follow each other, and only the first one's `from instruction:` is read.
@@ -219,16 +227,21 @@ impl FileState {
             carry: Vec::new(),
             gz: None,
             gz_failed: false,
-            first_bytes_seen: false,
+            head: Some(Vec::new()),
             bytes: 0,
             binary: false,
-            section: if report { Section::Report } else { Section::Preamble },
+            section: if report {
+                Section::Report
+            } else {
+                Section::Preamble
+            },
             recognised: false,
             preamble_lines: 0,
             given_up: false,
             warnings: 0,
             suppressed: 0,
             used: None,
+            pending: Vec::new(),
             scratch: String::new(),
             previous_used_name: Vec::new(),
             last_line_open: false,
@@ -241,12 +254,22 @@ impl FileState {
         if chunk.is_empty() || self.given_up {
             return;
         }
-        if !self.first_bytes_seen {
-            self.first_bytes_seen = true;
-            if chunk.starts_with(&[0x1f, 0x8b]) {
+        if let Some(mut head) = self.head.take() {
+            head.extend_from_slice(chunk);
+            if head.len() < 2 {
+                self.head = Some(head);
+                return;
+            }
+            if head.starts_with(&[0x1f, 0x8b]) {
                 self.gz = Some(flate2::write::MultiGzDecoder::new(Vec::new()));
             }
+            return self.decode(&head, builders);
         }
+        self.decode(chunk, builders)
+    }
+
+    /// Un-gzips if needed and hands the bytes to the line cutter.
+    fn decode(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
         match self.gz.take() {
             Some(mut gz) => {
                 if !self.gz_failed {
@@ -268,7 +291,12 @@ impl FileState {
     fn lines(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
         if self.bytes == 0 && !chunk.is_empty() {
             let head = &chunk[..chunk.len().min(4096)];
-            self.binary = memchr::memchr(0, head).is_some();
+            // Binary: more than a tenth control bytes (a NUL in a dump line is a bad line).
+            let control = head
+                .iter()
+                .filter(|&&c| c < 0x20 && !matches!(c, b'\n' | b'\r' | b'\t'))
+                .count();
+            self.binary = control * 10 > head.len();
         }
         self.bytes += chunk.len() as u64;
         let mut rest = chunk;
@@ -300,6 +328,9 @@ impl FileState {
     }
 
     fn finish(&mut self, builders: &mut Vec<Builder>, errors: &mut Vec<String>) {
+        if let Some(head) = self.head.take() {
+            self.decode(&head, builders);
+        }
         if let Some(gz) = self.gz.take() {
             match gz.finish() {
                 Ok(out) => self.lines(&out, builders),
@@ -312,13 +343,19 @@ impl FileState {
             self.line(&line, builders);
         }
         if self.gz_failed {
-            self.warn_file(builders, "the gzip data is corrupt or cut short; what came before was read".into());
+            self.warn_file(
+                builders,
+                "the gzip data is corrupt or cut short; what came before was read".into(),
+            );
         }
         self.end_virtual_file(builders);
         if !self.recognised {
             errors.push(self.not_a_dump());
         } else if self.suppressed > 0 {
-            let msg = format!("{} more warnings in this file were not listed", self.suppressed);
+            let msg = format!(
+                "{} more warnings in this file were not listed",
+                self.suppressed
+            );
             self.suppressed = 0;
             self.warn_file(builders, msg);
         }
@@ -356,10 +393,15 @@ impl FileState {
             self.suppressed += 1;
             return;
         }
-        let file = self.name.clone();
-        if let Some(b) = self.module(builders) {
-            self.warnings += 1;
-            b.module.warnings.push(Warning { file, line, message });
+        self.warnings += 1;
+        let warning = Warning {
+            file: self.name.clone(),
+            line,
+            message,
+        };
+        match self.module(builders) {
+            Some(b) => b.module.warnings.push(warning),
+            None => self.pending.push(warning),
         }
     }
 
@@ -393,13 +435,16 @@ impl FileState {
 
     fn attach(&mut self, builders: &mut Vec<Builder>, part: Part) {
         let file_key = format!("{}\u{0}{}", self.name, self.virtual_name);
-        if let Some(b) = self.module(builders) {
+        if let Some(b) = self.module.and_then(|m| builders.get_mut(m)) {
             if b.claim(part, &file_key) {
+                b.module.warnings.append(&mut self.pending);
                 return;
             }
         }
         let name = names::module_name(&self.virtual_name);
-        let found = builders.iter().position(|b| b.base_name == name && b.can_claim(part, &file_key));
+        let found = builders
+            .iter()
+            .position(|b| b.base_name == name && b.can_claim(part, &file_key));
         let idx = match found {
             Some(i) => i,
             None => {
@@ -410,21 +455,36 @@ impl FileState {
         };
         builders[idx].claim(part, &file_key);
         builders[idx].add_file(&self.virtual_name);
+        builders[idx].module.warnings.append(&mut self.pending);
         self.module = Some(idx);
     }
 
     /// End of a physical file or of a `*** Begin ***` section: what was left open.
     fn end_virtual_file(&mut self, builders: &mut [Builder]) {
         let open = match self.section {
-            Section::UsedValues if self.used.as_ref().is_some_and(|u| u.state != UsedState::Idle) => {
-                let u = self.used.as_ref().map(|u| (u.id, u.line)).unwrap_or_default();
+            Section::UsedValues
+                if self
+                    .used
+                    .as_ref()
+                    .is_some_and(|u| u.state != UsedState::Idle) =>
+            {
+                let u = self
+                    .used
+                    .as_ref()
+                    .map(|u| (u.id, u.line))
+                    .unwrap_or_default();
                 Some(format!("the Used values section is cut short: the entry of value {} (line {}) is incomplete", u.0, u.1))
             }
-            Section::LiveRange => Some("the HloLiveRange section is cut short, before its InstructionSequence".to_string()),
-            Section::Sequence | Section::Ranges => {
-                Some(format!("the {} section is cut short: no peak list follows", self.section.label()))
+            Section::LiveRange => Some(
+                "the HloLiveRange section is cut short, before its InstructionSequence".to_string(),
+            ),
+            Section::Sequence | Section::Ranges => Some(format!(
+                "the {} section is cut short: no peak list follows",
+                self.section.label()
+            )),
+            Section::PendingTotal(_) => {
+                Some("the Used values section is missing after `Total bytes used`".to_string())
             }
-            Section::PendingTotal(_) => Some("the Used values section is missing after `Total bytes used`".to_string()),
             _ => None,
         };
         if let Some(msg) = open {
@@ -449,11 +509,18 @@ impl FileState {
 
         // Stdout dumps: `*** Begin NAME ***` ... `*** End NAME ***`.
         if line.starts_with(b"*** ") {
-            if let Some(name) = line.strip_prefix(b"*** Begin ").and_then(|l| l.strip_suffix(b" ***")) {
+            if let Some(name) = line
+                .strip_prefix(b"*** Begin ")
+                .and_then(|l| l.strip_suffix(b" ***"))
+            {
                 self.end_virtual_file(builders);
                 self.virtual_name = text(name).into_owned();
                 self.section = if names::is_ours(&self.virtual_name) {
-                    if names::is_report(&self.virtual_name) { Section::Report } else { Section::Preamble }
+                    if names::is_report(&self.virtual_name) {
+                        Section::Report
+                    } else {
+                        Section::Preamble
+                    }
                 } else {
                     Section::Skip
                 };
@@ -521,7 +588,11 @@ impl FileState {
             self.end_section(builders);
             self.enter(builders, Part::LiveRange);
             self.section = Section::LiveRangeUnavailable;
-        } else if line.starts_with(b"Memory Space: ") || line == b"Allocations sorted by size:" {
+        } else if matches!(
+            report::report_line(line),
+            Some(report::ReportLine::MemorySpace(..))
+        ) || line == b"Allocations sorted by size:"
+        {
             self.end_section(builders);
             self.enter(builders, Part::Report);
             self.section = Section::Report;
@@ -534,7 +605,10 @@ impl FileState {
 
     /// Checks on leaving a section for another.
     fn end_section(&mut self, builders: &mut [Builder]) {
-        if matches!(self.section, Section::Sequence | Section::Ranges | Section::LiveRange | Section::UsedValues) {
+        if matches!(
+            self.section,
+            Section::Sequence | Section::Ranges | Section::LiveRange | Section::UsedValues
+        ) {
             // Same as at the end of a file: reports what was left open.
             let (module, section) = (self.module, self.section);
             self.end_virtual_file(builders);
@@ -549,7 +623,20 @@ impl FileState {
             match buffer_assignment::alloc_header(line) {
                 Some(h) => {
                     self.section = Section::Allocations;
-                    let Some(b) = self.module(builders) else { return };
+                    let expected = self
+                        .module(builders)
+                        .map_or(0, |b| b.module.allocations.len());
+                    if h.index as usize != expected {
+                        let msg = format!(
+                            "allocation {} where {expected} was expected (XLA prints them in index order): \
+                             a duplicated, missing or misplaced allocation",
+                            h.index
+                        );
+                        self.warn(builders, msg);
+                    }
+                    let Some(b) = self.module(builders) else {
+                        return;
+                    };
                     let s = &mut b.module.strings;
                     let parameter = h.parameter.map(|(number, shape, index)| EntryParameter {
                         number,
@@ -582,16 +669,34 @@ impl FileState {
             let Some(v) = buffer_assignment::value_line(line) else {
                 return self.malformed(builders, "` value: <ID NAME> (size=N,offset=N): SHAPE`");
             };
-            let Some(b) = self.module(builders) else { return };
+            let Some(b) = self.module(builders) else {
+                return;
+            };
             if b.module.allocations.is_empty() {
                 return self.malformed(builders, "an `allocation N:` line before its values");
             }
-            let inside = v.offset.checked_add(v.size).is_some_and(|end| {
-                b.module.allocations.last().is_some_and(|a| end <= a.size)
+            let inside = v
+                .offset
+                .checked_add(v.size)
+                .is_some_and(|end| b.module.allocations.last().is_some_and(|a| end <= a.size));
+            let previous = b.module.allocations.last().and_then(|a| {
+                (a.values.end > a.values.start)
+                    .then(|| b.module.values[a.values.end as usize - 1].id)
             });
-            b.add_value(&v);
+            b.add_value(&v, self.line_no);
             if !inside {
-                self.warn(builders, format!("value {} lies outside its allocation", v.value.id));
+                self.warn(
+                    builders,
+                    format!("value {} lies outside its allocation", v.value.id),
+                );
+            }
+            if let Some(p) = previous.filter(|&p| p >= v.value.id) {
+                let msg = format!(
+                    "value {} follows value {p}: XLA prints an allocation's values in id order \
+                     (a duplicated or misplaced line)",
+                    v.value.id
+                );
+                self.warn(builders, msg);
             }
             return;
         }
@@ -609,8 +714,14 @@ impl FileState {
         if self.top_header(line, builders) {
             return;
         }
-        if line.starts_with(b"  ") && memchr::memchr(b'[', line).is_some() && self.section == Section::Allocations {
-            return self.warn(builders, "value line in the pre-2019-09 format, which bufscope does not read".into());
+        if line.starts_with(b"  ")
+            && memchr::memchr(b'[', line).is_some()
+            && self.section == Section::Allocations
+        {
+            return self.warn(
+                builders,
+                "value line in the pre-2019-09 format, which bufscope does not read".into(),
+            );
         }
         self.malformed(builders, "an `allocation` or ` value:` line")
     }
@@ -635,15 +746,26 @@ impl FileState {
         if line == b"Used values:" || report {
             let part = if report { Part::Report } else { Part::Values };
             self.enter(builders, part);
-            let section = if report { Section::Report } else { Section::UsedValues };
+            let section = if report {
+                Section::Report
+            } else {
+                Section::UsedValues
+            };
             self.section = section;
             let file = self.name.clone();
             let line_no = self.line_no;
             if let Some(b) = self.module(builders) {
                 if report {
-                    b.module.memory_report.get_or_insert_with(MemoryReport::default).total_bytes = Some(total);
+                    b.module
+                        .memory_report
+                        .get_or_insert_with(MemoryReport::default)
+                        .total_bytes = Some(total);
                 } else if let Some(msg) = b.set_total(total) {
-                    b.module.warnings.push(Warning { file, line: line_no, message: msg });
+                    b.module.warnings.push(Warning {
+                        file,
+                        line: line_no,
+                        message: msg,
+                    });
                 }
             }
             return;
@@ -686,17 +808,24 @@ impl FileState {
                 self.scratch.push('\n');
                 self.set_used_state(UsedState::Uses);
             }
-            (UsedState::Positions, b" uses are not initialized yet.") => self.set_used_state(UsedState::UsesUnknown),
+            (UsedState::Positions, b" uses are not initialized yet.") => {
+                self.set_used_state(UsedState::UsesUnknown)
+            }
             (UsedState::Positions, l) if used_values::is_position(l) => self.push_used_line(l),
             (UsedState::Uses, b"  (none)") => {}
             (UsedState::Uses, l) if used_values::is_use(l) => self.push_used_line(l),
-            _ => self.malformed(builders, match state {
-                UsedState::Header => "` positions:`",
-                UsedState::Positions => "a position `  NAME[ {INDEX}]` or ` uses:`",
-                UsedState::Uses => "a use `  NAME, operand N[ {INDEX}]` or ` from instruction:`",
-                UsedState::UsesUnknown => "` from instruction:`",
-                UsedState::Idle => "`<ID NAME>`",
-            }),
+            _ => self.malformed(
+                builders,
+                match state {
+                    UsedState::Header => "` positions:`",
+                    UsedState::Positions => "a position `  NAME[ {INDEX}]` or ` uses:`",
+                    UsedState::Uses => {
+                        "a use `  NAME, operand N[ {INDEX}]` or ` from instruction:`"
+                    }
+                    UsedState::UsesUnknown => "` from instruction:`",
+                    UsedState::Idle => "`<ID NAME>`",
+                },
+            ),
         }
     }
 
@@ -729,12 +858,19 @@ impl FileState {
             self.previous_used_name.extend_from_slice(name);
         }
         self.scratch.clear();
-        self.used = Some(UsedEntry { id, known, line: self.line_no, state: UsedState::Header });
+        self.used = Some(UsedEntry {
+            id,
+            known,
+            line: self.line_no,
+            state: UsedState::Header,
+        });
     }
 
     fn close_used_entry(&mut self, instr_text: &[u8], builders: &mut Vec<Builder>) {
         let Some(u) = self.used.take() else { return };
-        let Some(b) = self.module.and_then(|m| builders.get_mut(m)) else { return };
+        let Some(b) = self.module.and_then(|m| builders.get_mut(m)) else {
+            return;
+        };
         let uses = b.module.uses_strings.push(&self.scratch);
         b.used.push((u.id, uses));
         self.scratch.clear();
@@ -755,7 +891,10 @@ impl FileState {
             Section::Ranges
         } else if let Some(t) = live_range::peak_header(line) {
             if let Some(b) = self.module(builders) {
-                b.schedule().peak = Some(XlaPeak { time: t, entries: Vec::new() });
+                b.schedule().peak = Some(XlaPeak {
+                    time: t,
+                    entries: Vec::new(),
+                });
             }
             self.cumulative = 0;
             Section::Peak
@@ -785,10 +924,16 @@ impl FileState {
     }
 
     fn check_sequence(&mut self, builders: &mut [Builder]) {
-        let Some(b) = self.module(builders) else { return };
+        let Some(b) = self.module(builders) else {
+            return;
+        };
         let s = b.schedule();
         if s.sequence.len() as u64 != u64::from(s.max) {
-            let msg = format!("InstructionSequence has {} instructions but HloLiveRange says max {}", s.sequence.len(), s.max);
+            let msg = format!(
+                "InstructionSequence has {} instructions but HloLiveRange says max {}",
+                s.sequence.len(),
+                s.max
+            );
             self.warn(builders, msg);
         }
     }
@@ -798,25 +943,36 @@ impl FileState {
         match self.section {
             Section::Sequence => match live_range::sequence_entry(line) {
                 Some((i, name)) => {
-                    let Some(b) = self.module(builders) else { return };
+                    let Some(b) = self.module(builders) else {
+                        return;
+                    };
                     let id = b.instr(name);
                     let seq = &mut b.schedule().sequence;
                     let expected = seq.len();
                     seq.push(id);
                     if i as usize != expected {
-                        self.warn(builders, format!("InstructionSequence entry {i} where {expected} was expected"));
+                        self.warn(
+                            builders,
+                            format!("InstructionSequence entry {i} where {expected} was expected"),
+                        );
                     }
                 }
                 None => self.malformed(builders, "`    N:NAME`"),
             },
             Section::Ranges => match live_range::range_entry(line) {
                 Some((name, index, start, end)) => {
-                    let Some(b) = self.module(builders) else { return };
+                    let Some(b) = self.module(builders) else {
+                        return;
+                    };
                     let id = b.instr(name);
                     let index = b.module.strings.intern_bytes(index);
-                    b.ranges.push((id, index, LiveRange { start, end }, line_no));
+                    b.ranges
+                        .push((id, index, LiveRange { start, end }, line_no));
                     if start > end {
-                        self.warn(builders, format!("live range {start}-{end} ends before it starts"));
+                        self.warn(
+                            builders,
+                            format!("live range {start}-{end} ends before it starts"),
+                        );
                     }
                 }
                 None => self.malformed(builders, "`    NAME{INDEX}:START-END`"),
@@ -825,21 +981,37 @@ impl FileState {
                 Some((name, index, bytes, cumulative)) => {
                     self.cumulative = self.cumulative.saturating_add(bytes);
                     let running = self.cumulative;
-                    let Some(b) = self.module(builders) else { return };
+                    let Some(b) = self.module(builders) else {
+                        return;
+                    };
                     let instruction = b.instr(name);
                     let index = b.module.strings.intern_bytes(index);
                     if let Some(p) = b.schedule().peak.as_mut() {
-                        p.entries.push(PeakEntry { instruction, index, bytes });
+                        p.entries.push(PeakEntry {
+                            instruction,
+                            index,
+                            bytes,
+                        });
                     }
                     if cumulative.is_some_and(|c| c != running) {
-                        self.warn(builders, format!("cumulative bytes {} where the entries add up to {running}", cumulative.unwrap_or(0)));
+                        self.warn(
+                            builders,
+                            format!(
+                                "cumulative bytes {} where the entries add up to {running}",
+                                cumulative.unwrap_or(0)
+                            ),
+                        );
                     }
                 }
-                None => self.malformed(builders, "`    NAME{INDEX}: N bytes (cumulative: N bytes)`"),
+                None => {
+                    self.malformed(builders, "`    NAME{INDEX}: N bytes (cumulative: N bytes)`")
+                }
             },
             Section::StackTrace => match live_range::stack_line(line) {
                 Some(l) => {
-                    let Some(b) = self.module(builders) else { return };
+                    let Some(b) = self.module(builders) else {
+                        return;
+                    };
                     let depth = l.depth as usize;
                     if depth > self.stack_path.len() {
                         return self.malformed(builders, "a tree line one level below its parent");
@@ -855,9 +1027,15 @@ impl FileState {
                         remaining: l.remaining,
                     });
                 }
-                None => self.malformed(builders, "a tree line `NAME (P%, total: N bytes, current: N bytes, remaining: N bytes)`"),
+                None => self.malformed(
+                    builders,
+                    "a tree line `NAME (P%, total: N bytes, current: N bytes, remaining: N bytes)`",
+                ),
             },
-            _ => self.malformed(builders, "a section header (`  InstructionSequence:`, `  BufferLiveRange:`, ...)"),
+            _ => self.malformed(
+                builders,
+                "a section header (`  InstructionSequence:`, `  BufferLiveRange:`, ...)",
+            ),
         }
     }
 
@@ -870,14 +1048,23 @@ impl FileState {
         }
         match report::report_line(line) {
             Some(r) => {
-                let Some(b) = self.module(builders) else { return };
+                let Some(b) = self.module(builders) else {
+                    return;
+                };
                 let s = &mut b.module.strings;
-                let rep = b.module.memory_report.get_or_insert_with(MemoryReport::default);
+                let rep = b
+                    .module
+                    .memory_report
+                    .get_or_insert_with(MemoryReport::default);
                 match r {
                     report::ReportLine::TotalUsed(n) => rep.total_bytes = Some(n),
                     report::ReportLine::MemorySpace(name, color) => {
                         let name = s.intern_bytes(name);
-                        rep.spaces.push(ReportSpace { name, color, total_bytes: 0 });
+                        rep.spaces.push(ReportSpace {
+                            name,
+                            color,
+                            total_bytes: 0,
+                        });
                     }
                     report::ReportLine::SpaceTotal(n) => {
                         if let Some(sp) = rep.spaces.last_mut() {

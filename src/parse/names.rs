@@ -50,10 +50,19 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(module_name("dir/cpu_tiny.buffer-assignment-values.txt"), "cpu_tiny");
-        assert_eq!(module_name("module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt.gz"), "module_0001.jit_f.cpu_after_optimizations");
+        assert_eq!(
+            module_name("dir/cpu_tiny.buffer-assignment-values.txt"),
+            "cpu_tiny"
+        );
+        assert_eq!(
+            module_name("module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt.gz"),
+            "module_0001.jit_f.cpu_after_optimizations"
+        );
         assert_eq!(module_name("cpu_tiny.live-range.txt"), "cpu_tiny");
-        assert_eq!(module_name("000_0cb419b3147a3cb6.txt"), "000_0cb419b3147a3cb6");
+        assert_eq!(
+            module_name("000_0cb419b3147a3cb6.txt"),
+            "000_0cb419b3147a3cb6"
+        );
         assert_eq!(module_name("buffer-assignment.txt"), "buffer-assignment");
         assert!(is_ours("a/x.memory-usage-report.txt.gz"));
         assert!(!is_ours("x.hlo.txt"));

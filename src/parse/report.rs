@@ -26,16 +26,23 @@ pub(crate) fn report_line(line: In) -> Option<ReportLine> {
     }
     if let Some((name, color)) = all(preceded(
         tag("Memory Space: "),
-        (take_until(" (color="), delimited(tag(" (color="), u32, tag(")"))),
+        (
+            take_until(" (color="),
+            delimited(tag(" (color="), u32, tag(")")),
+        ),
     )
     .parse(line))
     {
         return Some(ReportLine::MemorySpace(name, color));
     }
-    if let Some(n) = all(preceded(tag("Total bytes: "), terminated(u64, human_suffix)).parse(line)) {
+    if let Some(n) = all(preceded(tag("Total bytes: "), terminated(u64, human_suffix)).parse(line))
+    {
         return Some(ReportLine::SpaceTotal(n));
     }
-    let body = line.strip_prefix(b"\t").or_else(|| line.strip_prefix(b"  ")).unwrap_or(line);
+    let body = line
+        .strip_prefix(b"\t")
+        .or_else(|| line.strip_prefix(b"  "))
+        .unwrap_or(line);
     let known = body.is_empty()
         || body == b"Allocations sorted by size:"
         || body == b"Allocations sorted by size with their values:"
@@ -52,14 +59,19 @@ fn human_suffix(i: In) -> super::lex::Res<()> {
     if i.starts_with(b" (") && i.ends_with(b")") {
         Ok((&i[i.len()..], ()))
     } else {
-        Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Tag)))
+        Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Tag,
+        )))
     }
 }
 
 /// A table row: `   4.0KiB( 33%);     8.0KiB; ...` (`%10s(%3.0f%%); ...`).
 fn is_row(body: In) -> bool {
     let t = body.trim_ascii_start();
-    let Some(p) = memchr::memmem::find(t, b"%); ") else { return false };
+    let Some(p) = memchr::memmem::find(t, b"%); ") else {
+        return false;
+    };
     t[..p].contains(&b'(') && t[..p].first().is_some_and(u8::is_ascii_digit)
 }
 
@@ -69,9 +81,18 @@ mod tests {
 
     #[test]
     fn lines() {
-        assert_eq!(report_line(b"Total bytes used: 12288 (12.0KiB)"), Some(ReportLine::TotalUsed(12288)));
-        assert_eq!(report_line(b"Memory Space: default (color=0)"), Some(ReportLine::MemorySpace(b"default", 0)));
-        assert_eq!(report_line(b"Total bytes: 12288 (12.0KiB)"), Some(ReportLine::SpaceTotal(12288)));
+        assert_eq!(
+            report_line(b"Total bytes used: 12288 (12.0KiB)"),
+            Some(ReportLine::TotalUsed(12288))
+        );
+        assert_eq!(
+            report_line(b"Memory Space: default (color=0)"),
+            Some(ReportLine::MemorySpace(b"default", 0))
+        );
+        assert_eq!(
+            report_line(b"Total bytes: 12288 (12.0KiB)"),
+            Some(ReportLine::SpaceTotal(12288))
+        );
         for known in [
             &b"     4.0KiB(100%);     4.0KiB;            0;                1; f32[8,128]"[..],
             b"  ------------------------------------------------------------",
@@ -80,7 +101,12 @@ mod tests {
             b"allocation 2: size 4.0KiB, parameter 0, shape |f32[8,128]| at ShapeIndex {}:",
             b"",
         ] {
-            assert_eq!(report_line(known), Some(ReportLine::Known), "{}", String::from_utf8_lossy(known));
+            assert_eq!(
+                report_line(known),
+                Some(ReportLine::Known),
+                "{}",
+                String::from_utf8_lossy(known)
+            );
         }
         assert_eq!(report_line(b"hello"), None);
     }

@@ -11,7 +11,9 @@ use nom::Parser;
 
 /// `  NAME[ {INDEX}]` (HloPosition::ToString).
 pub(crate) fn is_position(line: In) -> bool {
-    let Some(i) = line.strip_prefix(b"  ") else { return false };
+    let Some(i) = line.strip_prefix(b"  ") else {
+        return false;
+    };
     matches!(
         (name, opt(preceded(tag(" "), shape_index))).parse(i),
         Ok((rest, _)) if rest.is_empty()
@@ -20,7 +22,9 @@ pub(crate) fn is_position(line: In) -> bool {
 
 /// `  NAME, operand N[ {INDEX}]` (HloUse::ToString).
 pub(crate) fn is_use(line: In) -> bool {
-    let Some(i) = line.strip_prefix(b"  ") else { return false };
+    let Some(i) = line.strip_prefix(b"  ") else {
+        return false;
+    };
     matches!(
         (name, tag(", operand "), u32, opt(preceded(tag(" "), shape_index))).parse(i),
         Ok((rest, _)) if rest.is_empty()
@@ -53,8 +57,13 @@ pub(crate) fn instruction(text: In) -> Option<InstrInfo> {
     if opcode.is_empty() || tail.first() != Some(&b'(') {
         return None;
     }
-    let mut info = InstrInfo { name, opcode, ..InstrInfo::default() };
-    static METADATA: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let mut info = InstrInfo {
+        name,
+        opcode,
+        ..InstrInfo::default()
+    };
+    static METADATA: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
     let finder = METADATA.get_or_init(|| memchr::memmem::Finder::new(b", metadata={"));
     if let Some(m) = finder.find(tail) {
         metadata(&tail[m + 12..], &mut info);
@@ -84,7 +93,9 @@ fn skip_shape(i: In) -> Option<In> {
 fn metadata<'a>(mut i: In<'a>, info: &mut InstrInfo<'a>) {
     loop {
         i = trim_start(i);
-        let Some(eq) = i.iter().position(|&c| c == b'=' || c == b'}' || c == b' ') else { return };
+        let Some(eq) = i.iter().position(|&c| c == b'=' || c == b'}' || c == b' ') else {
+            return;
+        };
         if i[eq] != b'=' {
             return;
         }
@@ -93,11 +104,16 @@ fn metadata<'a>(mut i: In<'a>, info: &mut InstrInfo<'a>) {
         let raw: In;
         let quoted = i.first() == Some(&b'"');
         if quoted {
-            let Some(end) = closing_quote(&i[1..]) else { return };
+            let Some(end) = closing_quote(&i[1..]) else {
+                return;
+            };
             raw = &i[1..1 + end];
             i = &i[end + 2..];
         } else {
-            let end = i.iter().position(|&c| c == b' ' || c == b'}').unwrap_or(i.len());
+            let end = i
+                .iter()
+                .position(|&c| c == b' ' || c == b'}')
+                .unwrap_or(i.len());
             raw = &i[..end];
             i = &i[end..];
         }
@@ -166,7 +182,10 @@ fn unescape(i: In) -> Vec<u8> {
                 out.push(v as u8);
             }
             b'x' if k + 2 <= i.len() => {
-                match std::str::from_utf8(&i[k..k + 2]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                match std::str::from_utf8(&i[k..k + 2])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
                     Some(v) => {
                         out.push(v);
                         k += 2;
@@ -204,7 +223,8 @@ mod tests {
         assert_eq!(i.source_line, Some(398));
         let i = instruction(b"%t = (u32[2]{0:T(128)}, /*index=5*/u32[2]{0:T(128)}) fusion(%a), kind=kLoop, metadata={op_name=\"x\" stack_frame_id=4}").unwrap();
         assert_eq!((i.opcode, i.stack_frame_id), (&b"fusion"[..], Some(4)));
-        let i = instruction(br#"%c = f32[] constant(1), metadata={op_name="caf\303\251"}"#).unwrap();
+        let i =
+            instruction(br#"%c = f32[] constant(1), metadata={op_name="caf\303\251"}"#).unwrap();
         assert_eq!(i.op_name.as_deref(), Some("café".as_bytes()));
         assert!(instruction(b"%c = f32[").is_none());
         assert!(instruction(b"garbage").is_none());
