@@ -33,6 +33,8 @@ pub struct Space {
     pub value_count: u32,
     /// Allocations on this space's offset axis, in index order.
     pub layout: Vec<Slot>,
+    /// Base offset of each allocation of the module on this axis (`u64::MAX`: not here).
+    bases: Vec<u64>,
     /// End of the last slot: the height of the diagram.
     pub height: u64,
     /// Values of this colour that have a live range (drawn on the time axis).
@@ -69,10 +71,10 @@ pub struct Block {
 impl Space {
     /// Base offset of an allocation on this axis, if it is laid out here.
     pub fn base(&self, allocation: u32) -> Option<u64> {
-        self.layout
-            .binary_search_by_key(&allocation, |s| s.allocation)
-            .ok()
-            .map(|i| self.layout[i].base)
+        self.bases
+            .get(allocation as usize)
+            .copied()
+            .filter(|&b| b != u64::MAX)
     }
 
     /// The block of a value of this space (`None` without a live range).

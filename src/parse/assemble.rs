@@ -326,15 +326,9 @@ impl Builder {
         if self.used.is_empty() {
             return;
         }
-        let by_id: HashMap<u32, u32> = self
-            .module
-            .values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.id, i as u32))
-            .collect();
+        let by_id = IdIndex::new(&self.module.values);
         for (value_id, info) in std::mem::take(&mut self.infos) {
-            let Some(&v) = by_id.get(&value_id) else {
+            let Some(v) = by_id.get(value_id) else {
                 continue;
             };
             let instruction = self.module.values[v as usize].instruction;
@@ -349,8 +343,8 @@ impl Builder {
         }
         let mut unknown = Vec::new();
         for &(id, text) in &self.used {
-            match by_id.get(&id) {
-                Some(&v) => self.module.values[v as usize].uses_text = text,
+            match by_id.get(id) {
+                Some(v) => self.module.values[v as usize].uses_text = text,
                 None => unknown.push(id),
             }
         }
@@ -427,6 +421,41 @@ impl Builder {
             if !self.module.allocations.is_empty() && total != sum {
                 self.warn(Part::Report, 0, format!("the memory-usage report says {total} bytes but the allocations add up to {sum}"));
             }
+        }
+    }
+}
+
+/// Value position by value id: an array when ids are dense (they are: XLA numbers values
+/// from 0, and fusion-internal gaps are small), a hash map otherwise.
+enum IdIndex {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u32, u32>),
+}
+
+impl IdIndex {
+    fn new(values: &[crate::model::Value]) -> Self {
+        let max = values.iter().map(|v| v.id as usize).max().unwrap_or(0);
+        if max <= values.len().saturating_mul(8).saturating_add(1024) {
+            let mut dense = vec![u32::MAX; max + 1];
+            for (i, v) in values.iter().enumerate() {
+                dense[v.id as usize] = i as u32;
+            }
+            IdIndex::Dense(dense)
+        } else {
+            IdIndex::Sparse(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v.id, i as u32))
+                    .collect(),
+            )
+        }
+    }
+
+    fn get(&self, id: u32) -> Option<u32> {
+        match self {
+            IdIndex::Dense(d) => d.get(id as usize).copied().filter(|&i| i != u32::MAX),
+            IdIndex::Sparse(m) => m.get(&id).copied(),
         }
     }
 }
