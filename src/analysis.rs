@@ -131,31 +131,31 @@ pub fn analyze(module: &Module) -> Analysis {
     Analysis { steps, spaces }
 }
 
-/// One step per instruction of the schedule plus the virtual end (`max`), where outputs
-/// and parameters end. XLA's `max` equals the length of the sequence; the axis is bounded by
-/// what was read, so a corrupt `max` or range end cannot make it huge. Without a sequence,
-/// one past the latest end, bounded by twice the number of values.
+/// `max + 1` steps: one per instruction of the schedule plus XLA's virtual end (`max`),
+/// where outputs and parameters end; or one past the latest range end if that is later or
+/// there is no schedule. Capped in proportion to what was read (sequence lines and values),
+/// so a corrupt `max` or range end cannot make the axis, and the curve, huge.
 fn time_steps(module: &Module) -> u32 {
     let latest = module
         .values
         .iter()
         .filter_map(|v| v.live)
-        .map(|r| r.end.saturating_add(1))
+        .map(|r| u64::from(r.end) + 1)
         .max()
         .unwrap_or(0);
-    let sequence = module.schedule.as_ref().map_or(0, |s| s.sequence.len());
-    let steps = if sequence > 0 {
-        sequence.saturating_add(1)
-    } else {
-        module.values.len().saturating_mul(2).min(latest as usize)
-    };
-    u32::try_from(steps).unwrap_or(u32::MAX)
+    let (max, sequence) = module
+        .schedule
+        .as_ref()
+        .map_or((0, 0), |s| (u64::from(s.max) + 1, s.sequence.len() as u64));
+    let cap = 2 * (sequence + module.values.len() as u64) + 1024;
+    u32::try_from(latest.max(max).min(cap)).unwrap_or(u32::MAX)
 }
 
 fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
     let of_color = |v: &Value| module.value_color(v) == color;
     let mut space = Space {
         color,
+        bases: vec![u64::MAX; module.allocations.len()],
         ..Space::default()
     };
 
@@ -172,6 +172,7 @@ fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
                 allocation: i as u32,
                 base: space.height,
             });
+            space.bases[i] = space.height;
             space.height = space.height.saturating_add(a.size);
         }
     }
