@@ -10,7 +10,6 @@ mod common;
 
 use common::*;
 
-
 fn cut_count() -> usize {
     std::env::var("BUFSCOPE_CUTS")
         .ok()

@@ -10,7 +10,6 @@ use bufscope::model::Module;
 use bufscope::{load_files, Load, Loader};
 use common::*;
 
-
 /// Deterministic pseudo-random numbers (xorshift), so failures reproduce.
 struct Rng(u64);
 impl Rng {
