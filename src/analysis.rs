@@ -227,7 +227,9 @@ fn occupied_curve(space: &Space, module: &Module, steps: u32) -> Vec<u64> {
     let mut ys: Vec<u64> = blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
     ys.sort_unstable();
     ys.dedup();
+    // Each block's byte range as elementary-interval indices, found once.
     let coord = |y: u64| ys.partition_point(|&c| c < y);
+    let spans: Vec<(usize, usize)> = blocks.iter().map(|b| (coord(b.y0), coord(b.y1))).collect();
 
     // Events bucketed by step: (start step, +1) and (end + 1, -1).
     let mut starts_at: Vec<u32> = vec![0; steps as usize + 1];
@@ -260,12 +262,12 @@ fn occupied_curve(space: &Space, module: &Module, steps: u32) -> Vec<u64> {
     let mut tree = CoverTree::new(&ys);
     for t in 0..steps as usize {
         for &i in &by_end[end_off[t] as usize..end_off[t + 1] as usize] {
-            let b = &blocks[i as usize];
-            tree.add(coord(b.y0), coord(b.y1), -1);
+            let (lo, hi) = spans[i as usize];
+            tree.add(lo, hi, -1);
         }
         for &i in &by_start[start_off[t] as usize..start_off[t + 1] as usize] {
-            let b = &blocks[i as usize];
-            tree.add(coord(b.y0), coord(b.y1), 1);
+            let (lo, hi) = spans[i as usize];
+            tree.add(lo, hi, 1);
         }
         curve[t] = tree.covered();
     }
