@@ -16,7 +16,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::Shown;
+use super::state::Shown;
 
 #[component]
 pub fn SpaceCanvas(shown: Arc<Shown>, color: u32) -> impl IntoView {

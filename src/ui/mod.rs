@@ -6,28 +6,26 @@
 //! memory spaces with their peaks, and the parser's warnings. Nothing leaves the machine.
 
 mod canvas;
+mod diagram;
 mod fmt;
+mod panels;
 mod read;
+mod state;
+mod workspace;
 
 use std::sync::Arc;
 
-use bufscope::analysis::{analyze, Analysis, Space};
-use bufscope::model::{memory_space_name, Module};
+use bufscope::analysis::analyze;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use state::Shown;
 use web_sys::HtmlInputElement;
 
 /// Mounts the app on `<body>`.
 pub fn start() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
-}
-
-/// One module with its analysis.
-struct Shown {
-    module: Module,
-    analysis: Analysis,
 }
 
 /// What the last completed read produced.
@@ -160,7 +158,10 @@ fn show_error(st: AppState, message: String) {
 /// Starts reading `files`; a read already under way is abandoned.
 fn start_load(st: AppState, files: Vec<read::Picked>) {
     if files.is_empty() {
-        show_error(st, "No files were found in what was dropped or picked.".into());
+        show_error(
+            st,
+            "No files were found in what was dropped or picked.".into(),
+        );
         return;
     }
     let (files, skipped) = read::select(files);
@@ -233,11 +234,40 @@ fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
             </div>
         }
     });
-    let modules = outcome
+    // The module on screen: by default the one with the most allocated bytes.
+    let default = outcome
         .modules
         .iter()
-        .map(|m| view! { <ModuleView shown=m.clone() /> })
-        .collect_view();
+        .enumerate()
+        .max_by_key(|(i, m)| (m.module.total_bytes(), std::cmp::Reverse(*i)))
+        .map_or(0, |(i, _)| i);
+    let chosen = RwSignal::new(default);
+    let picker = (outcome.modules.len() > 1).then(|| {
+        let options = outcome
+            .modules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let label = format!("{} — {}", m.module.name, fmt::human(m.module.total_bytes()));
+                view! { <option value=i.to_string() selected=i == default>{label}</option> }
+            })
+            .collect_view();
+        view! {
+            <label class="module-picker">
+                {format!("{} modules: ", outcome.modules.len())}
+                <select id="module-picker" on:change=move |e| {
+                    if let Ok(i) = event_target_value(&e).parse() {
+                        chosen.set(i);
+                    }
+                }>{options}</select>
+            </label>
+        }
+    });
+    let all = outcome.modules.clone();
+    let modules = move || {
+        all.get(chosen.get())
+            .map(|m| view! { <workspace::Workspace shown=m.clone() /> })
+    };
     view! {
         <section class="outcome">
             <p class="files-line">{files_line}</p>
@@ -247,95 +277,8 @@ fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
                     <p><strong>"No buffer-assignment module was found in these files."</strong></p>
                 </div>
             })}
+            {picker}
             {modules}
         </section>
-    }
-}
-
-#[component]
-fn ModuleView(shown: Arc<Shown>) -> impl IntoView {
-    let m = &shown.module;
-    let a = &shown.analysis;
-    let total = m.total_bytes();
-    let xla_total = m.total_bytes_line.filter(|&t| t != total).map(|t| {
-        view! { <span class="aside">{format!(" — the dump says {}", fmt::bytes(t))}</span> }
-    });
-    let schedule = m.schedule.as_ref().map_or_else(
-        || "—".to_string(),
-        |s| format!("{} instructions", fmt::grouped(u64::from(s.max))),
-    );
-    let files = m.files.join(", ");
-    let spaces = a.spaces.iter().map(space_row).collect_view();
-    let canvases = a
-        .spaces
-        .iter()
-        .map(|s| view! { <canvas::SpaceCanvas shown=shown.clone() color=s.color /> })
-        .collect_view();
-    let warnings = (!m.warnings.is_empty()).then(|| {
-        const SHOWN: usize = 50;
-        let count = m.warnings.len();
-        let items = m
-            .warnings
-            .iter()
-            .take(SHOWN)
-            .map(|w| view! { <li>{w.to_string()}</li> })
-            .collect_view();
-        let more = (count > SHOWN).then(|| view! { <li class="more">{format!("… and {} more", count - SHOWN)}</li> });
-        view! {
-            <details class="warnings">
-                <summary>{format!("{count} warning{} while reading", if count == 1 { "" } else { "s" })}</summary>
-                <ul>{items}{more}</ul>
-            </details>
-        }
-    });
-
-    view! {
-        <article class="module">
-            <h2 class="module-name">{m.name.clone()}</h2>
-            <p class="module-files">{files}</p>
-            <table class="summary">
-                <tbody>
-                    <tr><th scope="row">"Allocations"</th><td class="num">{fmt::grouped(m.allocations.len() as u64)}</td></tr>
-                    <tr><th scope="row">"Values"</th><td class="num">{fmt::grouped(m.values.len() as u64)}</td></tr>
-                    <tr>
-                        <th scope="row">"Total bytes"</th>
-                        <td class="num total-bytes" data-bytes=total.to_string()>{fmt::bytes(total)}{xla_total}</td>
-                    </tr>
-                    <tr><th scope="row">"Schedule length"</th><td class="num">{schedule}</td></tr>
-                </tbody>
-            </table>
-            <h3>"Memory spaces"</h3>
-            <table class="spaces">
-                <thead>
-                    <tr>
-                        <th scope="col">"Colour"</th>
-                        <th scope="col" class="num">"Values"</th>
-                        <th scope="col" class="num">"Allocated"</th>
-                        <th scope="col" class="num">"Peak occupied"</th>
-                        <th scope="col" class="num">"At step"</th>
-                    </tr>
-                </thead>
-                <tbody>{spaces}</tbody>
-            </table>
-            <div class="diagrams">{canvases}</div>
-            {warnings}
-        </article>
-    }
-}
-
-fn space_row(s: &Space) -> impl IntoView {
-    let swatch = format!("swatch c{}", s.color % 8);
-    let label = format!("{} {}", s.color, memory_space_name(s.color));
-    let peak_step = s
-        .peak_time
-        .map_or_else(|| "—".to_string(), |t| fmt::grouped(u64::from(t)));
-    view! {
-        <tr data-color=s.color.to_string()>
-            <td><span class=swatch></span>{label}</td>
-            <td class="num">{fmt::grouped(u64::from(s.value_count))}</td>
-            <td class="num">{fmt::bytes(s.allocated_bytes)}</td>
-            <td class="num">{fmt::bytes(s.peak_bytes)}</td>
-            <td class="num">{peak_step}</td>
-        </tr>
     }
 }

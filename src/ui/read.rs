@@ -6,7 +6,9 @@
 use bufscope::{Load, Loader};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
+use web_sys::{
+    DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
+};
 
 /// Bytes per slice handed to the loader.
 const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
@@ -31,7 +33,11 @@ pub fn files_of(list: Option<FileList>) -> Vec<Picked> {
                 .and_then(|v| v.as_string())
                 .filter(|s| !s.is_empty());
             let in_folder = path.is_some();
-            Picked { name: path.unwrap_or_else(|| file.name()), file, in_folder }
+            Picked {
+                name: path.unwrap_or_else(|| file.name()),
+                file,
+                in_folder,
+            }
         })
         .collect()
 }
@@ -61,16 +67,21 @@ pub fn dropped(dt: &DataTransfer) -> Dropped {
 /// Every file under the dropped entries, folders walked depth first, in name order.
 pub async fn walk(entries: Vec<FileSystemEntry>) -> Result<Vec<Picked>, String> {
     let mut out = Vec::new();
-    let mut stack: Vec<(FileSystemEntry, bool)> = entries.into_iter().rev().map(|e| (e, false)).collect();
+    let mut stack: Vec<(FileSystemEntry, bool)> =
+        entries.into_iter().rev().map(|e| (e, false)).collect();
     while let Some((entry, in_folder)) = stack.pop() {
         if entry.is_directory() {
-            let reader = entry.unchecked_into::<FileSystemDirectoryEntry>().create_reader();
+            let reader = entry
+                .unchecked_into::<FileSystemDirectoryEntry>()
+                .create_reader();
             let mut children = Vec::new();
             // `readEntries` gives at most ~100 entries per call; an empty batch ends it.
             loop {
-                let batch = callback_promise(|ok, err| reader.read_entries_with_callback_and_callback(ok, err))
-                    .await?
-                    .unchecked_into::<js_sys::Array>();
+                let batch = callback_promise(|ok, err| {
+                    reader.read_entries_with_callback_and_callback(ok, err)
+                })
+                .await?
+                .unchecked_into::<js_sys::Array>();
                 if batch.length() == 0 {
                     break;
                 }
@@ -87,7 +98,11 @@ pub async fn walk(entries: Vec<FileSystemEntry>) -> Result<Vec<Picked>, String> 
             })
             .await?
             .unchecked_into::<File>();
-            out.push(Picked { name, file, in_folder });
+            out.push(Picked {
+                name,
+                file,
+                in_folder,
+            });
         }
     }
     Ok(out)
@@ -119,7 +134,10 @@ pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, usize) {
         files.sort_by(|a, b| a.name.cmp(&b.name));
     }
     let ours = |p: &Picked| !p.in_folder || bufscope::parse::is_ours(&p.name);
-    if !files.iter().any(|p| p.in_folder && bufscope::parse::is_ours(&p.name)) {
+    if !files
+        .iter()
+        .any(|p| p.in_folder && bufscope::parse::is_ours(&p.name))
+    {
         return (files, 0);
     }
     let total = files.len();

@@ -1,0 +1,74 @@
+//! What the views of one module share: which value is selected, hovered and searched for,
+//! the time step under the pointer, and requests to bring a value into view. Every
+//! component gets one [`Focus`] (it is `Copy`) and reads or writes these signals; none
+//! talks to another directly. A new module on screen gets a new `Focus`.
+
+use std::sync::Arc;
+
+use bufscope::analysis::Analysis;
+use bufscope::model::{InstrId, Module};
+use leptos::prelude::*;
+
+/// One module with its analysis: what every view draws from. Never changes once made.
+pub struct Shown {
+    pub module: Module,
+    pub analysis: Analysis,
+}
+
+/// The shared view state of the module on screen.
+#[derive(Clone, Copy)]
+pub struct Focus {
+    pub shown: StoredValue<Arc<Shown>>,
+    /// The pinned value: the details panel shows it. Set by a click on a block or a row.
+    pub selected: RwSignal<Option<u32>>,
+    /// The value under the pointer (tooltip; its instruction's blocks are highlighted).
+    pub hovered: RwSignal<Option<u32>>,
+    /// The program step under the pointer, shown as one cursor on every diagram and curve.
+    pub time_cursor: RwSignal<Option<u32>>,
+    /// The search box's text (a regular expression over value names and op_names).
+    pub search: RwSignal<String>,
+    /// Values matching `search`, in value order; empty when the search is empty or invalid.
+    pub matches: RwSignal<Arc<Vec<u32>>>,
+    /// Which match Enter / Shift+Enter has reached.
+    pub match_index: RwSignal<usize>,
+    /// A request to bring a value into view (zoom to its block); the diagram of its memory
+    /// space answers it. Bumped (with a new counter) so that the same value can be asked
+    /// for twice.
+    pub reveal: RwSignal<Option<(u32, u64)>>,
+}
+
+impl Focus {
+    pub fn new(shown: Arc<Shown>) -> Focus {
+        Focus {
+            shown: StoredValue::new(shown),
+            selected: RwSignal::new(None),
+            hovered: RwSignal::new(None),
+            time_cursor: RwSignal::new(None),
+            search: RwSignal::new(String::new()),
+            matches: RwSignal::new(Arc::new(Vec::new())),
+            match_index: RwSignal::new(0),
+            reveal: RwSignal::new(None),
+        }
+    }
+
+    pub fn shown(&self) -> Arc<Shown> {
+        self.shown.get_value()
+    }
+
+    /// The instruction whose blocks are highlighted: the hovered value's, else the
+    /// selected one's.
+    pub fn highlighted_instruction(&self) -> Option<InstrId> {
+        let shown = self.shown();
+        self.hovered
+            .get()
+            .or_else(|| self.selected.get())
+            .and_then(|v| shown.module.values.get(v as usize))
+            .map(|v| v.instruction)
+    }
+
+    /// Asks the diagrams to bring `value` into view.
+    pub fn reveal(&self, value: u32) {
+        let n = self.reveal.get_untracked().map_or(0, |(_, n)| n + 1);
+        self.reveal.set(Some((value, n)));
+    }
+}
