@@ -26,6 +26,10 @@ Usage:
   bufscope bench PATH [--runs N]
       Times reading and analysing one file against a plain line count, and measures the
       heap it takes (median of N runs, default 5).
+  bufscope generate SRC --size SIZE --out OUT
+      Writes a bigger, valid dump for scale tests: SRC's program repeated in one module
+      with fresh ids and names until OUT has at least SIZE bytes (e.g. 250M, 1G; decimal
+      units; K/M/G or KiB/MiB/GiB). SRC must be a one-file dump with all its sections.
   bufscope --help
 
 PATH is a dump file or a folder. A file named explicitly is read whatever its name; from a
@@ -56,6 +60,7 @@ fn run(args: &[String]) -> i32 {
         Some("summary") => summary_command(&args[1..]),
         Some("render") => render_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
+        Some("generate") => generate_command(&args[1..]),
         Some(other) => Err(Failure::Usage(format!("unknown command '{other}'"))),
     };
     match result {
@@ -189,6 +194,50 @@ fn render_command(args: &[String]) -> CmdResult {
         if analysis.spaces.len() == 1 { "" } else { "s" }
     );
     Ok(())
+}
+
+fn generate_command(args: &[String]) -> CmdResult {
+    let args = Args::parse(args, &[], &["--size", "--out"])?;
+    let [src] = args.operands.as_slice() else {
+        return Err(Failure::Usage("generate takes one SRC dump".into()));
+    };
+    let size = args
+        .value("--size")
+        .ok_or_else(|| Failure::Usage("generate needs --size SIZE".into()))?;
+    let target =
+        parse_size(size).ok_or_else(|| Failure::Usage(format!("cannot read the size '{size}'")))?;
+    let out = args
+        .value("--out")
+        .ok_or_else(|| Failure::Usage("generate needs --out OUT".into()))?;
+    let bytes = std::fs::read(src).map_err(|e| Failure::Run(format!("cannot read {src}: {e}")))?;
+    let copies = crate::generate::copies_for(bytes.len() as u64, target);
+    let file = File::create(out).map_err(|e| Failure::Run(format!("cannot write {out}: {e}")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let written = crate::generate::generate(&bytes, copies, &mut w)
+        .map_err(|e| Failure::Run(format!("{src}: {e}")))?;
+    eprintln!("bufscope: wrote {out}: {copies} copies of {src}'s program, {written} bytes");
+    Ok(())
+}
+
+/// `250M`, `1G`, `1GiB`, `1000000`: bytes.
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let n: f64 = number.parse().ok()?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some((n * scale) as u64)
 }
 
 /// The module called `name` (or, failing that, the only one whose name contains it); by

@@ -5,6 +5,8 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+mod generate;
 #[cfg(target_arch = "wasm32")]
 mod ui;
 
