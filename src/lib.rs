@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod model;
 pub mod parse;
+pub mod query;
 pub mod render;
 pub mod shape;
 pub mod summary;

@@ -5,7 +5,7 @@
 use crate::analysis::{Analysis, Block, Space};
 
 /// The visible part of a diagram in data units: steps `x0 .. x1`, bytes `y0 .. y1`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Viewport {
     pub x0: f64,
     pub x1: f64,

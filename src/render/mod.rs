@@ -12,11 +12,15 @@
 
 mod coverage;
 mod geometry;
+mod index;
+mod marks;
 mod ticks;
 
 pub use geometry::{Layout, Mapping, PxRect, Viewport};
+pub use index::SpaceIndex;
+pub use marks::{draw_cursor, draw_marks, Marks};
 
-use crate::analysis::{Analysis, Block, Space};
+use crate::analysis::{Analysis, Space};
 use crate::model::{memory_space_name, Allocation, Module, ValueKind};
 use crate::summary::{group_digits, human_bytes};
 use coverage::Coverage;
@@ -48,6 +52,12 @@ pub struct Style {
     pub curve: RGBColor,
     /// The peak marker.
     pub peak: RGBColor,
+    /// Outline of the blocks of the highlighted instruction.
+    pub highlight: RGBColor,
+    /// Search matches.
+    pub mark: RGBColor,
+    /// The time cursor.
+    pub cursor: RGBColor,
     /// Write value names into blocks large enough to hold them.
     pub block_labels: bool,
 }
@@ -66,6 +76,9 @@ impl Default for Style {
             boundary: RGBColor(0xd3, 0xd8, 0xde),
             curve: RGBColor(0x3e, 0x64, 0x8c),
             peak: RGBColor(0xd6, 0x45, 0x45),
+            highlight: RGBColor(0xd0, 0x1f, 0x7c),
+            mark: RGBColor(0xe8, 0x9a, 0x00),
+            cursor: RGBColor(0x3b, 0x42, 0x4a),
             block_labels: true,
         }
     }
@@ -115,6 +128,21 @@ pub fn draw_space<DB: DrawingBackend>(
     view: &Viewport,
     style: &Style,
 ) -> DrawResult<DB> {
+    let index = SpaceIndex::new(module, analysis, space);
+    draw_space_indexed(area, module, analysis, space, &index, view, style)
+}
+
+/// [`draw_space`] with the space's blocks worked out beforehand (`index` must be the
+/// [`SpaceIndex`] of `space`): what a view that redraws often calls.
+pub fn draw_space_indexed<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    module: &Module,
+    analysis: &Analysis,
+    space: &Space,
+    index: &SpaceIndex,
+    view: &Viewport,
+    style: &Style,
+) -> DrawResult<DB> {
     let layout = Layout::new(area.dim_in_pixel(), style.font_size);
     let view = view.or(Viewport::full(analysis, space));
     let map = Mapping::new(view, layout.diagram);
@@ -124,7 +152,7 @@ pub fn draw_space<DB: DrawingBackend>(
     p.step_axis(&layout, &map)?;
     p.curve(&layout, analysis, space, &view)?;
     p.bands(&layout, &map, module, space)?;
-    let drawn = p.blocks(&map, module, space)?;
+    let drawn = p.blocks(&map, module, index)?;
     p.peak(&layout, &map, space)?;
     p.byte_axis(&layout, &map)?;
     p.frame(layout.curve)?;
@@ -160,45 +188,7 @@ pub fn hit_test(
     px: i32,
     py: i32,
 ) -> Option<u32> {
-    if !plot_rect_px.contains(px, py) {
-        return None;
-    }
-    let map = Mapping::new(view.or(Viewport::full(analysis, space)), plot_rect_px);
-    // A block drawn at column `px` has steps within a pixel of it (rounding, and widening
-    // to one pixel): cheap to test on the live range before working out the block.
-    let steps = (
-        map.step_at(f64::from(px) - 1.0),
-        map.step_at(f64::from(px) + 2.0),
-    );
-    let mut best: Option<(u128, u32)> = None;
-    for b in blocks_in(module, space, steps) {
-        let Some(r) = map.block_px(&b) else { continue };
-        if r.contains(px, py) {
-            let area = u128::from(b.x1 - b.x0) * u128::from(b.y1 - b.y0);
-            if best.is_none_or(|(a, _)| area < a) {
-                best = Some((area, b.value));
-            }
-        }
-    }
-    best.map(|(_, v)| v)
-}
-
-/// Blocks with an area whose steps meet `lo .. hi`. The live range is tested before the
-/// block is worked out, which is the costly part.
-fn blocks_in<'a>(
-    module: &'a Module,
-    space: &'a Space,
-    (lo, hi): (f64, f64),
-) -> impl Iterator<Item = Block> + 'a {
-    space
-        .timed
-        .iter()
-        .filter(move |&&value| {
-            let live = module.values.get(value as usize).and_then(|v| v.live);
-            live.is_some_and(|r| f64::from(r.start) < hi && f64::from(r.end) + 1.0 > lo)
-        })
-        .filter_map(|&value| space.block(module, value))
-        .filter(|b| b.x1 > b.x0 && b.y1 > b.y0)
+    SpaceIndex::new(module, analysis, space).hit(view, plot_rect_px, px, py)
 }
 
 /// The whole module as one SVG, `width` pixels wide: a header, then one panel per memory
@@ -812,7 +802,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         &self,
         map: &Mapping,
         module: &Module,
-        space: &Space,
+        index: &SpaceIndex,
     ) -> Result<Drawn, DrawingAreaErrorKind<DB::ErrorType>> {
         let mut drawn = Drawn {
             count: 0,
@@ -820,12 +810,8 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         };
         let mut small: Option<Coverage> = None;
         let mut large: Vec<(PxRect, u32, ValueKind)> = Vec::new();
-        for b in blocks_in(module, space, (map.view.x0, map.view.x1)) {
+        for (b, kind, _) in index.in_steps(map.view.x0, map.view.x1) {
             let Some(px) = map.block_px(&b) else { continue };
-            let Some(value) = module.values.get(b.value as usize) else {
-                continue;
-            };
-            let kind = module.kind(value);
             drawn.count += 1;
             drawn.kinds[kind_index(kind)] = true;
             if px.width() >= MIN_BLOCK_PX && px.height() >= MIN_BLOCK_PX {

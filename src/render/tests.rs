@@ -364,3 +364,107 @@ fn odd_modules_do_not_panic() {
         );
     }
 }
+
+/// Draws the marks alone (on an empty SVG) and returns the SVG.
+fn draw_marks_only(m: &Module, a: &Analysis, marks: &Marks, cursor: Option<u32>) -> String {
+    let space = &a.spaces[0];
+    let index = SpaceIndex::new(m, a, space);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 600)).into_drawing_area();
+        let view = Viewport::full(a, space);
+        draw_marks(&root, &index, &view, &Style::default(), marks).unwrap();
+        if let Some(step) = cursor {
+            draw_cursor(&root, a, space, &view, &Style::default(), step).unwrap();
+        }
+        root.present().unwrap();
+    }
+    svg
+}
+
+#[test]
+fn marks_outline_the_selected_block_and_matches() {
+    let m = small();
+    let a = analyze(&m);
+    let space = &a.spaces[0];
+    let map = Mapping::new(
+        Viewport::full(&a, space),
+        Layout::new((1000, 600), Style::default().font_size).diagram,
+    );
+    let b2 = map.block_px(&space.block(&m, 2).unwrap()).unwrap();
+    let style = Style::default();
+    // Selected: a 2-pixel frame in the text colour just outside the block (its lower
+    // side here: the block touches the top of the plot, where the frame is clipped).
+    let svg = draw_marks_only(
+        &m,
+        &a,
+        &Marks {
+            selected: Some(2),
+            ..Marks::default()
+        },
+        None,
+    );
+    let text = hex(style.text);
+    let top = PxRect {
+        x0: b2.x0 - 2,
+        y0: b2.y1,
+        x1: b2.x1 + 2,
+        y1: b2.y1 + 2,
+    };
+    assert!(
+        svg_rects(&svg)
+            .iter()
+            .any(|(r, f)| *r == top && f.eq_ignore_ascii_case(&text)),
+        "no selection frame {top:?} in {:?}",
+        svg_rects(&svg)
+    );
+    // A search match: the block is drawn again in its colour, the diagram dimmed.
+    let svg = draw_marks_only(
+        &m,
+        &a,
+        &Marks {
+            matches: &[2],
+            ..Marks::default()
+        },
+        None,
+    );
+    let fill = hex(kind_color(m.kind(&m.values[2])));
+    assert!(svg_rects(&svg)
+        .iter()
+        .any(|(_, f)| f.eq_ignore_ascii_case(&fill)));
+    // Nothing to mark: nothing drawn.
+    assert!(svg_rects(&draw_marks_only(&m, &a, &Marks::default(), None)).is_empty());
+}
+
+#[test]
+fn cursor_shows_the_step_and_occupied_bytes() {
+    let m = small();
+    let a = analyze(&m);
+    let svg = draw_marks_only(&m, &a, &Marks::default(), Some(3));
+    assert!(
+        has_text(&svg, "step 3 · 5.0 KiB occupied"),
+        "{:?}",
+        svg_texts(&svg)
+    );
+    // Out of the schedule: only the step.
+    let svg = draw_marks_only(&m, &a, &Marks::default(), Some(10_000));
+    assert!(svg_texts(&svg).is_empty());
+}
+
+#[test]
+fn index_agrees_with_the_space() {
+    let m = small();
+    let a = analyze(&m);
+    let space = &a.spaces[0];
+    let index = SpaceIndex::new(&m, &a, space);
+    assert_eq!(index.len(), space.blocks(&m).count());
+    for b in space.blocks(&m) {
+        assert_eq!(index.block(b.value), Some(b));
+    }
+    assert_eq!(index.find_by_name(&m, "v2"), Some(2));
+    assert_eq!(index.find_by_name(&m, "nope"), None);
+    assert_eq!(
+        index.of_instruction(1).map(|b| b.value).collect::<Vec<_>>(),
+        vec![1]
+    );
+}

@@ -1,18 +1,251 @@
-//! The diagrams of a module: one per memory space, each with its occupied-bytes curve.
+//! The diagrams of a module: one interactive canvas per memory space
+//! ([`super::canvas::SpaceCanvas`]), the tooltip of the hovered value (`#tooltip`), the
+//! overlay listing the keys (`?`), and the page's keys when nothing else has focus.
+//!
+//! Owns: what the diagrams share beyond [`Focus`] ([`Shared`]: tooltip position, the
+//! diagram keys go to, the keys overlay).
+//!
+//! Mouse and keys (also in the overlay):
+//! * wheel: zoom at the pointer, steps and offsets; Shift + wheel: steps only; Alt + wheel:
+//!   offsets only; over the curve or the step axis steps only, over the byte axis offsets
+//!   only; a sideways (touchpad) swipe pans in time;
+//! * drag: pan; click: pin the value (click on empty space unpins); double-click: zoom to
+//!   the block (on empty space: zoom in);
+//! * W / S (or + / −) zoom in / out, A / D and ← / → pan in time, ↑ / ↓ pan in offsets
+//!   (Shift: farther), 0 resets, ? shows the keys, Esc closes them (else unpins).
+//!
+//! Keys go to the focused diagram, or, when no other element has focus, to the diagram
+//! last pointed at (else the first).
 
+use bufscope::render::kind_color;
+use leptos::ev;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::KeyboardEvent;
 
-use super::canvas::SpaceCanvas;
+use super::canvas::{with_diagram, SpaceCanvas};
+use super::fmt;
 use super::state::Focus;
+
+/// State the diagrams of one module share (besides [`Focus`]).
+#[derive(Clone, Copy)]
+pub struct Shared {
+    pub focus: Focus,
+    /// Where the tooltip goes (viewport CSS pixels): the pointer over a block, else `None`.
+    pub pointer: RwSignal<Option<(f64, f64)>>,
+    /// The memory space the page's keys go to.
+    pub active: StoredValue<Option<u32>>,
+    /// The keys overlay is open.
+    pub help: RwSignal<bool>,
+}
 
 #[component]
 pub fn Diagrams(focus: Focus) -> impl IntoView {
+    let shared = Shared {
+        focus,
+        pointer: RwSignal::new(None),
+        active: StoredValue::new(None),
+        help: RwSignal::new(false),
+    };
     let shown = focus.shown();
     let canvases = shown
         .analysis
         .spaces
         .iter()
-        .map(|s| view! { <SpaceCanvas shown=shown.clone() color=s.color /> })
+        .map(|s| view! { <SpaceCanvas shown=shown.clone() color=s.color shared=shared /> })
         .collect_view();
-    view! { <div class="diagrams">{canvases}</div> }
+
+    let keys = window_event_listener(ev::keydown, move |e: KeyboardEvent| page_key(shared, &e));
+    on_cleanup(move || keys.remove());
+
+    view! {
+        <div class="diagrams">
+            <p class="diagram-hint">
+                "Wheel: zoom · drag: pan · click: pin · double-click: zoom to a block · "
+                <button type="button" class="keys-button" aria-haspopup="dialog"
+                    on:click=move |_| shared.help.update(|h| *h = !*h)>
+                    <kbd>"?"</kbd>" keys"
+                </button>
+            </p>
+            {canvases}
+            <Tooltip shared=shared />
+            <KeysOverlay shared=shared />
+        </div>
+    }
+}
+
+/// A key pressed anywhere on the page.
+fn page_key(shared: Shared, e: &KeyboardEvent) {
+    if e.default_prevented() || e.ctrl_key() || e.meta_key() || e.alt_key() {
+        return;
+    }
+    let key = e.key();
+    if key == "Escape" {
+        if shared.help.get_untracked() {
+            shared.help.set(false);
+            e.prevent_default();
+        } else if !typing(e) && shared.focus.selected.get_untracked().is_some() {
+            shared.focus.selected.set(None);
+        }
+        return;
+    }
+    if typing(e) {
+        return;
+    }
+    if key == "?" {
+        shared.help.update(|h| *h = !*h);
+        e.prevent_default();
+        return;
+    }
+    // The focused diagram has had its turn; the others get keys only when nothing has focus.
+    if !nothing_focused() {
+        return;
+    }
+    let handled = with_diagram(shared.active.get_value(), |d| d.key(e))
+        .or_else(|| with_diagram(None, |d| d.key(e)))
+        .unwrap_or(false);
+    if handled {
+        e.prevent_default();
+    }
+}
+
+/// Whether the key goes to a text field, a list or an editable element.
+fn typing(e: &KeyboardEvent) -> bool {
+    let Some(el) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return false;
+    };
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+        || el
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false")
+}
+
+/// Whether no element (other than the page itself) has focus.
+fn nothing_focused() -> bool {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return true;
+    };
+    match (doc.active_element(), doc.body()) {
+        (None, _) => true,
+        (Some(a), Some(body)) => {
+            a == *body.unchecked_ref::<web_sys::Element>() || a.tag_name() == "HTML"
+        }
+        (Some(a), None) => a.tag_name() == "HTML",
+    }
+}
+
+/// The hovered value's tooltip, beside the pointer (on its left or above it near the
+/// window's right or bottom edge).
+#[component]
+fn Tooltip(shared: Shared) -> impl IntoView {
+    let focus = shared.focus;
+    let shown = focus.shown();
+    let content = move || {
+        let v = focus.hovered.get()?;
+        let m = &shown.module;
+        let value = m.values.get(v as usize)?;
+        let instr = m.instruction(value);
+        let kind = m.kind(value);
+        let c = kind_color(kind);
+        let swatch = format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2);
+        let live = value.live.map_or_else(
+            || "—".to_string(),
+            |r| {
+                let steps = u64::from(r.end.saturating_sub(r.start)) + 1;
+                format!(
+                    "steps {} – {} ({} step{})",
+                    fmt::grouped(u64::from(r.start)),
+                    fmt::grouped(u64::from(r.end)),
+                    fmt::grouped(steps),
+                    if steps == 1 { "" } else { "s" }
+                )
+            },
+        );
+        let alloc = m.allocation_of(value);
+        let place = format!(
+            "allocation {} + {}",
+            alloc.index,
+            fmt::grouped(value.offset)
+        );
+        let op_name = m.str(instr.op_name).to_string();
+        let opcode = m.str(instr.opcode).to_string();
+        Some(view! {
+            <p class="tip-name"><span class="tip-swatch" style:background=swatch></span>{m.value_name(value)}</p>
+            <dl>
+                <dt>"kind"</dt><dd>{kind.label()}{(!opcode.is_empty()).then(|| format!(" · {opcode}"))}</dd>
+                <dt>"shape"</dt><dd class="mono">{m.str(value.shape).to_string()}</dd>
+                <dt>"size"</dt><dd>{fmt::bytes(value.size)}</dd>
+                <dt>"live"</dt><dd>{live}</dd>
+                <dt>"at"</dt><dd>{place}</dd>
+                {(!op_name.is_empty()).then(|| view! { <dt>"op_name"</dt><dd class="mono">{op_name}</dd> })}
+            </dl>
+        })
+    };
+    let position = move || shared.pointer.get();
+    let window_size = || {
+        web_sys::window().map_or((1e9, 1e9), |w| {
+            let f = |v: Result<wasm_bindgen::JsValue, _>| {
+                v.ok().and_then(|v| v.as_f64()).unwrap_or(1e9)
+            };
+            (f(w.inner_width()), f(w.inner_height()))
+        })
+    };
+    view! {
+        <div id="tooltip" class="tooltip" role="tooltip"
+            class:shown=move || position().is_some() && focus.hovered.get().is_some()
+            class:flip-x=move || position().is_some_and(|(x, _)| x > window_size().0 * 0.62)
+            class:flip-y=move || position().is_some_and(|(_, y)| y > window_size().1 * 0.62)
+            style:left=move || position().map(|(x, _)| format!("{x}px"))
+            style:top=move || position().map(|(_, y)| format!("{y}px"))>
+            {content}
+        </div>
+    }
+}
+
+/// The list of keys, over the page.
+#[component]
+fn KeysOverlay(shared: Shared) -> impl IntoView {
+    let rows = [
+        (
+            "W  or  +",
+            "zoom in (at the pointer when it is over a diagram)",
+        ),
+        ("S  or  −", "zoom out"),
+        ("A  D  ←  →", "pan in time (with Shift: farther)"),
+        ("↑  ↓", "pan in offsets"),
+        ("0", "reset the view"),
+        ("Esc", "close this list; unpin the value"),
+        ("?", "show or hide this list"),
+        (
+            "wheel",
+            "zoom at the pointer (Shift: steps only, Alt: offsets only)",
+        ),
+        ("drag", "pan"),
+        (
+            "click",
+            "pin a value (its details show); on empty space: unpin",
+        ),
+        ("double-click", "zoom to the block"),
+    ]
+    .into_iter()
+    .map(|(k, what)| view! { <tr><th scope="row"><kbd>{k}</kbd></th><td>{what}</td></tr> })
+    .collect_view();
+    view! {
+        <Show when=move || shared.help.get()>
+            <div class="keys-overlay" on:click=move |_| shared.help.set(false)>
+                <div class="keys-panel" role="dialog" aria-modal="true" aria-labelledby="keys-title"
+                    on:click=|e| e.stop_propagation()>
+                    <h2 id="keys-title">"Diagram keys"</h2>
+                    <p class="keys-note">"Keys go to the focused diagram, or to the one last pointed at when nothing else has focus."</p>
+                    <table>
+                        <tbody>{rows.clone()}</tbody>
+                    </table>
+                    <button type="button" class="button" on:click=move |_| shared.help.set(false)>"Close"</button>
+                </div>
+            </div>
+        </Show>
+    }
 }

@@ -1,9 +1,16 @@
 //! The browser app (leptos, client-side rendering). Only compiled for wasm32.
 //!
-//! A page with a drop zone (the whole page) and file pickers. Dropped or picked files are
-//! read in the browser, slice by slice, through [`bufscope::Loader`] ([`read`]); every module
-//! read is analysed ([`bufscope::analysis::analyze`]) and shown as a summary: its size, its
-//! memory spaces with their peaks, and the parser's warnings. Nothing leaves the machine.
+//! Owns the intake and the loading flow: a page with a drop zone (the whole page) and file
+//! and folder pickers; dropped or picked files are read in the browser, slice by slice,
+//! through [`bufscope::Loader`] ([`read`]) with a progress bar and a Cancel button; every
+//! module read is analysed ([`bufscope::analysis::analyze`]) and the largest is shown in a
+//! [`workspace::Workspace`], with a picker for the others.
+//!
+//! Two things are on screen after a read: the report of the last read (which files, what
+//! could not be read) and the last good view (the modules of the last read that produced
+//! any). A read that produces no module (not a dump, empty, binary, cancelled) changes only
+//! the report, so the module read before stays open below it; a read that produces modules
+//! replaces both. Nothing leaves the machine: no request is made after the page has loaded.
 
 mod canvas;
 mod diagram;
@@ -28,24 +35,58 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-/// What the last completed read produced.
+/// The modules of the last read that produced any: what the page shows below the report.
 struct Outcome {
-    files: Vec<String>,
-    /// Files in picked or dropped folders that were not read (not named like dumps).
-    skipped: usize,
+    /// What was read, in words: the file's name, or "N files".
+    what: String,
     modules: Vec<Arc<Shown>>,
+}
+
+/// What the last read (or attempt) came to, shown above the modules.
+struct Report {
+    /// `Read NAME` / `Read N files`, with the files skipped in folders; or why nothing was read.
+    line: String,
+    /// One sentence per file that could not be read as a dump.
     errors: Vec<String>,
+    /// This read opened no module, so the view below is an earlier one: what it showed.
+    kept: Option<String>,
+    /// The modules on screen came from this read (false when it opened none).
+    opened: bool,
+    /// How long the steps of this read took (none when it did not get that far).
+    timings: Option<Timings>,
+}
+
+/// Milliseconds spent in each step of a read, shown as the report's tooltip and kept in
+/// its `data-*-ms` attributes (the browser tests report them).
+#[derive(Clone, Copy, Default)]
+struct Timings {
+    /// Reading and feeding the slices (waits for the browser included).
+    read: f64,
+    /// [`read::Fed::finish`]: joining and checking, in one go.
+    join: f64,
+    /// The longest [`analyze`] of one module, in one go.
+    analyse: f64,
+}
+
+/// A read under way.
+#[derive(Clone)]
+struct Reading {
+    files: usize,
+    bytes: u64,
+    /// Fraction of the bytes read, 0.0 ..= 1.0.
+    fraction: f64,
+    /// Set once every byte is read: joining, checking and analysing the modules.
+    analysing: bool,
 }
 
 /// The app's state; `Copy`, so handlers can capture it freely.
 #[derive(Clone, Copy)]
 struct AppState {
-    /// `Some(fraction read)` while reading.
-    progress: RwSignal<Option<f64>>,
-    /// Bytes being read, for the progress line.
-    reading: RwSignal<Option<(usize, u64)>>,
-    outcome: RwSignal<Option<Arc<Outcome>>>,
-    /// Bumped by every new read; a read whose number is no longer current stops.
+    reading: RwSignal<Option<Reading>>,
+    report: RwSignal<Option<Arc<Report>>>,
+    view: RwSignal<Option<Arc<Outcome>>>,
+    /// Bumped by every new read and by Cancel; a read whose number is no longer current
+    /// stops at its next slice (or step) and changes nothing on the page.
     generation: StoredValue<u64>,
     dragging: RwSignal<bool>,
 }
@@ -53,9 +94,9 @@ struct AppState {
 #[component]
 fn App() -> impl IntoView {
     let st = AppState {
-        progress: RwSignal::new(None),
         reading: RwSignal::new(None),
-        outcome: RwSignal::new(None),
+        report: RwSignal::new(None),
+        view: RwSignal::new(None),
         generation: StoredValue::new(0),
         dragging: RwSignal::new(false),
     };
@@ -86,11 +127,24 @@ fn App() -> impl IntoView {
             read::Dropped::Entries(entries) => spawn_local(async move {
                 match read::walk(entries).await {
                     Ok(files) => start_load(st, files),
-                    Err(e) => show_error(st, format!("The dropped folder could not be read: {e}")),
+                    Err(e) => report_failure(
+                        st,
+                        "Nothing was read.".into(),
+                        vec![format!("The dropped folder could not be read: {e}.")],
+                    ),
                 }
             }),
         }
     });
+    // Escape cancels a read under way, as the Cancel button does.
+    let _ = window_event_listener(ev::keydown, move |e: web_sys::KeyboardEvent| {
+        if e.key() == "Escape" && st.reading.get_untracked().is_some() {
+            cancel(st);
+        }
+    });
+
+    // Changes only when a read starts or ends (not with every slice).
+    let busy = Memo::new(move |_| st.reading.with(Option::is_some));
 
     let on_pick = move |e: web_sys::Event| {
         let input: HtmlInputElement = event_target(&e);
@@ -109,8 +163,9 @@ fn App() -> impl IntoView {
             <main>
                 <section class="intake" aria-label="Open dumps">
                     <p class="lead">
-                        "Drop "<code>"*buffer-assignment*.txt"</code>" files (or a whole dump "
-                        "folder) anywhere on this page, or pick them:"
+                        "Drop "<code>"*buffer-assignment*.txt"</code>" files (or "<code>".gz"</code>
+                        ", or a whole "<code>"--xla_dump_to"</code>" folder) anywhere on this "
+                        "page, or pick them:"
                     </p>
                     <div class="pickers">
                         <label class="button">
@@ -126,41 +181,94 @@ fn App() -> impl IntoView {
                     </div>
                     <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
                 </section>
-                {move || st.progress.get().map(|p| view! {
-                    <section class="progress" role="status">
-                        <progress max="100" value=format!("{:.0}", p * 100.0)></progress>
-                        <span class="percent">{format!("{:.0}%", p * 100.0)}</span>
-                        <span class="what">{move || st.reading.get().map(|(n, bytes)| format!(
-                            "Reading {n} file{} ({})", if n == 1 { "" } else { "s" }, fmt::human(bytes)
-                        ))}</span>
-                    </section>
-                })}
-                {move || st.outcome.get().map(|o| view! { <OutcomeView outcome=o /> })}
+                {move || busy.get().then(|| progress_view(st))}
+                {move || st.report.get().map(report_view)}
+                {move || st.view.get().map(|o| view! { <OutcomeView outcome=o /> })}
             </main>
             <div class="drop-overlay" aria-hidden="true"><p>"Drop to open"</p></div>
         </div>
     }
 }
 
-/// Shows one error in place of the last outcome.
-fn show_error(st: AppState, message: String) {
+/// The progress bar of a read under way, with its Cancel button. Made once per read (its
+/// numbers update in place), so that a click on Cancel is never lost to a re-render.
+fn progress_view(st: AppState) -> impl IntoView {
+    let percent = move || {
+        st.reading
+            .with(|r| r.as_ref().map_or(100.0, |r| r.fraction * 100.0))
+            .clamp(0.0, 100.0)
+    };
+    let what = move || {
+        st.reading.with(|r| {
+            r.as_ref().map(|r| {
+                let files = if r.files == 1 { "file" } else { "files" };
+                let verb = if r.analysing { "Analysing" } else { "Reading" };
+                format!("{verb} {} {files} ({})", r.files, fmt::human(r.bytes))
+            })
+        })
+    };
+    view! {
+        <section class="progress" role="status" aria-label="Reading">
+            <progress max="100" prop:value=move || format!("{:.1}", percent())></progress>
+            <span class="percent">{move || format!("{:.0}%", percent())}</span>
+            <span class="what">{what}</span>
+            <button type="button" class="button secondary small cancel" title="Stop reading (Esc)"
+                on:click=move |_| cancel(st)>"Cancel"</button>
+        </section>
+    }
+}
+
+/// Brings the report of the last read into view when the page is scrolled past it, so
+/// that its outcome (or the top of the new module) is seen.
+fn reveal_report() {
+    if let Ok(Some(report)) = document().query_selector(".report") {
+        if report.get_bounding_client_rect().top() < 0.0 {
+            report.scroll_into_view();
+        }
+    }
+}
+
+/// Stops the read under way; the page keeps what it showed before it.
+fn cancel(st: AppState) {
+    if st.reading.get_untracked().is_none() {
+        return;
+    }
     st.generation.update_value(|g| *g += 1);
-    st.progress.set(None);
     st.reading.set(None);
-    st.outcome.set(Some(Arc::new(Outcome {
-        files: Vec::new(),
-        skipped: 0,
-        modules: Vec::new(),
-        errors: vec![message],
+    report_failure(
+        st,
+        "Reading cancelled; nothing new was opened.".into(),
+        Vec::new(),
+    );
+}
+
+/// Reports a read (or attempt) that opened no module: the view below stays as it was.
+fn report_failure(st: AppState, line: String, errors: Vec<String>) {
+    let kept = st.view.get_untracked().map(|o| o.what.clone());
+    st.report.set(Some(Arc::new(Report {
+        line,
+        errors,
+        kept,
+        opened: false,
+        timings: None,
     })));
+}
+
+/// "NAME" for one file, "N files" for more.
+fn describe(names: &[String]) -> String {
+    match names {
+        [one] => one.clone(),
+        _ => format!("{} files", names.len()),
+    }
 }
 
 /// Starts reading `files`; a read already under way is abandoned.
 fn start_load(st: AppState, files: Vec<read::Picked>) {
     if files.is_empty() {
-        show_error(
+        report_failure(
             st,
-            "No files were found in what was dropped or picked.".into(),
+            "Nothing was read.".into(),
+            vec!["No files were found in what was dropped or picked.".into()],
         );
         return;
     }
@@ -169,71 +277,146 @@ fn start_load(st: AppState, files: Vec<read::Picked>) {
     st.generation.set_value(generation);
     let current = move || st.generation.get_value() == generation;
     let names: Vec<String> = files.iter().map(|p| p.name.clone()).collect();
-    let bytes = files.iter().map(|p| p.file.size() as u64).sum();
-    st.reading.set(Some((files.len(), bytes)));
-    st.progress.set(Some(0.0));
+    let reading = Reading {
+        files: files.len(),
+        bytes: files.iter().map(|p| p.file.size() as u64).sum(),
+        fraction: 0.0,
+        analysing: false,
+    };
+    st.reading.set(Some(reading.clone()));
+    let started = js_sys::Date::now();
     spawn_local(async move {
-        let load = read::read_files(
+        let fed = read::read_files(
             &files,
-            |p| {
+            |fraction| {
                 if current() {
-                    st.progress.set(Some(p));
+                    st.reading.update(|r| {
+                        if let Some(r) = r {
+                            r.fraction = fraction;
+                        }
+                    });
                 }
             },
             move || !current(),
         )
         .await;
-        let Some(load) = load else { return };
-        let modules = load
-            .modules
-            .into_iter()
-            .map(|module| {
-                let analysis = analyze(&module);
-                Arc::new(Shown { module, analysis })
-            })
-            .collect();
-        if current() {
-            st.outcome.set(Some(Arc::new(Outcome {
-                files: names,
-                skipped,
-                modules,
+        drop(files);
+        let Some(fed) = fed else { return };
+        let mut timings = Timings {
+            read: js_sys::Date::now() - started,
+            ..Timings::default()
+        };
+        // Joining and analysing run in one go each: let the page paint "Analysing" and
+        // handle input first, and again between modules.
+        st.reading.set(Some(Reading {
+            fraction: 1.0,
+            analysing: true,
+            ..reading
+        }));
+        read::next_task().await;
+        if !current() {
+            return;
+        }
+        let t = js_sys::Date::now();
+        let load = fed.finish();
+        timings.join = js_sys::Date::now() - t;
+        let mut modules = Vec::with_capacity(load.modules.len());
+        for module in load.modules {
+            read::next_task().await;
+            if !current() {
+                return;
+            }
+            let t = js_sys::Date::now();
+            let analysis = analyze(&module);
+            timings.analyse = timings.analyse.max(js_sys::Date::now() - t);
+            modules.push(Arc::new(Shown { module, analysis }));
+        }
+        read::next_task().await;
+        if !current() {
+            return;
+        }
+        st.reading.set(None);
+        let mut line = format!("Read {}", describe(&names));
+        if skipped > 0 {
+            line.push_str(&format!(
+                " (skipped {skipped} other file{} in the folder)",
+                if skipped == 1 { "" } else { "s" }
+            ));
+        }
+        if modules.is_empty() {
+            let mut errors = load.errors;
+            if errors.is_empty() {
+                errors.push("No buffer-assignment module was found in these files.".into());
+            }
+            report_failure(st, line, errors);
+        } else {
+            st.report.set(Some(Arc::new(Report {
+                line,
                 errors: load.errors,
+                kept: None,
+                opened: true,
+                timings: Some(timings),
             })));
-            st.progress.set(None);
-            st.reading.set(None);
+            st.view.set(Some(Arc::new(Outcome {
+                what: describe(&names),
+                modules,
+            })));
+        }
+        read::next_task().await;
+        if current() {
+            reveal_report();
         }
     });
 }
 
-#[component]
-fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
-    let n = outcome.files.len();
-    let mut files_line = match n {
-        0 => String::new(),
-        1 => format!("Read {}", outcome.files[0]),
-        _ => format!("Read {n} files"),
-    };
-    if outcome.skipped > 0 {
-        files_line.push_str(&format!(
-            " (skipped {} other file{} in the folder)",
-            outcome.skipped,
-            if outcome.skipped == 1 { "" } else { "s" }
-        ));
-    }
-    let nothing = outcome.modules.is_empty() && outcome.errors.is_empty();
-    let errors = (!outcome.errors.is_empty()).then(|| {
-        let items = outcome
+/// The report of the last read: what was read, what could not be, and (when this read
+/// opened nothing) that the module below is the one read before.
+fn report_view(report: Arc<Report>) -> impl IntoView {
+    let errors = (!report.errors.is_empty()).then(|| {
+        let heading = if report.opened {
+            "Some files could not be read as buffer-assignment dumps:"
+        } else if report.errors.len() == 1 {
+            "Nothing was opened:"
+        } else {
+            "Nothing was opened; none of these files could be read as a buffer-assignment dump:"
+        };
+        let items = report
             .errors
             .iter()
             .map(|e| view! { <li>{e.clone()}</li> })
             .collect_view();
         view! {
             <div class="message error" role="alert">
-                <p><strong>"Some files could not be read as buffer-assignment dumps:"</strong></p>
+                <p><strong>{heading}</strong></p>
                 <ul>{items}</ul>
             </div>
         }
     });
+    let kept = report.kept.clone().map(|what| {
+        view! {
+            <p class="message kept">{format!("Still showing what was read before ({what}).")}</p>
+        }
+    });
+    let t = report.timings;
+    let ms = move |f: fn(&Timings) -> f64| t.map(|t| format!("{:.0}", f(&t)));
+    let title = t.map(|t| {
+        format!(
+            "Read in {:.0} ms, joined in {:.0} ms, analysed in {:.0} ms",
+            t.read, t.join, t.analyse
+        )
+    });
+    view! {
+        <section class="report" aria-live="polite" data-read-ms=ms(|t| t.read)
+            data-join-ms=ms(|t| t.join) data-analyse-ms=ms(|t| t.analyse)>
+            <p class="files-line" title=title>{report.line.clone()}</p>
+            {errors}
+            {kept}
+        </section>
+    }
+}
+
+#[component]
+fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
     // The module on screen: by default the one with the most allocated bytes.
     let default = outcome
         .modules
@@ -270,13 +453,6 @@ fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
     };
     view! {
         <section class="outcome">
-            <p class="files-line">{files_line}</p>
-            {errors}
-            {nothing.then(|| view! {
-                <div class="message error" role="alert">
-                    <p><strong>"No buffer-assignment module was found in these files."</strong></p>
-                </div>
-            })}
             {picker}
             {modules}
         </section>

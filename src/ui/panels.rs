@@ -1,13 +1,45 @@
-//! The panels around the diagrams: the module header, the search box, the table of values
-//! live at the peak, the list of values without a live range, and the details of the
-//! selected value. They read and write the shared [`Focus`].
+//! The panels around the diagrams: the module header ([`Header`]), the search box
+//! ([`search`]), the table of values live at the peak and the values without a live range
+//! ([`peak_table`]), the details of the selected value ([`details`]) and the line naming the
+//! hovered value ([`HoverLine`]). They read and write the shared [`Focus`] and never talk to
+//! each other or to the diagrams directly. Text from dumps is only ever shown as text.
+
+mod details;
+mod peak_table;
+mod search;
+
+pub use details::Details;
+pub use peak_table::PeakTable;
+pub use search::SearchBox;
 
 use bufscope::analysis::Space;
-use bufscope::model::memory_space_name;
+use bufscope::model::{memory_space_name, Module};
+use bufscope::query;
 use leptos::prelude::*;
 
 use super::fmt;
 use super::state::Focus;
+
+/// A memory space as the page names it: the colour number, always, then XLA's name
+/// (`0 default (HBM)`, `1 vmem`, …, `7 color 7`).
+pub fn space_label(color: u32) -> String {
+    match color {
+        0 => "0 default (HBM)".to_string(),
+        1..=5 => format!("{color} {}", memory_space_name(color)),
+        n => format!("{n} color {n}"),
+    }
+}
+
+/// `step N (instruction)`, or `step N (end of program)` at XLA's virtual last step.
+fn step_label(m: &Module, step: u32) -> String {
+    match query::instruction_at(m, step) {
+        Some(name) => format!("{} ({name})", fmt::grouped(u64::from(step))),
+        None if m.schedule.as_ref().is_some_and(|s| step >= s.max) => {
+            format!("{} (end of program)", fmt::grouped(u64::from(step)))
+        }
+        None => fmt::grouped(u64::from(step)),
+    }
+}
 
 /// The module's header: name, files, sizes, schedule, memory spaces with their peaks,
 /// warnings. (The diagrams are drawn by [`super::diagram`].)
@@ -21,11 +53,36 @@ pub fn Header(focus: Focus) -> impl IntoView {
         view! { <span class="aside">{format!(" — the dump says {}", fmt::bytes(t))}</span> }
     });
     let schedule = m.schedule.as_ref().map_or_else(
-        || "—".to_string(),
-        |s| format!("{} instructions", fmt::grouped(u64::from(s.max))),
+        || "— (no live-range section)".to_string(),
+        |s| format!("{} steps", fmt::grouped(u64::from(s.max))),
     );
+    // What XLA itself printed as its peak, for comparison with the occupied-bytes peak.
+    let xla_peak = m.schedule.as_ref().and_then(|s| {
+        if s.peak_undetermined {
+            return Some("could not be determined (unbounded dynamic shape)".to_string());
+        }
+        let p = s.peak.as_ref()?;
+        let bytes = p
+            .entries
+            .iter()
+            .fold(0u64, |t, e| t.saturating_add(e.bytes));
+        Some(format!(
+            "{} at step {}, {} values",
+            fmt::bytes(bytes),
+            step_label(m, p.time),
+            fmt::grouped(p.entries.len() as u64)
+        ))
+    });
+    let xla_peak = xla_peak.map(|text| {
+        view! {
+            <tr>
+                <th scope="row">"XLA's peak list"</th>
+                <td class="num xla-peak">{text}</td>
+            </tr>
+        }
+    });
     let files = m.files.join(", ");
-    let spaces = a.spaces.iter().map(space_row).collect_view();
+    let spaces = a.spaces.iter().map(|s| space_row(m, s)).collect_view();
     let warnings = (!m.warnings.is_empty()).then(|| {
         const SHOWN: usize = 50;
         let count = m.warnings.len();
@@ -56,40 +113,63 @@ pub fn Header(focus: Focus) -> impl IntoView {
                         <th scope="row">"Total bytes"</th>
                         <td class="num total-bytes" data-bytes=total.to_string()>{fmt::bytes(total)}{xla_total}</td>
                     </tr>
-                    <tr><th scope="row">"Schedule length"</th><td class="num">{schedule}</td></tr>
+                    <tr><th scope="row">"Schedule length"</th><td class="num schedule-length">{schedule}</td></tr>
+                    {xla_peak}
                 </tbody>
             </table>
             <h3>"Memory spaces"</h3>
-            <table class="spaces">
-                <thead>
-                    <tr>
-                        <th scope="col">"Colour"</th>
-                        <th scope="col" class="num">"Values"</th>
-                        <th scope="col" class="num">"Allocated"</th>
-                        <th scope="col" class="num">"Peak occupied"</th>
-                        <th scope="col" class="num">"At step"</th>
-                    </tr>
-                </thead>
-                <tbody>{spaces}</tbody>
-            </table>
+            <div class="table-scroll">
+                <table class="spaces">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Memory space"</th>
+                            <th scope="col" class="num">"Values"</th>
+                            <th scope="col" class="num">"Allocated"</th>
+                            <th scope="col" class="num">"Peak occupied"</th>
+                            <th scope="col" class="num">"Live at peak"</th>
+                            <th scope="col">"At step"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{spaces}</tbody>
+                </table>
+            </div>
             {warnings}
         </section>
     }
 }
 
-fn space_row(s: &Space) -> impl IntoView {
+fn space_row(m: &Module, s: &Space) -> impl IntoView {
     let swatch = format!("swatch c{}", s.color % 8);
-    let label = format!("{} {}", s.color, memory_space_name(s.color));
     let peak_step = s
         .peak_time
-        .map_or_else(|| "—".to_string(), |t| fmt::grouped(u64::from(t)));
+        .map_or_else(|| "—".to_string(), |t| step_label(m, t));
     view! {
         <tr data-color=s.color.to_string()>
-            <td><span class=swatch></span>{label}</td>
+            <td class="space-name"><span class=swatch></span>{space_label(s.color)}</td>
             <td class="num">{fmt::grouped(u64::from(s.value_count))}</td>
-            <td class="num">{fmt::bytes(s.allocated_bytes)}</td>
-            <td class="num">{fmt::bytes(s.peak_bytes)}</td>
-            <td class="num">{peak_step}</td>
+            <td class="num" data-bytes=s.allocated_bytes.to_string()>{fmt::bytes(s.allocated_bytes)}</td>
+            <td class="num peak-bytes" data-bytes=s.peak_bytes.to_string()>{fmt::bytes(s.peak_bytes)}</td>
+            <td class="num">{fmt::grouped(s.live_at_peak.len() as u64)}</td>
+            <td class="peak-step">{peak_step}</td>
         </tr>
     }
+}
+
+/// One unobtrusive line naming the value under the pointer (the diagrams' tooltip says
+/// more); empty when nothing is hovered.
+#[component]
+pub fn HoverLine(focus: Focus) -> impl IntoView {
+    let text = move || {
+        let v = focus.hovered.get()?;
+        let shown = focus.shown();
+        let m = &shown.module;
+        let value = m.values.get(v as usize)?;
+        Some(format!(
+            "{} · {} · {}",
+            m.value_name(value),
+            fmt::human(value.size),
+            m.str(value.shape)
+        ))
+    };
+    view! { <p class="hover-line" aria-hidden="true">{text}</p> }
 }

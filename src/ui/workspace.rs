@@ -1,13 +1,14 @@
-//! One module on screen: the header, the search box, a diagram per memory space, the table
-//! of values live at the peak, the values without a live range, and the details of the
-//! selected value, all sharing one [`Focus`].
+//! One module on screen: the header, a sticky tool bar (search box, hovered value), a
+//! diagram per memory space, then the table of values live at the peak (with the values
+//! without a live range) beside the details of the selected value, all sharing one
+//! [`Focus`]. Owns the layout only; each part is its own component.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use super::diagram::Diagrams;
-use super::panels::Header;
+use super::panels::{Details, Header, HoverLine, PeakTable, SearchBox};
 use super::state::{Focus, Shown};
 
 #[component]
@@ -16,7 +17,15 @@ pub fn Workspace(shown: Arc<Shown>) -> impl IntoView {
     view! {
         <article class="module">
             <Header focus=focus />
+            <div class="toolbar">
+                <SearchBox focus=focus />
+                <HoverLine focus=focus />
+            </div>
             <Diagrams focus=focus />
+            <div class="panes">
+                <PeakTable focus=focus />
+                <Details focus=focus />
+            </div>
         </article>
     }
 }

@@ -1,136 +1,34 @@
 // Browser tests of the built app, in headless Chromium through playwright-core.
 //   node tests/e2e/app.test.mjs http://127.0.0.1:PORT/
-// (tests/e2e/run.sh builds the app, serves it and runs this.) Screenshots of every step go
-// to tests/artifacts/. The last line is `N passed, M failed`; the exit status is 1 when M > 0.
-import { createRequire } from 'node:module';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// (tests/e2e/run.sh builds the app, serves it and runs this with the other *.test.mjs.)
+// Screenshots of every step go to tests/artifacts/. The last line is `N passed, M failed`;
+// the exit status is 1 when M > 0.
+//   UPDATE_SCREENSHOTS=1 node tests/e2e/app.test.mjs URL   also writes the README's
+//   screenshots, style/screenshots/tpu-module.png and tpu-module-dark.png (1200 px wide).
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  CPU, TPU, assert, dumpFile, fixture, grouped, open, origin, repo, run, test, totalBytesUsed,
+} from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
-const tools = process.env.BUFSCOPE_TOOLS || path.join(os.homedir(), '.cache', 'bufscope-tools');
-const { chromium } = createRequire(path.join(tools, 'package.json'))('playwright-core');
-
-const base = process.argv[2];
-if (!base) {
-  console.error('usage: node tests/e2e/app.test.mjs BASE_URL');
-  process.exit(2);
-}
-const origin = new URL(base).origin;
-const artifacts = path.join(repo, 'tests', 'artifacts');
-mkdirSync(artifacts, { recursive: true });
-
-/** A dump from tests/fixtures, else from the shared collection it was copied from. */
-function fixture(rel) {
-  for (const dir of [path.join(repo, 'tests', 'fixtures'), '/work/shared/dumps']) {
-    const p = path.join(dir, rel);
-    if (existsSync(p)) return p;
-  }
-  throw new Error(`fixture ${rel} not found`);
-}
-
-/** The `Total bytes used: N` number, read from the dump itself. */
-function totalBytesUsed(file) {
-  const m = readFileSync(file, 'latin1').match(/^Total bytes used: (\d+)/m);
-  if (!m) throw new Error(`no "Total bytes used:" line in ${file}`);
-  return Number(m[1]);
-}
-
-const TPU = fixture('tpu/000_0cb419b3147a3cb6.txt');
-const CPU = fixture('cpu/jax0.6.2/cpu_tiny.buffer-assignment.txt');
-
-// ---------------------------------------------------------------- browser and page
-
-const profile = mkdtempSync(path.join(os.tmpdir(), 'bufscope-e2e-'));
-let context;
-try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-    viewport: { width: 1200, height: 900 },
-  });
-} catch (err) {
-  console.log(`FAIL launching Chromium\n  ${err.message.split('\n')[0]}`);
-  rmSync(profile, { recursive: true, force: true });
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-}
-const page = context.pages()[0] || (await context.newPage());
-
-const consoleErrors = [];
-const consoleWarnings = [];
-const requests = [];
-page.on('console', (msg) => {
-  if (msg.type() === 'error') consoleErrors.push(`console.error: ${msg.text()}`);
-  if (msg.type() === 'warning') consoleWarnings.push(`console.warning: ${msg.text()}`);
-});
-page.on('pageerror', (err) => consoleErrors.push(`page error: ${err.message}`));
-page.on('request', (req) => requests.push(req.url()));
-page.on('requestfailed', (req) => consoleErrors.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
-
-/** Drops files on the page as a user would: dragenter, dragover, drop with a DataTransfer. */
-async function dropFiles(files) {
-  const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
-  await page.evaluate((files) => {
-    const dt = new DataTransfer();
-    for (const f of files) {
-      const bytes = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));
-      dt.items.add(new File([bytes], f.name, { type: 'text/plain' }));
-    }
-    const target = document.querySelector('main') || document.body;
-    for (const type of ['dragenter', 'dragover', 'drop']) {
-      target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-    }
-  }, payload);
-}
-
-const dumpFile = (file) => ({ name: path.basename(file), bytes: readFileSync(file) });
-
-/** Waits for the outcome of reading the file called `name`. */
-async function waitForOutcome(name) {
-  await page.waitForFunction(
-    (name) => document.querySelector('.files-line')?.textContent === `Read ${name}`,
-    name,
-    { timeout: 20000 },
-  );
-}
-
-/** The total bytes shown for the first module: the exact number and the text on the page. */
-async function shownTotal() {
-  const cell = page.locator('.module .total-bytes').first();
-  await cell.waitFor({ timeout: 5000 });
-  return { bytes: Number(await cell.getAttribute('data-bytes')), text: await cell.textContent() };
-}
-
-const grouped = (n) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-function noNewConsoleErrors(since) {
-  const fresh = consoleErrors.slice(since);
-  assert(fresh.length === 0, `console errors:\n    ${fresh.join('\n    ')}`);
-}
+const app = await open();
+const { page } = app;
+const dropFiles = app.drop;
+const waitForOutcome = app.waitForOutcome;
+const shownTotal = app.shownTotal;
+const noNewConsoleErrors = app.noNewConsoleErrors;
+const consoleErrors = app.consoleErrors;
+const screenshot = app.screenshot;
 
 // ---------------------------------------------------------------- tests
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
-
 test('(a) the page loads with no console errors', async () => {
-  await page.goto(base, { waitUntil: 'load' });
-  await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
+  await app.load();
   const h1 = await page.locator('h1').textContent();
   assert(h1 === 'bufscope', `header is "${h1}"`);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: path.join(artifacts, '01-loaded.png'), fullPage: true });
+  await screenshot('01-loaded.png');
   noNewConsoleErrors(0);
 });
 
@@ -139,7 +37,7 @@ test('(b) dropping the TPU dump shows its total bytes', async () => {
   const expected = totalBytesUsed(TPU);
   await dropFiles([dumpFile(TPU)]);
   await waitForOutcome(path.basename(TPU));
-  await page.screenshot({ path: path.join(artifacts, '02-tpu-dropped.png'), fullPage: true });
+  await screenshot('02-tpu-dropped.png');
   const shown = await shownTotal();
   assert(shown.bytes === expected, `total bytes shown ${shown.bytes}, the dump says ${expected}`);
   assert(shown.text.includes(grouped(expected)), `"${shown.text}" does not show ${grouped(expected)}`);
@@ -168,7 +66,8 @@ test('(f) every memory space is drawn on a canvas', async () => {
   }
 });
 
-test('(c) a non-dump file shows an error, and the page stays usable', async () => {
+test('(c) a non-dump file shows an error, the TPU module stays open, and the page stays usable', async () => {
+  // Follows (b): the TPU dump is shown. (tests/e2e/loading.test.mjs tries more bad files.)
   const before = consoleErrors.length;
   const name = 'not-a-dump.txt';
   await dropFiles([{ name, bytes: Buffer.from('Dear diary,\nthis is not a buffer assignment.\n') }]);
@@ -176,16 +75,17 @@ test('(c) a non-dump file shows an error, and the page stays usable', async () =
   const error = page.locator('.message.error');
   await error.first().waitFor({ timeout: 5000 });
   const text = (await error.allTextContents()).join(' ');
-  assert(text.trim().length > 0, 'empty error message');
-  assert((await page.locator('.module').count()) === 0, 'a module is shown for a non-dump file');
-  await page.screenshot({ path: path.join(artifacts, '03-not-a-dump.png'), fullPage: true });
+  assert(text.includes(`${name} is not an XLA buffer-assignment dump`), `error message: "${text}"`);
+  assert((await app.shownModule()) === path.basename(TPU, '.txt'), 'the TPU module is no longer on screen');
+  assert((await shownTotal()).bytes === totalBytesUsed(TPU), 'the TPU module on screen changed');
+  await screenshot('03-not-a-dump.png');
 
   await dropFiles([dumpFile(TPU)]);
   await waitForOutcome(path.basename(TPU));
   const shown = await shownTotal();
   assert(shown.bytes === totalBytesUsed(TPU), `after the error: total bytes ${shown.bytes}`);
   assert((await page.locator('.message.error').count()) === 0, 'the error message stayed');
-  await page.screenshot({ path: path.join(artifacts, '04-tpu-after-error.png'), fullPage: true });
+  await screenshot('04-tpu-after-error.png');
   noNewConsoleErrors(before);
 });
 
@@ -195,7 +95,7 @@ test('(e) the file picker reads a CPU dump', async () => {
   await waitForOutcome(path.basename(CPU));
   const shown = await shownTotal();
   assert(shown.bytes === totalBytesUsed(CPU), `total bytes ${shown.bytes}, the dump says ${totalBytesUsed(CPU)}`);
-  await page.screenshot({ path: path.join(artifacts, '05-cpu-picked.png'), fullPage: true });
+  await screenshot('05-cpu-picked.png');
   noNewConsoleErrors(before);
 });
 
@@ -222,7 +122,7 @@ test('(g) picking a folder reads the dumps in it and skips other files', async (
     await page.locator('#module-picker').selectOption({ label: (await page.locator('#module-picker option', { hasText: 'cpu_tiny' }).textContent()) });
     await page.waitForFunction(() => document.querySelector('.module .module-name')?.textContent === 'cpu_tiny');
     assert((await page.locator('.message.error').count()) === 0, 'an error message is shown');
-    await page.screenshot({ path: path.join(artifacts, '06-folder-picked.png'), fullPage: true });
+    await screenshot('06-folder-picked.png');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -240,7 +140,7 @@ test('(h) dark colour scheme: page and diagrams follow it', async () => {
       return c ? [...c.getContext('2d').getImageData(1, 1, 1, 1).data] : null;
     });
     assert(corner && corner[0] < 80 && corner[1] < 80 && corner[2] < 80, `canvas background is ${corner}`);
-    await page.screenshot({ path: path.join(artifacts, '07-dark.png'), fullPage: true });
+    await screenshot('07-dark.png');
   } finally {
     await page.emulateMedia({ colorScheme: 'light' });
   }
@@ -248,31 +148,40 @@ test('(h) dark colour scheme: page and diagrams follow it', async () => {
 });
 
 test('(d) no request went to another origin', async () => {
-  assert(requests.length > 0, 'no requests recorded');
-  const foreign = requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:') && new URL(u).origin !== origin);
+  assert(app.requests.length > 0, 'no requests recorded');
+  const foreign = app.requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:') && new URL(u).origin !== origin);
   assert(foreign.length === 0, `requests to other origins:\n    ${foreign.join('\n    ')}`);
 });
 
-// ---------------------------------------------------------------- run
-
-let passed = 0;
-let failed = 0;
-for (const { name, fn } of tests) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}\n  ${String(err?.stack || err).split('\n').slice(0, 6).join('\n  ')}`);
-    try {
-      const shot = `fail-${tests.findIndex((t) => t.name === name) + 1}.png`;
-      await page.screenshot({ path: path.join(artifacts, shot), fullPage: true });
-    } catch {}
-  }
+if (process.env.UPDATE_SCREENSHOTS === '1') {
+  test('(s) README screenshots: the TPU module, light and dark, 1200 px wide', async () => {
+    const dir = path.join(repo, 'style', 'screenshots');
+    mkdirSync(dir, { recursive: true });
+    const before = consoleErrors.length;
+    for (const [scheme, file] of [['light', 'tpu-module.png'], ['dark', 'tpu-module-dark.png']]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await dropFiles([dumpFile(TPU)]);
+      await waitForOutcome(path.basename(TPU));
+      await page.locator('.module canvas').first().waitFor({ timeout: 5000 });
+      await page.waitForTimeout(500);
+      // From the top of the page to just below the first memory space's diagram: its
+      // largest ancestor inside the module that holds no other canvas.
+      const bottom = await page.locator('.module canvas').first().evaluate((c) => {
+        let box = c;
+        while (box.parentElement && !box.parentElement.matches('.module') &&
+               box.parentElement.querySelectorAll('canvas').length === 1) box = box.parentElement;
+        return box.getBoundingClientRect().bottom + scrollY;
+      });
+      const height = Math.min(await page.evaluate(() => document.documentElement.scrollHeight), Math.ceil(bottom) + 16, 1600);
+      const out = path.join(dir, file);
+      await page.screenshot({ path: out, fullPage: true, clip: { x: 0, y: 0, width: 1200, height } });
+      const kb = statSync(out).size / 1024;
+      console.log(`note: wrote ${path.relative(repo, out)} (1200×${height}, ${kb.toFixed(0)} KB)`);
+      assert(kb < 300, `${file} is ${kb.toFixed(0)} KB, over 300 KB`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    noNewConsoleErrors(before);
+  });
 }
-for (const w of consoleWarnings) console.log(`note: ${w}`);
-await context.close();
-rmSync(profile, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+
+await run(app);

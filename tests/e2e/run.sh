@@ -1,30 +1,71 @@
 #!/usr/bin/env bash
-# Browser tests: builds the app with Trunk, serves it on 127.0.0.1 (a free port), runs
-# tests/e2e/app.test.mjs in headless Chromium, stops the server. Exits non-zero on failure.
-#   tests/e2e/run.sh            build, then test
-#   E2E_NO_BUILD=1 tests/e2e/run.sh   test the dist already in target/e2e-dist
+# Browser tests: builds the app with Trunk once, serves it on 127.0.0.1 (a free port), runs
+# every tests/e2e/*.test.mjs one after another against that one server (each gets the URL as
+# its argv[2] and closes with a line `N passed, M failed`), stops the server, and prints the
+# sum of those lines as its own last line, `N passed, M failed`. Exits non-zero when a file
+# failed, exited non-zero, or printed no closing line.
+#   tests/e2e/run.sh                   build, then test
+#   E2E_NO_BUILD=1 tests/e2e/run.sh    test the dist already in target/e2e-dist
+#   E2E_DIST=target/my-dist tests/e2e/run.sh   build into (and serve) another folder
+#   tests/e2e/run.sh app loading       only tests/e2e/app.test.mjs and loading.test.mjs
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 TOOLS="${BUFSCOPE_TOOLS:-$HOME/.cache/bufscope-tools}"
 export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
-DIST=target/e2e-dist
+DIST="${E2E_DIST:-target/e2e-dist}"
+
+if [ "$#" -gt 0 ]; then
+  files=()
+  for name in "$@"; do
+    f="tests/e2e/${name%.test.mjs}.test.mjs"
+    [ -f "$f" ] || { echo "no $f" >&2; exit 2; }
+    files+=("$f")
+  done
+else
+  shopt -s nullglob
+  files=(tests/e2e/*.test.mjs)
+  shopt -u nullglob
+  [ "${#files[@]}" -gt 0 ] || { echo "no tests/e2e/*.test.mjs" >&2; exit 1; }
+fi
 
 if [ "${E2E_NO_BUILD:-}" != 1 ]; then
   trunk build --release --dist "$DIST"
 fi
 [ -f "$DIST/index.html" ] || { echo "no $DIST/index.html: build first" >&2; exit 1; }
 
-url_file=$(mktemp)
-node tests/e2e/serve.mjs "$DIST" 0 >"$url_file" &
+work=$(mktemp -d)
+node tests/e2e/serve.mjs "$DIST" 0 >"$work/url" &
 server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$url_file"' EXIT
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do
-  [ -s "$url_file" ] && break
+  [ -s "$work/url" ] && break
   kill -0 "$server" 2>/dev/null || { echo "the static server did not start" >&2; exit 1; }
   sleep 0.1
 done
-url=$(head -n1 "$url_file")
+url=$(head -n1 "$work/url")
 [ -n "$url" ] || { echo "the static server did not report its address" >&2; exit 1; }
 
-node tests/e2e/app.test.mjs "$url"
+total_passed=0
+total_failed=0
+bad=()
+for f in "${files[@]}"; do
+  printf '\n== %s\n' "$f"
+  status=0
+  node "$f" "$url" 2>&1 | tee "$work/out" || status=$?
+  closing=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/out" | tail -n1 || true)
+  if [ -z "$closing" ]; then
+    bad+=("$f (no closing line, exit $status)")
+    total_failed=$((total_failed + 1))
+    continue
+  fi
+  read -r p _ m _ <<<"$closing"
+  total_passed=$((total_passed + p))
+  total_failed=$((total_failed + m))
+  if [ "$m" -gt 0 ] || [ "$status" -ne 0 ]; then bad+=("$f ($closing, exit $status)"); fi
+done
+
+echo
+for b in "${bad[@]}"; do echo "failed: $b"; done
+echo "$total_passed passed, $total_failed failed"
+[ "${#bad[@]}" -eq 0 ]

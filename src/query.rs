@@ -1,0 +1,553 @@
+//! Queries over a module's values for the views: the search (a regular expression over value
+//! names and op_names), sorting value rows by a column, grouping them by op_name, and the
+//! few derived texts the panels show (padding, source location, hexadecimal offsets, the
+//! instruction at a step).
+//!
+//! Owns: pure functions of a [`Module`]; no I/O, no web dependency, no state. The browser's
+//! panels call them; they are tested natively here.
+
+use std::cmp::Ordering;
+
+use regex_lite::{Regex, RegexBuilder};
+
+use crate::model::{Module, Str, Value};
+
+// ---------------------------------------------------------------- search
+
+/// A compiled search pattern. A pattern with no regex syntax is searched as plain text,
+/// which is several times faster than the regex engine on the largest dumps.
+#[derive(Clone, Debug)]
+pub enum Matcher {
+    /// A literal; `fold`: compare ASCII letters case-insensitively (the needle is lower-case).
+    Literal {
+        needle: String,
+        fold: bool,
+    },
+    Regex(Regex),
+}
+
+impl Matcher {
+    pub fn is_match(&self, haystack: &str) -> bool {
+        match self {
+            Matcher::Literal {
+                needle,
+                fold: false,
+            } => memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()).is_some(),
+            Matcher::Literal { needle, fold: true } => {
+                let n = needle.as_bytes();
+                n.is_empty()
+                    || haystack
+                        .as_bytes()
+                        .windows(n.len())
+                        .any(|w| w.eq_ignore_ascii_case(n))
+            }
+            Matcher::Regex(re) => re.is_match(haystack),
+        }
+    }
+}
+
+/// Compiles the search box's pattern. Smart case, as in ripgrep: case-insensitive unless the
+/// pattern has an upper-case letter. The error is one line, for showing inline.
+pub fn compile(pattern: &str) -> Result<Matcher, String> {
+    let insensitive = !pattern.chars().any(char::is_uppercase);
+    let literal = !pattern.chars().any(|c| "\\.+*?()|[]{}^$".contains(c));
+    if literal && (pattern.is_ascii() || !insensitive) {
+        return Ok(Matcher::Literal {
+            needle: if insensitive {
+                pattern.to_ascii_lowercase()
+            } else {
+                pattern.to_string()
+            },
+            fold: insensitive,
+        });
+    }
+    RegexBuilder::new(pattern)
+        .case_insensitive(insensitive)
+        // Patterns are typed by hand: bound what one may cost to build.
+        .size_limit(1 << 20)
+        .nest_limit(64)
+        .build()
+        .map(Matcher::Regex)
+        .map_err(|e| {
+            let text = e.to_string();
+            // regex-lite's messages can span lines (pattern, caret, reason): keep the reason.
+            text.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map_or_else(
+                    || "invalid regular expression".to_string(),
+                    |l| l.trim().to_string(),
+                )
+        })
+}
+
+/// The values (indices into [`Module::values`], ascending) whose name (`name{index}`, as XLA
+/// prints it) or whose instruction's op_name matches `re`. Each distinct op_name is tried
+/// once, however many values share it.
+pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
+    // op_names are interned and shared by many instructions: try each distinct one once.
+    let mut by_op: hashbrown::HashMap<Str, bool> = hashbrown::HashMap::new();
+    let mut name = String::new();
+    let mut out = Vec::new();
+    for (i, v) in module.values.iter().enumerate() {
+        let Some(instr) = module.instructions.get(v.instruction as usize) else {
+            continue;
+        };
+        let op_match = !instr.op_name.is_empty()
+            && *by_op
+                .entry(instr.op_name)
+                .or_insert_with(|| re.is_match(module.str(instr.op_name)));
+        if op_match {
+            out.push(i as u32);
+            continue;
+        }
+        name.clear();
+        name.push_str(module.str(instr.name));
+        name.push_str(module.str(v.index));
+        if re.is_match(&name) {
+            out.push(i as u32);
+        }
+    }
+    out
+}
+
+/// [`compile`] then [`matching_values`]; an empty pattern matches nothing.
+pub fn search(module: &Module, pattern: &str) -> Result<Vec<u32>, String> {
+    if pattern.is_empty() {
+        return Ok(Vec::new());
+    }
+    compile(pattern).map(|re| matching_values(module, &re))
+}
+
+// ---------------------------------------------------------------- derived texts
+
+/// Allocated size minus logical size; `None` when the logical size is unknown or larger.
+pub fn padding(v: &Value) -> Option<u64> {
+    v.logical_size.and_then(|l| v.size.checked_sub(l))
+}
+
+/// Where the defining instruction comes from: `file:line`, else `stack frame N`.
+pub fn source(module: &Module, v: &Value) -> Option<String> {
+    let i = module.instructions.get(v.instruction as usize)?;
+    let file = module.str(i.source_file);
+    if !file.is_empty() {
+        return Some(if i.source_line > 0 {
+            format!("{file}:{}", i.source_line)
+        } else {
+            file.to_string()
+        });
+    }
+    i.stack_frame_id.map(|id| format!("stack frame {id}"))
+}
+
+/// The op_name of the value's instruction (empty when the dump had none).
+pub fn op_name<'m>(module: &'m Module, v: &Value) -> &'m str {
+    module
+        .instructions
+        .get(v.instruction as usize)
+        .map_or("", |i| module.str(i.op_name))
+}
+
+/// `0x` and lower-case hexadecimal digits.
+pub fn hex(n: u64) -> String {
+    format!("{n:#x}")
+}
+
+/// The name of the instruction the schedule runs at `step`; `None` past its end (XLA's
+/// `max` is a virtual step after the last instruction) or without a schedule.
+pub fn instruction_at(module: &Module, step: u32) -> Option<&str> {
+    let schedule = module.schedule.as_ref()?;
+    let id = *schedule.sequence.get(step as usize)?;
+    module
+        .instructions
+        .get(id as usize)
+        .map(|i| module.str(i.name))
+}
+
+// ---------------------------------------------------------------- sorting
+
+/// A column of the value tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Column {
+    Name,
+    Size,
+    Logical,
+    Padding,
+    Shape,
+    OpName,
+    Source,
+    Kind,
+}
+
+impl Column {
+    pub const ALL: [Column; 8] = [
+        Column::Name,
+        Column::Size,
+        Column::Logical,
+        Column::Padding,
+        Column::Shape,
+        Column::OpName,
+        Column::Source,
+        Column::Kind,
+    ];
+
+    /// A stable identifier (for DOM attributes and tests).
+    pub fn key(self) -> &'static str {
+        match self {
+            Column::Name => "name",
+            Column::Size => "size",
+            Column::Logical => "logical",
+            Column::Padding => "padding",
+            Column::Shape => "shape",
+            Column::OpName => "op_name",
+            Column::Source => "source",
+            Column::Kind => "kind",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Column::Name => "Value",
+            Column::Size => "Size",
+            Column::Logical => "Logical",
+            Column::Padding => "Padding",
+            Column::Shape => "Shape",
+            Column::OpName => "op_name",
+            Column::Source => "Source",
+            Column::Kind => "Kind",
+        }
+    }
+
+    pub fn is_numeric(self) -> bool {
+        matches!(self, Column::Size | Column::Logical | Column::Padding)
+    }
+
+    /// The direction of a first click: numbers largest first, text A to Z.
+    pub fn default_descending(self) -> bool {
+        self.is_numeric()
+    }
+}
+
+/// Compares two values by `column` in ascending order. Unknown numbers and empty texts
+/// compare as `None`, which callers keep last in both directions.
+fn compare(module: &Module, column: Column, a: &Value, b: &Value) -> Option<Ordering> {
+    fn opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<Ordering> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.cmp(&b)),
+            _ => None,
+        }
+    }
+    fn text(a: &str, b: &str) -> Option<Ordering> {
+        opt((!a.is_empty()).then_some(a), (!b.is_empty()).then_some(b))
+    }
+    match column {
+        Column::Name => {
+            let (ia, ib) = (module.instruction(a), module.instruction(b));
+            Some(
+                module
+                    .str(ia.name)
+                    .cmp(module.str(ib.name))
+                    .then_with(|| module.str(a.index).cmp(module.str(b.index))),
+            )
+        }
+        Column::Size => Some(a.size.cmp(&b.size)),
+        Column::Logical => opt(a.logical_size, b.logical_size),
+        Column::Padding => opt(padding(a), padding(b)),
+        Column::Shape => text(module.str(a.shape), module.str(b.shape)),
+        Column::OpName => text(op_name(module, a), op_name(module, b)),
+        Column::Source => {
+            let (ia, ib) = (module.instruction(a), module.instruction(b));
+            let key = |i: &crate::model::Instruction| {
+                let file = module.str(i.source_file);
+                if !file.is_empty() {
+                    Some((0u8, file, i.source_line))
+                } else {
+                    i.stack_frame_id.map(|id| (1u8, "", id))
+                }
+            };
+            opt(key(ia), key(ib))
+        }
+        Column::Kind => Some(module.kind(a).cmp(&module.kind(b))),
+    }
+}
+
+/// Orders a cell comparison for a sort in either direction, unknowns last.
+fn directed(ord: Option<Ordering>, known: (bool, bool), descending: bool) -> Ordering {
+    match (known, ord) {
+        (_, Some(o)) if descending => o.reverse(),
+        (_, Some(o)) => o,
+        ((true, false), None) => Ordering::Less,
+        ((false, true), None) => Ordering::Greater,
+        _ => Ordering::Equal,
+    }
+}
+
+fn known(module: &Module, column: Column, v: &Value) -> bool {
+    match column {
+        Column::Logical => v.logical_size.is_some(),
+        Column::Padding => padding(v).is_some(),
+        Column::Shape => !v.shape.is_empty(),
+        Column::OpName => !op_name(module, v).is_empty(),
+        Column::Source => {
+            let i = module.instruction(v);
+            !i.source_file.is_empty() || i.stack_frame_id.is_some()
+        }
+        Column::Name | Column::Size | Column::Kind => true,
+    }
+}
+
+/// Sorts value indices by `column`; ties by size (largest first), then by value order, so
+/// the order is total and stable. Values with no figure for the column come last, and so do
+/// indices that are not the module's (which callers never pass).
+pub fn sort_values(module: &Module, values: &mut [u32], column: Column, descending: bool) {
+    values.sort_by(|&x, &y| {
+        let (a, b) = match (module.values.get(x as usize), module.values.get(y as usize)) {
+            (Some(a), Some(b)) => (a, b),
+            (a, b) => return a.is_none().cmp(&b.is_none()).then(x.cmp(&y)),
+        };
+        let primary = directed(
+            compare(module, column, a, b),
+            (known(module, column, a), known(module, column, b)),
+            descending,
+        );
+        primary
+            .then_with(|| b.size.cmp(&a.size))
+            .then_with(|| x.cmp(&y))
+    });
+}
+
+// ---------------------------------------------------------------- grouping
+
+/// Values sharing one op_name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// Empty for the values whose instruction has no op_name.
+    pub op_name: Str,
+    /// Sum of the allocated sizes.
+    pub total: u64,
+    /// Sum of the logical sizes where known.
+    pub logical: u64,
+    /// Members, in the order they were given.
+    pub values: Vec<u32>,
+}
+
+/// Groups `values` by op_name, keeping their order within each group. Groups come largest
+/// total first (then by op_name), the group without op_name last.
+pub fn group_by_op_name(module: &Module, values: &[u32]) -> Vec<Group> {
+    let mut index: hashbrown::HashMap<Str, usize> = hashbrown::HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for &x in values {
+        let Some(v) = module.values.get(x as usize) else {
+            continue;
+        };
+        let op = module
+            .instructions
+            .get(v.instruction as usize)
+            .map_or(Str::EMPTY, |i| i.op_name);
+        let g = *index.entry(op).or_insert_with(|| {
+            groups.push(Group {
+                op_name: op,
+                total: 0,
+                logical: 0,
+                values: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        let group = &mut groups[g];
+        group.total = group.total.saturating_add(v.size);
+        group.logical = group.logical.saturating_add(v.logical_size.unwrap_or(0));
+        group.values.push(x);
+    }
+    sort_groups(module, &mut groups, Column::Size, true);
+    groups
+}
+
+/// Orders groups by a column: op_name by name, the numeric columns by their sums, any other
+/// column by the member count; ties largest total first. The group without op_name stays last.
+pub fn sort_groups(module: &Module, groups: &mut [Group], column: Column, descending: bool) {
+    groups.sort_by(|a, b| {
+        let unnamed = a.op_name.is_empty().cmp(&b.op_name.is_empty());
+        let primary = match column {
+            Column::OpName => module.str(a.op_name).cmp(module.str(b.op_name)),
+            Column::Size => a.total.cmp(&b.total),
+            Column::Logical => a.logical.cmp(&b.logical),
+            Column::Padding => {
+                (a.total.saturating_sub(a.logical)).cmp(&b.total.saturating_sub(b.logical))
+            }
+            _ => a.values.len().cmp(&b.values.len()),
+        };
+        let primary = if descending {
+            primary.reverse()
+        } else {
+            primary
+        };
+        unnamed
+            .then(primary)
+            .then_with(|| b.total.cmp(&a.total))
+            .then_with(|| module.str(a.op_name).cmp(module.str(b.op_name)))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::load_files;
+
+    const TPU: &[u8] = include_bytes!("../tests/fixtures/tpu/000_0cb419b3147a3cb6.txt");
+
+    fn tpu() -> Module {
+        let mut load = load_files([("000_0cb419b3147a3cb6.txt", TPU)]);
+        assert_eq!(load.modules.len(), 1);
+        load.modules.remove(0)
+    }
+
+    fn names(m: &Module, values: &[u32]) -> Vec<String> {
+        values
+            .iter()
+            .map(|&v| m.value_name(&m.values[v as usize]))
+            .collect()
+    }
+
+    #[test]
+    fn search_matches_names_and_op_names() {
+        let m = tpu();
+        let found = search(&m, "^fusion\\.5$").unwrap();
+        assert_eq!(names(&m, &found), ["fusion.5"]);
+        // Tuple indices are part of the name.
+        let found = search(&m, r"copy-start\{0\}").unwrap();
+        assert_eq!(names(&m, &found), ["copy-start{0}"]);
+        // op_name: the parameters called w1 and w2.
+        let found = search(&m, "^w[12]$").unwrap();
+        let mut n = names(&m, &found);
+        n.sort();
+        assert_eq!(n, ["Arg_1.2", "Arg_2.3"]);
+        // Results are in value order.
+        assert!(found.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn literal_and_regex_agree() {
+        let m = tpu();
+        for p in [
+            "fusion",
+            "Fusion",
+            "arg_",
+            "copy-start",
+            "w1",
+            "rms_norm/reduce",
+            "zzz",
+        ] {
+            let fast = search(&m, p).unwrap();
+            // The same text as a regex (a group makes it one), searched by the regex engine.
+            let slow = search(&m, &format!("(?:{p})")).unwrap();
+            assert!(matches!(compile(p), Ok(Matcher::Literal { .. })), "{p}");
+            assert!(
+                matches!(compile(&format!("(?:{p})")), Ok(Matcher::Regex(_))),
+                "{p}"
+            );
+            assert_eq!(fast, slow, "{p}");
+        }
+    }
+
+    #[test]
+    fn search_is_smart_case() {
+        let m = tpu();
+        assert_eq!(search(&m, "ARG_1\\.2").unwrap().len(), 0);
+        assert_eq!(names(&m, &search(&m, "^arg_1\\.2$").unwrap()), ["Arg_1.2"]);
+    }
+
+    #[test]
+    fn bad_patterns_are_errors_not_panics() {
+        let m = tpu();
+        for p in ["(", "[", "a{2,1}", "*", "(?P<x", "\\"] {
+            let e = search(&m, p).unwrap_err();
+            assert!(!e.is_empty() && !e.contains('\n'), "{p}: {e:?}");
+        }
+        assert_eq!(search(&m, "").unwrap(), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn derived_texts() {
+        let m = tpu();
+        let v = m
+            .values
+            .iter()
+            .find(|v| m.value_name(v) == "add.14")
+            .unwrap();
+        assert_eq!(v.size, 512);
+        assert_eq!(padding(v), Some(508));
+        assert_eq!(source(&m, v).as_deref(), Some("/home/ptoulme/tpu.py:41"));
+        assert_eq!(
+            op_name(&m, v),
+            "jit(mini_attention)/jit(main)/rms_norm/reduce_sum"
+        );
+        assert_eq!(hex(53248), "0xd000");
+        assert_eq!(instruction_at(&m, 0), Some("Arg_1.2"));
+        assert_eq!(instruction_at(&m, 13), Some("fusion"));
+        assert_eq!(instruction_at(&m, 14), None);
+    }
+
+    #[test]
+    fn sorting_by_every_column_is_total_and_reversible() {
+        let m = tpu();
+        let all: Vec<u32> = (0..m.values.len() as u32).collect();
+        for column in Column::ALL {
+            let mut asc = all.clone();
+            sort_values(&m, &mut asc, column, false);
+            let mut desc = all.clone();
+            sort_values(&m, &mut desc, column, true);
+            let mut sorted = asc.clone();
+            sorted.sort();
+            assert_eq!(sorted, all, "{column:?} lost or duplicated values");
+            if column == Column::Size {
+                let sizes: Vec<u64> = desc.iter().map(|&v| m.values[v as usize].size).collect();
+                assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
+            }
+        }
+        // Text: A to Z, and values without an op_name last in both directions.
+        let mut by_op = all.clone();
+        sort_values(&m, &mut by_op, Column::OpName, false);
+        let ops: Vec<&str> = by_op
+            .iter()
+            .map(|&v| op_name(&m, &m.values[v as usize]))
+            .collect();
+        let named = ops.iter().take_while(|o| !o.is_empty()).count();
+        assert!(named > 0 && ops[named..].iter().all(|o| o.is_empty()));
+        assert!(ops[..named].windows(2).all(|w| w[0] <= w[1]));
+        sort_values(&m, &mut by_op, Column::OpName, true);
+        let ops: Vec<&str> = by_op
+            .iter()
+            .map(|&v| op_name(&m, &m.values[v as usize]))
+            .collect();
+        assert!(ops[..named].windows(2).all(|w| w[0] >= w[1]));
+        assert!(ops[named..].iter().all(|o| o.is_empty()));
+    }
+
+    #[test]
+    fn grouping_by_op_name() {
+        let m = tpu();
+        let a = analyze(&m);
+        let live = &a.space(0).unwrap().live_at_peak;
+        let groups = group_by_op_name(&m, live);
+        let members: usize = groups.iter().map(|g| g.values.len()).sum();
+        assert_eq!(members, live.len());
+        let total: u64 = groups.iter().map(|g| g.total).sum();
+        let sizes: u64 = live.iter().map(|&v| m.values[v as usize].size).sum();
+        assert_eq!(total, sizes);
+        // Named groups largest first, the unnamed one last.
+        let named: Vec<&Group> = groups.iter().filter(|g| !g.op_name.is_empty()).collect();
+        assert!(named.windows(2).all(|w| w[0].total >= w[1].total));
+        if let Some(pos) = groups.iter().position(|g| g.op_name.is_empty()) {
+            assert_eq!(pos, groups.len() - 1);
+        }
+        let mut by_name = groups.clone();
+        sort_groups(&m, &mut by_name, Column::OpName, false);
+        let n: Vec<&str> = by_name
+            .iter()
+            .filter(|g| !g.op_name.is_empty())
+            .map(|g| m.str(g.op_name))
+            .collect();
+        assert!(n.windows(2).all(|w| w[0] <= w[1]));
+    }
+}

@@ -1,0 +1,236 @@
+//! The details of the selected value (`#details`, from `focus.selected`): name and id,
+//! shape, sizes and padding, offset (decimal and hex), its allocation and the allocation's
+//! flags, live range with the instructions at its ends, defining instruction, op_name,
+//! source, positions and uses; a button to zoom the diagram to it.
+
+use bufscope::model::{Allocation, Module, Value};
+use bufscope::query;
+use leptos::prelude::*;
+
+use super::space_label;
+use crate::ui::fmt;
+use crate::ui::state::Focus;
+
+#[component]
+pub fn Details(focus: Focus) -> impl IntoView {
+    let content = move || {
+        let shown = focus.shown();
+        let Some(v) = focus.selected.get() else {
+            return view! {
+                <p class="placeholder">
+                    "Select a value to see its details: click a block in a diagram or a row of the table, "
+                    "or search and press Enter."
+                </p>
+            }
+            .into_any();
+        };
+        let m = &shown.module;
+        let Some(value) = m.values.get(v as usize).copied() else {
+            return view! { <p class="placeholder">"This value is not in the module."</p> }
+                .into_any();
+        };
+        let color = m.value_color(&value);
+        let peak = shown
+            .analysis
+            .space(color)
+            .and_then(|s| s.peak_time)
+            .map(|t| value.live.is_some_and(|r| r.start <= t && t <= r.end));
+        let name = m.value_name(&value);
+        let can_reveal = value.live.is_some();
+        view! {
+            <header class="details-head">
+                <h3 class="details-name">{name}</h3>
+                <span class="details-id">{format!("value id {}", value.id)}</span>
+            </header>
+            <div class="details-actions">
+                <button type="button" class="reveal" disabled=!can_reveal
+                    title=if can_reveal { "Zoom the diagram to this value" } else { "Not drawn: it has no live range" }
+                    on:click=move |_| focus.reveal(v)>"Zoom to it"</button>
+                <button type="button" class="secondary clear-selection"
+                    on:click=move |_| focus.selected.set(None)>"Clear"</button>
+            </div>
+            <dl class="facts">
+                <dt>"Memory space"</dt>
+                <dd><span class=format!("swatch c{}", color % 8)></span>{space_label(color)}</dd>
+                <dt>"Shape"</dt>
+                <dd><code class="shape">{m.str(value.shape).to_string()}</code></dd>
+                {sizes(&value)}
+                <dt>"Offset"</dt>
+                <dd class="offset" data-offset=value.offset.to_string()>
+                    {format!("{} ({})", fmt::grouped(value.offset), query::hex(value.offset))}
+                </dd>
+                <dt>"Allocation"</dt>
+                <dd class="allocation">{allocation(m, m.allocations.get(value.allocation as usize))}</dd>
+                <dt>"Live range"</dt>
+                <dd class="live-range">{live_range(m, &value)}</dd>
+                {peak.map(|live| view! {
+                    <dt>"At the peak"</dt>
+                    <dd>{if live { "live at its space's peak" } else { "not live at its space's peak" }}</dd>
+                })}
+                <dt>"Kind"</dt>
+                <dd class="kind">{m.kind(&value).label()}{value.phi.then_some(" (phi)")}</dd>
+                {instruction(m, &value)}
+            </dl>
+            {positions_and_uses(m, &value)}
+        }
+        .into_any()
+    };
+    view! {
+        <aside id="details" class="details" aria-label="Selected value" aria-live="polite">
+            {content}
+        </aside>
+    }
+}
+
+fn sizes(value: &Value) -> impl IntoView + use<> {
+    let logical = value
+        .logical_size
+        .map_or_else(|| "unknown (dynamic shape)".to_string(), fmt::bytes);
+    let padding = query::padding(value).map(|p| {
+        let pct = if value.size > 0 {
+            format!(
+                " ({:.1}% of the allocated size)",
+                p as f64 * 100.0 / value.size as f64
+            )
+        } else {
+            String::new()
+        };
+        format!("{}{pct}", fmt::bytes(p))
+    });
+    view! {
+        <dt>"Allocated size"</dt>
+        <dd class="size" data-bytes=value.size.to_string()>{fmt::bytes(value.size)}</dd>
+        <dt>"Logical size"</dt>
+        <dd class="logical">{logical}</dd>
+        {padding.map(|p| view! { <dt>"Padding"</dt><dd class="padding">{p}</dd> })}
+    }
+}
+
+fn allocation(m: &Module, a: Option<&Allocation>) -> String {
+    let Some(a) = a else {
+        return "—".to_string();
+    };
+    let mut flags: Vec<String> = Vec::new();
+    if let Some(p) = &a.parameter {
+        let mut f = format!("parameter {}", p.number);
+        if !p.shape.is_empty() {
+            f.push_str(&format!(", shape {}", m.str(p.shape)));
+        }
+        if !p.shape_index.is_empty() {
+            f.push_str(&format!(" at index {}", m.str(p.shape_index)));
+        }
+        flags.push(f);
+    }
+    if let Some(s) = a.output_shape {
+        flags.push(format!("output, shape {}", m.str(s)));
+    }
+    let f = a.flags;
+    for (on, label) in [
+        (f.constant, "constant"),
+        (f.thread_local, "thread-local"),
+        (f.maybe_live_out, "maybe-live-out"),
+        (f.preallocated_temp, "preallocated-temp"),
+    ] {
+        if on {
+            flags.push(label.to_string());
+        }
+    }
+    if let Some(p) = a.page {
+        flags.push(format!("page {p}"));
+    }
+    let mut text = format!(
+        "allocation {} · {} · colour {}",
+        a.index,
+        fmt::bytes(a.size),
+        a.color
+    );
+    if !flags.is_empty() {
+        text.push_str(" · ");
+        text.push_str(&flags.join(" · "));
+    }
+    text
+}
+
+fn live_range(m: &Module, value: &Value) -> String {
+    let Some(r) = value.live else {
+        return "none (thread-local or not scheduled): not drawn on the time axis".to_string();
+    };
+    let at = |step: u32| match query::instruction_at(m, step) {
+        Some(name) => name.to_string(),
+        None => "end of program".to_string(),
+    };
+    let steps = u64::from(r.end.saturating_sub(r.start)) + 1;
+    if m.schedule.is_some() {
+        format!(
+            "steps {}–{} ({} step{}): from {} to {}",
+            fmt::grouped(u64::from(r.start)),
+            fmt::grouped(u64::from(r.end)),
+            fmt::grouped(steps),
+            if steps == 1 { "" } else { "s" },
+            at(r.start),
+            at(r.end)
+        )
+    } else {
+        format!(
+            "steps {}–{}",
+            fmt::grouped(u64::from(r.start)),
+            fmt::grouped(u64::from(r.end))
+        )
+    }
+}
+
+fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
+    let i = m.instruction(value);
+    let opcode = m.str(i.opcode).to_string();
+    let op_name = m.str(i.op_name).to_string();
+    let source = {
+        let file = m.str(i.source_file);
+        (!file.is_empty()).then(|| {
+            if i.source_line > 0 {
+                format!("{file}:{}", i.source_line)
+            } else {
+                file.to_string()
+            }
+        })
+    };
+    let known = |s: String| if s.is_empty() { "—".to_string() } else { s };
+    view! {
+        <dt>"Instruction"</dt>
+        <dd class="instruction"><code>{m.str(i.name).to_string()}</code>
+            {(!opcode.is_empty()).then(|| view! { " · " <code class="opcode">{opcode}</code> })}
+        </dd>
+        <dt>"op_name"</dt>
+        <dd class="op-name">{known(op_name)}</dd>
+        <dt>"Source"</dt>
+        <dd class="source">{source.unwrap_or_else(|| "—".to_string())}</dd>
+        {i.stack_frame_id.map(|id| view! { <dt>"Stack frame"</dt><dd class="stack-frame">{id.to_string()}</dd> })}
+    }
+}
+
+fn positions_and_uses(m: &Module, value: &Value) -> impl IntoView + use<> {
+    const SHOWN: usize = 200;
+    let list = |title: &'static str, class: &'static str, items: &[&str]| {
+        let count = items.len();
+        let lines = items
+            .iter()
+            .take(SHOWN)
+            .map(|l| view! { <li><code>{l.trim().to_string()}</code></li> })
+            .collect_view();
+        let more = (count > SHOWN)
+            .then(|| view! { <li class="more">{format!("… and {} more", count - SHOWN)}</li> });
+        view! {
+            <details class=class open=count <= 8>
+                <summary>{format!("{title} ({count})")}</summary>
+                <ul>{lines}{more}</ul>
+            </details>
+        }
+    };
+    match m.positions_and_uses(value) {
+        Some((positions, uses)) => view! {
+            {list("Positions", "positions", &positions)}
+            {list("Uses", "uses", &uses)}
+        }
+        .into_any(),
+        None => view! { <p class="aside no-uses">"The dump lists no positions or uses for this value."</p> }.into_any(),
+    }
+}

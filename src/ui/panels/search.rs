@@ -1,0 +1,161 @@
+//! The search box (`#search`): a regular expression over value names (`name{index}`) and
+//! op_names. Typing is debounced; the matches go to `focus.matches`; Enter selects the next
+//! match (Shift+Enter the previous) and asks the diagrams to reveal it; Escape clears. An
+//! invalid pattern shows its error inline and matches nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bufscope::query;
+use leptos::ev;
+use leptos::prelude::*;
+
+use crate::ui::fmt;
+use crate::ui::state::Focus;
+
+/// Quiet time after the last keystroke before searching (177,800 names on the largest dump).
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+#[component]
+pub fn SearchBox(focus: Focus) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    // The text the current matches were computed for (`None`: a search is pending); also
+    // on the status as `data-searched`, so that a test can wait for a search to finish.
+    let searched = RwSignal::new(Some(String::new()));
+    // Whether Enter has gone to a match since the last search: the first Enter goes to the
+    // first match, later ones move on.
+    let stepped = RwSignal::new(false);
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+
+    let cancel_pending = move || {
+        if let Some(Some(h)) = pending.try_get_value() {
+            h.clear();
+        }
+        let _ = pending.try_set_value(None);
+    };
+
+    // Runs the search for the box's current text. Uses the `try_` accessors: it can run from
+    // a timer after the module was replaced.
+    let run = move || {
+        cancel_pending();
+        let (Some(text), Some(shown)) = (
+            focus.search.try_get_untracked(),
+            focus.shown.try_get_value(),
+        ) else {
+            return;
+        };
+        let (matches, err) = match query::search(&shown.module, &text) {
+            Ok(m) => (m, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        error.try_set(err);
+        focus.matches.try_set(Arc::new(matches));
+        focus.match_index.try_set(0);
+        stepped.try_set(false);
+        searched.try_set(Some(text));
+    };
+
+    let on_input = move |e: ev::Event| {
+        focus.search.set(event_target_value(&e));
+        searched.set(None);
+        cancel_pending();
+        match set_timeout_with_handle(run, DEBOUNCE) {
+            Ok(h) => pending.set_value(Some(h)),
+            // No timer: search now.
+            Err(_) => run(),
+        }
+    };
+
+    // Moves to the next (`forward`) or previous match and shows it.
+    let step = move |forward: bool| {
+        if searched.get_untracked().is_none() {
+            run();
+        }
+        let matches = focus.matches.get_untracked();
+        let n = matches.len();
+        if n == 0 {
+            return;
+        }
+        let current = focus.match_index.get_untracked().min(n - 1);
+        let i = match (stepped.get_untracked(), forward) {
+            (false, true) => current,
+            (false, false) => n - 1,
+            (true, true) => (current + 1) % n,
+            (true, false) => (current + n - 1) % n,
+        };
+        stepped.set(true);
+        focus.match_index.set(i);
+        if let Some(&v) = matches.get(i) {
+            focus.selected.set(Some(v));
+            focus.reveal(v);
+        }
+    };
+
+    let clear = move || {
+        cancel_pending();
+        focus.search.set(String::new());
+        run();
+    };
+
+    let on_keydown = move |e: ev::KeyboardEvent| match e.key().as_str() {
+        "Enter" => {
+            e.prevent_default();
+            step(!e.shift_key());
+        }
+        "Escape" => {
+            e.prevent_default();
+            clear();
+        }
+        _ => {}
+    };
+
+    on_cleanup(cancel_pending);
+
+    let status = move || {
+        if searched.get().is_none() {
+            return view! { <span class="search-count pending">"…"</span> }.into_any();
+        }
+        if let Some(e) = error.get() {
+            return view! {
+                <span class="search-error" role="alert">{format!("Invalid regular expression: {e}")}</span>
+            }
+            .into_any();
+        }
+        let text = focus.search.get();
+        if text.is_empty() {
+            return view! { <span class="search-hint">"regex over names and op_names · Enter: next"</span> }.into_any();
+        }
+        let n = focus.matches.with(|m| m.len());
+        let label = if n == 0 {
+            "no matches".to_string()
+        } else {
+            let k = focus.match_index.get().min(n - 1) + 1;
+            format!(
+                "{} of {} {}",
+                fmt::grouped(k as u64),
+                fmt::grouped(n as u64),
+                if n == 1 { "match" } else { "matches" }
+            )
+        };
+        view! { <span class="search-count" data-count=n.to_string()>{label}</span> }.into_any()
+    };
+    let has_matches = move || focus.matches.with(|m| !m.is_empty());
+
+    view! {
+        <div class="search" role="search">
+            <label class="search-label" for="search">"Search"</label>
+            <input id="search" type="search" placeholder="e.g. fusion\\.1\\d or attention"
+                autocomplete="off" spellcheck="false"
+                aria-describedby="search-status"
+                aria-invalid=move || error.with(|e| e.is_some()).to_string()
+                prop:value=move || focus.search.get()
+                on:input=on_input on:keydown=on_keydown />
+            <button type="button" class="search-step" aria-label="Previous match"
+                disabled=move || !has_matches() on:click=move |_| step(false)>"▲"</button>
+            <button type="button" class="search-step" aria-label="Next match"
+                disabled=move || !has_matches() on:click=move |_| step(true)>"▼"</button>
+            <span id="search-status" class="search-status" aria-live="polite"
+                data-searched=move || searched.get()>{status}</span>
+        </div>
+    }
+}

@@ -1,0 +1,199 @@
+// What the browser test files share: the fixtures, headless Chromium with one page, ways
+// to hand files to the app as a user would (drop, pick), the waits on its outcome, and the
+// runner that prints `ok`/`FAIL` per test and the closing `N passed, M failed` line that
+// tests/e2e/run.sh adds up. Not a test file itself (run.sh runs *.test.mjs).
+//
+//   import { open, test, run, ... } from './harness.mjs';
+//   const app = await open();           // browser + page, console and requests recorded
+//   test('name', async () => { ... });
+//   await run(app);                     // runs the tests in order, prints, exits
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo = path.resolve(here, '..', '..');
+const tools = process.env.BUFSCOPE_TOOLS || path.join(os.homedir(), '.cache', 'bufscope-tools');
+const { chromium } = createRequire(path.join(tools, 'package.json'))('playwright-core');
+
+export const base = process.argv[2];
+if (!base) {
+  console.error(`usage: node ${path.relative(repo, process.argv[1] || 'test.mjs')} BASE_URL`);
+  process.exit(2);
+}
+export const origin = new URL(base).origin;
+export const artifacts = path.join(repo, 'tests', 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+/** The shared dump collection beside the repo (absent on some machines). */
+export const SHARED = process.env.BUFSCOPE_SHARED || path.resolve(repo, '..', 'shared');
+
+/** A dump from tests/fixtures, else from the shared collection it was copied from. */
+export function fixture(rel) {
+  for (const dir of [path.join(repo, 'tests', 'fixtures'), path.join(SHARED, 'dumps')]) {
+    const p = path.join(dir, rel);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`fixture ${rel} not found`);
+}
+
+/** The `Total bytes used: N` number, read from the dump itself. */
+export function totalBytesUsed(file) {
+  const m = readFileSync(file, 'latin1').match(/^Total bytes used: (\d+)/m);
+  if (!m) throw new Error(`no "Total bytes used:" line in ${file}`);
+  return Number(m[1]);
+}
+
+export const TPU = fixture('tpu/000_0cb419b3147a3cb6.txt');
+export const CPU = fixture('cpu/jax0.6.2/cpu_tiny.buffer-assignment.txt');
+
+export const grouped = (n) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+export function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/** `{ name, bytes }` of a file on disk, for `app.drop`. */
+export const dumpFile = (file) => ({ name: path.basename(file), bytes: readFileSync(file) });
+
+/**
+ * Starts headless Chromium with a fresh profile and one 1200×900 page. Records console
+ * errors and warnings, page errors, failed requests and every request's URL. On failure to
+ * launch, prints the closing line and exits 1.
+ */
+export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'bufscope-e2e-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      headless: true,
+      args: [
+        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ],
+      viewport,
+    });
+  } catch (err) {
+    console.log(`FAIL launching Chromium\n  ${err.message.split('\n')[0]}`);
+    rmSync(profile, { recursive: true, force: true });
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  const page = context.pages()[0] || (await context.newPage());
+  const app = {
+    context,
+    page,
+    profile,
+    consoleErrors: [],
+    consoleWarnings: [],
+    /** Every request's URL, in order. */
+    requests: [],
+
+    /** Fails when console errors appeared since `since` (an earlier `consoleErrors.length`). */
+    noNewConsoleErrors(since) {
+      const fresh = app.consoleErrors.slice(since);
+      assert(fresh.length === 0, `console errors:\n    ${fresh.join('\n    ')}`);
+    },
+
+    /** Loads the app and waits until it is ready. */
+    async load() {
+      await page.goto(base, { waitUntil: 'load' });
+      await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
+    },
+
+    /** Drops files on the page as a user would: dragenter, dragover, drop with a DataTransfer. */
+    async drop(files) {
+      const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
+      await page.evaluate((files) => {
+        const dt = new DataTransfer();
+        for (const f of files) {
+          const bytes = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));
+          dt.items.add(new File([bytes], f.name, { type: 'text/plain' }));
+        }
+        const target = document.querySelector('main') || document.body;
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+        }
+      }, payload);
+    },
+
+    /** Picks files (paths, or `{ name, mimeType, buffer }`) with the "Choose files…" input. */
+    async pick(files) {
+      await page.locator('#file-input').setInputFiles(files);
+    },
+
+    /** Waits until the report of the last read says it read `name` (a file name or "N files"). */
+    async waitForOutcome(name, timeout = 20000) {
+      await page.waitForFunction(
+        (name) => document.querySelector('.files-line')?.textContent === `Read ${name}`,
+        name,
+        { timeout },
+      );
+    },
+
+    /** The total bytes shown for the module on screen: the exact number and the text. */
+    async shownTotal() {
+      const cell = page.locator('.module .total-bytes').first();
+      await cell.waitFor({ timeout: 5000 });
+      return { bytes: Number(await cell.getAttribute('data-bytes')), text: await cell.textContent() };
+    },
+
+    /** The name of the module on screen, or null. */
+    async shownModule() {
+      const names = await page.locator('.module .module-name').allTextContents();
+      assert(names.length <= 1, `${names.length} modules on screen`);
+      return names[0] ?? null;
+    },
+
+    async screenshot(name) {
+      await page.screenshot({ path: path.join(artifacts, name), fullPage: true });
+    },
+  };
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') app.consoleErrors.push(`console.error: ${msg.text()}`);
+    if (msg.type() === 'warning') app.consoleWarnings.push(`console.warning: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => app.consoleErrors.push(`page error: ${err.message}`));
+  page.on('request', (req) => app.requests.push(req.url()));
+  page.on('requestfailed', (req) => app.consoleErrors.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+  return app;
+}
+
+const tests = [];
+
+/** Registers a test; tests run in the order registered, on one page. */
+export function test(name, fn) {
+  tests.push({ name, fn });
+}
+
+/**
+ * Runs the registered tests in order, prints `ok NAME` / `FAIL NAME` (with a screenshot
+ * of the page in tests/artifacts/fail-<file>-<n>.png) and the closing `N passed, M failed`
+ * line, closes the browser and exits (1 when a test failed).
+ */
+export async function run(app) {
+  const file = path.basename(process.argv[1] || 'test', '.test.mjs');
+  let passed = 0;
+  let failed = 0;
+  for (const [i, { name, fn }] of tests.entries()) {
+    try {
+      await fn();
+      passed++;
+      console.log(`ok   ${name}`);
+    } catch (err) {
+      failed++;
+      console.log(`FAIL ${name}\n  ${String(err?.stack || err).split('\n').slice(0, 6).join('\n  ')}`);
+      try {
+        await app.page.screenshot({ path: path.join(artifacts, `fail-${file}-${i + 1}.png`), fullPage: true });
+      } catch {}
+    }
+  }
+  for (const w of app.consoleWarnings) console.log(`note: ${w}`);
+  await app.context.close();
+  rmSync(app.profile, { recursive: true, force: true });
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 ? 1 : 0);
+}
