@@ -397,7 +397,7 @@ impl Diagram {
                 ..page_style()
             };
             st.layout = Layout::new(size, st.style.font_size);
-            let area = Canvas2d::new(&self.base.ctx, size).into_drawing_area();
+            let area = Canvas2d::new(&self.base.canvas, &self.base.ctx)?.into_drawing_area();
             draw_space_indexed(
                 &area,
                 &shown.module,
@@ -435,7 +435,7 @@ impl Diagram {
                 m.ctx
                     .draw_image_with_html_canvas_element(&self.base.canvas, 0.0, 0.0)
                     .map_err(|e| format!("{e:?}"))?;
-                let area = Canvas2d::new(&m.ctx, size).into_drawing_area();
+                let area = Canvas2d::new(&m.canvas, &m.ctx)?.into_drawing_area();
                 draw_marks(&area, &self.index, &st.view, &st.style, &marks)
                     .map_err(|e| e.to_string())?;
             }
@@ -445,7 +445,7 @@ impl Diagram {
             .draw_image_with_html_canvas_element(&shown_layer.canvas, 0.0, 0.0)
             .map_err(|e| format!("{e:?}"))?;
         if let Some(step) = self.focus().time_cursor.get_untracked() {
-            let area = Canvas2d::new(&self.ctx, size).into_drawing_area();
+            let area = Canvas2d::new(&self.canvas, &self.ctx)?.into_drawing_area();
             draw_cursor(&area, &shown.analysis, space, &st.view, &st.style, step)
                 .map_err(|e| e.to_string())?;
         }
