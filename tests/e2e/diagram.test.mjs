@@ -4,6 +4,7 @@
 // Uses the test hook `window.__bufscope_block_px(color, valueName)` (src/ui/canvas.rs) to
 // find a block's pixel. Screenshots go to tests/artifacts/diagram-*.png. The last line is
 // `N passed, M failed`; the exit status is 1 when M > 0.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TPU, artifacts, assert, base, open, run, test } from './harness.mjs';
 
@@ -114,6 +115,14 @@ test('(3) clicking a block pins it (drawn pinned, data-selected)', async () => {
     return false;
   }, [VALUE]);
   assert(framed, `no selection frame drawn around ${VALUE} (centre was ${unpinned})`);
+  // The details panel shows the pinned value: its name, and its offset and size as the dump
+  // prints them (`value: <68 Arg_0.1 @0> (size=8192,offset=0)`).
+  const line = readFileSync(TPU, 'latin1').split('\n').find((l) => l.includes(` ${VALUE} @`) && l.startsWith(' value:'));
+  const [, size, offset] = line.match(/\(size=(\d+),offset=(\d+)\)/);
+  const details = page.locator('#details');
+  await details.locator('.details-name', { hasText: VALUE }).waitFor({ timeout: 5000 });
+  assert(Number(await details.locator('.offset').getAttribute('data-offset')) === Number(offset), 'details: wrong offset');
+  assert(Number(await details.locator('.size').first().getAttribute('data-bytes')) === Number(size), 'details: wrong size');
   await wrapper().screenshot({ path: shot('3-pinned') });
   noNewConsoleErrors(before);
 });
