@@ -325,6 +325,28 @@ fn files_that_are_not_dumps_give_one_error() {
     assert_not_a_dump("lib.rs", &source);
 }
 
+/// Found by the fuzzer (tests/fuzz): whether a file is binary was judged on its first
+/// chunk only, so the same bytes were "not a text file" in one chunk and "no section
+/// header" in small ones.
+#[test]
+fn binary_is_judged_the_same_in_any_chunks() {
+    let mut bytes = b"ab".to_vec();
+    bytes.extend([1u8; 40]);
+    for chunk in [1, 2, 5, bytes.len()] {
+        let mut loader = Loader::new();
+        loader.begin_file("x.bin");
+        for c in bytes.chunks(chunk) {
+            loader.feed(c);
+        }
+        let load = loader.finish();
+        assert_eq!(
+            load.errors,
+            ["x.bin is not a text file, so it is not an XLA buffer-assignment dump."],
+            "chunks of {chunk}"
+        );
+    }
+}
+
 #[test]
 fn not_a_dump_next_to_dumps_does_not_disturb_them() {
     let m = fixture_module("tpu/004_f7d316536d8a2672");
@@ -508,6 +530,45 @@ fn chunked_streaming_reads_the_same() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Found by the fuzzer (tests/fuzz): a gzip stream whose checksum is wrong, or whose
+/// trailer is cut off, was read as an empty file when it came in one chunk (the decoder
+/// still held the text when the checksum failed), but as the dump it is in small chunks.
+#[test]
+fn gzip_with_bad_checksum_or_no_trailer_reads_its_text_in_any_chunks() {
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, plain) = (&m.files[0].0, &m.files[0].1);
+    let want = load_files([(name.as_str(), plain.as_slice())]);
+    let values = want.modules[0].values.len();
+    let gz = gzip(plain);
+    let mut bad_crc = gz.clone();
+    let n = bad_crc.len();
+    bad_crc[n - 8] ^= 0xff;
+    for (what, bytes) in [("bad checksum", &bad_crc[..]), ("no trailer", &gz[..n - 8])] {
+        for chunk in [1, 3, 64, n] {
+            let mut loader = Loader::new();
+            loader.begin_file(name);
+            for c in bytes.chunks(chunk) {
+                loader.feed(c);
+            }
+            let load = loader.finish();
+            let case = format!("{what}, chunks of {chunk}");
+            assert!(load.errors.is_empty(), "{case}: {:?}", load.errors);
+            assert_eq!(load.modules.len(), 1, "{case}");
+            assert_eq!(load.modules[0].values.len(), values, "{case}");
+            let warnings: Vec<_> = load.modules[0]
+                .warnings
+                .iter()
+                .map(|w| &w.message)
+                .collect();
+            assert_eq!(
+                warnings,
+                ["the gzip data is corrupt or cut short; what came before was read"],
+                "{case}"
+            );
+        }
+    }
 }
 
 #[test]

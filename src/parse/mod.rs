@@ -42,6 +42,8 @@ pub struct Load {
 const MAX_WARNINGS_PER_FILE: u32 = 100;
 /// Lines read before the first section header before a file is judged not a dump.
 const MAX_PREAMBLE_LINES: u64 = 1000;
+/// Bytes at the start of a file's text that tell a binary file from text.
+const SNIFF_BYTES: usize = 4096;
 
 /// Streaming reader: files go in one after another, in chunks of any size.
 #[derive(Default)]
@@ -190,8 +192,16 @@ struct FileState {
     gz_failed: bool,
     /// The first bytes, until there are two to tell gzip from text.
     head: Option<Vec<u8>>,
+    /// Bytes of the file as given (compressed, for gzip).
+    raw: u64,
+    /// Bytes of its text (after gzip).
     bytes: u64,
-    binary: bool,
+    /// The file starts with gzip's magic bytes.
+    gzip: bool,
+    /// Control bytes among the first [`SNIFF_BYTES`] of the text, and how many of those
+    /// were seen: a file is judged binary on them whatever the chunks it came in.
+    control: usize,
+    sniffed: usize,
     section: Section,
     /// A section header was recognised somewhere in the physical file.
     recognised: bool,
@@ -228,8 +238,11 @@ impl FileState {
             gz: None,
             gz_failed: false,
             head: Some(Vec::new()),
+            raw: 0,
             bytes: 0,
-            binary: false,
+            gzip: false,
+            control: 0,
+            sniffed: 0,
             section: if report {
                 Section::Report
             } else {
@@ -254,6 +267,7 @@ impl FileState {
         if chunk.is_empty() || self.given_up {
             return;
         }
+        self.raw += chunk.len() as u64;
         if let Some(mut head) = self.head.take() {
             head.extend_from_slice(chunk);
             if head.len() < 2 {
@@ -261,6 +275,7 @@ impl FileState {
                 return;
             }
             if head.starts_with(&[0x1f, 0x8b]) {
+                self.gzip = true;
                 self.gz = Some(flate2::write::MultiGzDecoder::new(Vec::new()));
             }
             return self.decode(&head, builders);
@@ -289,14 +304,13 @@ impl FileState {
 
     /// Cuts `chunk` into lines, keeping an unfinished last line for the next chunk.
     fn lines(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
-        if self.bytes == 0 && !chunk.is_empty() {
-            let head = &chunk[..chunk.len().min(4096)];
-            // Binary: more than a tenth control bytes (a NUL in a dump line is a bad line).
-            let control = head
+        if self.sniffed < SNIFF_BYTES {
+            let head = &chunk[..chunk.len().min(SNIFF_BYTES - self.sniffed)];
+            self.control += head
                 .iter()
                 .filter(|&&c| c < 0x20 && !matches!(c, b'\n' | b'\r' | b'\t'))
                 .count();
-            self.binary = control * 10 > head.len();
+            self.sniffed += head.len();
         }
         self.bytes += chunk.len() as u64;
         let mut rest = chunk;
@@ -331,11 +345,15 @@ impl FileState {
         if let Some(head) = self.head.take() {
             self.decode(&head, builders);
         }
-        if let Some(gz) = self.gz.take() {
-            match gz.finish() {
-                Ok(out) => self.lines(&out, builders),
-                Err(_) => self.gz_failed = true,
+        if let Some(mut gz) = self.gz.take() {
+            // `try_finish` hands over what the decoder still holds even when the stream
+            // then proves corrupt or cut short (bad checksum, missing trailer): that text
+            // is read, as it would have been had it come out with an earlier chunk.
+            if gz.try_finish().is_err() {
+                self.gz_failed = true;
             }
+            let out = std::mem::take(gz.get_mut());
+            self.lines(&out, builders);
         }
         if !self.carry.is_empty() && !self.given_up {
             let line = std::mem::take(&mut self.carry);
@@ -361,11 +379,19 @@ impl FileState {
         }
     }
 
+    /// Binary: more than a tenth control bytes at the start (a NUL in a dump line is a bad
+    /// line, not a binary file).
+    fn is_binary(&self) -> bool {
+        self.control * 10 > self.sniffed
+    }
+
     fn not_a_dump(&self) -> String {
         let name = &self.name;
-        if self.bytes == 0 {
+        if self.raw == 0 {
             format!("{name} is empty.")
-        } else if self.binary || self.gz_failed {
+        } else if self.gzip && (self.bytes == 0 || self.gz_failed) {
+            format!("{name} is gzip-compressed, but its gzip data is corrupt or cut short, so it holds no dump.")
+        } else if self.is_binary() || self.gz_failed {
             format!("{name} is not a text file, so it is not an XLA buffer-assignment dump.")
         } else {
             format!(

@@ -1,0 +1,116 @@
+//! The parser, analysis, search and rendering on arbitrary bytes.
+//!
+//! Input: a control line, then the dump. The control line's first byte (the selector)
+//! picks the file name (bits 0-1: which dump suffix, so the memory-usage report grammar is
+//! reached too), seeds the chunk sizes and the sort column (bits 2-7), and with bits 6 and 7
+//! both set asks for the SVG; the rest of the control line is a search pattern. Everything after the
+//! first `\n` is one dump file's bytes.
+//!
+//! Checked: nothing panics or hangs; reading the bytes in random chunks through
+//! `Loader::feed` gives the same modules, values and warnings as one `load_files` call.
+
+#![no_main]
+
+use bufscope::{analysis, load_files, query, render, summary, Load, Loader};
+use libfuzzer_sys::fuzz_target;
+
+const NAMES: [&str; 4] = [
+    "module_0001.fuzz-buffer-assignment.txt",
+    "module_0001.fuzz-buffer-assignment-values.txt",
+    "module_0001.fuzz-live-range.txt",
+    "module_0001.fuzz-memory-usage-report.txt",
+];
+
+/// Modules this small are also rendered, when the selector's top two bits are set
+/// (rendering is the slowest part: three inputs in four skip it).
+const RENDER_MAX_VALUES: usize = 64;
+const RENDER_MAX_ALLOCATIONS: usize = 64;
+
+/// xorshift64*: the chunk sizes, deterministic per input.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn streamed(name: &str, bytes: &[u8], seed: u64) -> Load {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    // Tiny chunks (cut inside every token, the gzip header, CRLF), medium, large; tiny
+    // ones, the slowest, an eighth of the time.
+    let max = [3u64, 64, 64, 4096, 4096, 4096, 4096, 4096][(rng.next() % 8) as usize];
+    let mut loader = Loader::new();
+    loader.begin_file(name);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = (1 + rng.next() % max) as usize;
+        let (chunk, tail) = rest.split_at(n.min(rest.len()));
+        loader.feed(chunk);
+        rest = tail;
+    }
+    loader.end_file();
+    loader.finish()
+}
+
+fn same(a: &Load, b: &Load) {
+    assert_eq!(
+        a.errors, b.errors,
+        "errors differ between one chunk and streaming"
+    );
+    assert_eq!(a.modules.len(), b.modules.len(), "module count differs");
+    for (x, y) in a.modules.iter().zip(&b.modules) {
+        assert_eq!(x.name, y.name);
+        assert_eq!(
+            x.allocations.len(),
+            y.allocations.len(),
+            "allocations differ"
+        );
+        assert_eq!(x.values.len(), y.values.len(), "values differ");
+        let wx: Vec<_> = x.warnings.iter().map(|w| (w.line, &w.message)).collect();
+        let wy: Vec<_> = y.warnings.iter().map(|w| (w.line, &w.message)).collect();
+        assert_eq!(wx, wy, "warnings differ between one chunk and streaming");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (control, dump) = match memchr_newline(data) {
+        Some(p) => (&data[..p], &data[p + 1..]),
+        None => (&data[..0], data),
+    };
+    let selector = control.first().copied().unwrap_or(0);
+    let pattern = String::from_utf8_lossy(control.get(1..).unwrap_or(&[]));
+    let name = NAMES[usize::from(selector & 3)];
+
+    let whole = load_files([(name, dump)]);
+    let parts = streamed(name, dump, u64::from(selector >> 2) ^ dump.len() as u64);
+    same(&whole, &parts);
+
+    let matcher = query::compile(&pattern).ok();
+    let mut analyses = Vec::new();
+    for m in &whole.modules {
+        let a = analysis::analyze(m);
+        if selector & 0xc0 == 0xc0
+            && m.values.len() <= RENDER_MAX_VALUES
+            && m.allocations.len() <= RENDER_MAX_ALLOCATIONS
+        {
+            let svg = render::render_svg(m, &a, 320);
+            assert!(svg.starts_with("<svg"));
+        }
+        if let Some(re) = &matcher {
+            let mut hits = query::matching_values(m, re);
+            let column = query::Column::ALL[usize::from(selector >> 2) % query::Column::ALL.len()];
+            query::sort_values(m, &mut hits, column, selector & 0x20 != 0);
+            let _ = query::group_by_op_name(m, &hits);
+        }
+        analyses.push(a);
+    }
+    let s = summary::Summary::new(whole.modules.iter().zip(&analyses));
+    let _ = s.to_json();
+});
+
+fn memchr_newline(data: &[u8]) -> Option<usize> {
+    data.iter().position(|&b| b == b'\n')
+}
