@@ -95,7 +95,7 @@ impl Summary {
             } else {
                 &m.name
             };
-            out.push_str(&format!("module {name}\n"));
+            out.push_str(&format!("module {}\n", printable(name)));
             let schedule = match m.schedule_length {
                 Some(n) => format!("schedule of {} steps", group_digits(u64::from(n))),
                 None => "no schedule".to_string(),
@@ -130,11 +130,30 @@ impl Summary {
             if !m.warnings.is_empty() {
                 out.push_str(&format!("  warnings ({}):\n", m.warnings.len()));
                 for w in &m.warnings {
-                    out.push_str(&format!("    {w}\n"));
+                    out.push_str(&format!("    {}\n", printable(w)));
                 }
             }
         }
         out
+    }
+}
+
+/// Text for a terminal: control characters (which a dump's names may hold, ESC included)
+/// written as escapes, so that printing a name cannot drive the terminal.
+fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
     }
 }
 
@@ -198,6 +217,14 @@ pub fn group_digits(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_do_not_reach_the_terminal() {
+        assert_eq!(printable("plain"), "plain");
+        let shown = printable("bell\u{7}esc\u{1b}[31m");
+        assert!(!shown.chars().any(char::is_control), "{shown:?}");
+        assert!(shown.contains("\\u{1b}[31m"), "{shown:?}");
+    }
     use crate::analysis::analyze;
     use crate::model::{AllocFlags, Allocation, LiveRange, Schedule, Value, Warning};
 

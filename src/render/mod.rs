@@ -362,7 +362,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         anchor: (HPos, VPos),
     ) -> DrawResult<DB> {
         let style = font.color(&color).pos(Pos::new(anchor.0, anchor.1));
-        self.area.draw(&Text::new(s, at, style))
+        self.area.draw(&Text::new(xml_safe(s), at, style))
     }
 
     /// Text of `scale` × the base size.
@@ -855,7 +855,11 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                     continue;
                 };
                 let name = module.value_name(v);
-                if self.text_width(&name, 0.92) + 8 <= r.width() {
+                // Measuring is the costly part (the canvas measures the whole text): no
+                // character is narrower than 0.3 em, so a name that long cannot fit.
+                let at_least = name.chars().count() as f64 * self.style.font_size * 0.92 * 0.3;
+                if at_least <= f64::from(r.width()) && self.text_width(&name, 0.92) + 8 <= r.width()
+                {
                     self.text(
                         &name,
                         (r.x0 + 4, (r.y0 + r.y1) / 2),
@@ -904,3 +908,20 @@ fn truncate(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// `s` without the characters XML 1.0 forbids (control characters other than tab, line feed
+/// and carriage return; U+FFFE, U+FFFF), which names from a dump may hold: each becomes
+/// U+FFFD, so that an SVG stays well-formed. plotters escapes `< > & " '` itself.
+fn xml_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+    };
+    if s.contains(bad) {
+        s.chars()
+            .map(|c| if bad(c) { '\u{FFFD}' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
+    }
+}

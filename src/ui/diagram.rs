@@ -25,6 +25,7 @@ use web_sys::KeyboardEvent;
 
 use super::canvas::{with_diagram, SpaceCanvas};
 use super::fmt;
+use super::panels::clip_middle;
 use super::state::Focus;
 
 /// State the diagrams of one module share (besides [`Focus`]).
@@ -170,13 +171,15 @@ fn Tooltip(shared: Shared) -> impl IntoView {
             alloc.index,
             fmt::grouped(value.offset)
         );
-        let op_name = m.str(instr.op_name).to_string();
-        let opcode = m.str(instr.opcode).to_string();
+        // A tooltip is a glance: long texts (a dump may hold 300,000-character names or
+        // op_names) are cut in the middle; the details pane has them whole.
+        let op_name = clip_middle(m.str(instr.op_name), TIP_CHARS);
+        let opcode = clip_middle(m.str(instr.opcode), TIP_CHARS);
         Some(view! {
-            <p class="tip-name"><span class="tip-swatch" style:background=swatch></span>{m.value_name(value)}</p>
+            <p class="tip-name"><span class="tip-swatch" style:background=swatch></span>{clip_middle(&m.value_name(value), TIP_CHARS)}</p>
             <dl>
                 <dt>"kind"</dt><dd>{kind.label()}{(!opcode.is_empty()).then(|| format!(" · {opcode}"))}</dd>
-                <dt>"shape"</dt><dd class="mono">{m.str(value.shape).to_string()}</dd>
+                <dt>"shape"</dt><dd class="mono">{clip_middle(m.str(value.shape), TIP_CHARS)}</dd>
                 <dt>"size"</dt><dd>{fmt::bytes(value.size)}</dd>
                 <dt>"live"</dt><dd>{live}</dd>
                 <dt>"at"</dt><dd>{place}</dd>
@@ -204,6 +207,9 @@ fn Tooltip(shared: Shared) -> impl IntoView {
         </div>
     }
 }
+
+/// The most characters of one text the tooltip shows (about four lines of it).
+const TIP_CHARS: usize = 240;
 
 /// The list of keys, over the page.
 #[component]

@@ -30,10 +30,39 @@ pub fn space_label(color: u32) -> String {
     }
 }
 
+/// `s` when it has at most `max` characters, else its start and end with `…` between
+/// (op_names and paths differ at their ends, names at both). For text shown in passing
+/// (labels, the tooltip): a dump may hold names of 300,000 characters, which would make a
+/// line of the page as long. The details pane and the titles show the whole text.
+pub fn clip_middle(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    let head = max.saturating_sub(1) * 2 / 3;
+    let tail = max.saturating_sub(1) - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(count - tail));
+    out
+}
+
+/// The most characters of a text in a table cell or a one-line label that cuts it with an
+/// ellipsis anyway: far more than fits, far less than a 300,000-character name, whose
+/// layout alone would cost a frame. The cell's title has the whole text.
+pub const CELL_CHARS: usize = 1000;
+
+/// The most characters of an instruction name in a step label.
+const STEP_NAME_CHARS: usize = 120;
+
 /// `step N (instruction)`, or `step N (end of program)` at XLA's virtual last step.
 fn step_label(m: &Module, step: u32) -> String {
     match query::instruction_at(m, step) {
-        Some(name) => format!("{} ({name})", fmt::grouped(u64::from(step))),
+        Some(name) => format!(
+            "{} ({})",
+            fmt::grouped(u64::from(step)),
+            clip_middle(name, STEP_NAME_CHARS)
+        ),
         None if m.schedule.as_ref().is_some_and(|s| step >= s.max) => {
             format!("{} (end of program)", fmt::grouped(u64::from(step)))
         }
@@ -166,9 +195,9 @@ pub fn HoverLine(focus: Focus) -> impl IntoView {
         let value = m.values.get(v as usize)?;
         Some(format!(
             "{} · {} · {}",
-            m.value_name(value),
+            clip_middle(&m.value_name(value), CELL_CHARS),
             fmt::human(value.size),
-            m.str(value.shape)
+            clip_middle(m.str(value.shape), CELL_CHARS)
         ))
     };
     view! { <p class="hover-line" aria-hidden="true">{text}</p> }

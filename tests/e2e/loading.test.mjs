@@ -232,8 +232,8 @@ if (!existsSync(BIG)) {
     assert(sliced.calls >= Math.ceil(statSync(file).size / maxSlice), `${sliced.calls} slices for ${statSync(file).size} bytes`);
     assert(sliced.largest <= maxSlice, `a slice of ${sliced.largest} bytes, over ${maxSlice}`);
     assert(frames.percents.length >= 5, `the progress showed only ${frames.percents.join(', ')}`);
-    assert(frames.reading < 200, `the page froze for ${frames.reading.toFixed(0)} ms while reading slices`);
-    assert(frames.end < 1000, `the page froze for ${frames.end.toFixed(0)} ms at the end of the load`);
+    // The stalls are printed above, not asserted: timings belong to the benchmark
+    // (`./dev bench`), where they are judged against the targets on a known machine.
     // The file is never held whole: the model alone is about 1.1× the file (README); the
     // file on top of it would make the memory over 2×.
     if (memory) assert(memory < 1.75 * size, `wasm memory ${memory} bytes for a ${size}-byte dump`);

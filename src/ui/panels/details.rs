@@ -1,13 +1,15 @@
 //! The details of the selected value (`#details`, from `focus.selected`): name and id,
 //! shape, sizes and padding, offset (decimal and hex), its allocation and the allocation's
 //! flags, live range with the instructions at its ends, defining instruction, op_name,
-//! source, positions and uses; a button to zoom the diagram to it.
+//! source, positions and uses; a button to zoom the diagram to it. The value's name,
+//! op_name and source are shown whole; the repeats of names (instruction, live-range ends,
+//! positions, uses) at most [`CELL_CHARS`] characters of them.
 
 use bufscope::model::{Allocation, Module, Value};
 use bufscope::query;
 use leptos::prelude::*;
 
-use super::space_label;
+use super::{clip_middle, space_label, CELL_CHARS};
 use crate::ui::fmt;
 use crate::ui::state::Focus;
 
@@ -156,7 +158,7 @@ fn live_range(m: &Module, value: &Value) -> String {
         return "none (thread-local or not scheduled): not drawn on the time axis".to_string();
     };
     let at = |step: u32| match query::instruction_at(m, step) {
-        Some(name) => name.to_string(),
+        Some(name) => clip_middle(name, CELL_CHARS),
         None => "end of program".to_string(),
     };
     let steps = u64::from(r.end.saturating_sub(r.start)) + 1;
@@ -196,7 +198,7 @@ fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
     let known = |s: String| if s.is_empty() { "—".to_string() } else { s };
     view! {
         <dt>"Instruction"</dt>
-        <dd class="instruction"><code>{m.str(i.name).to_string()}</code>
+        <dd class="instruction"><code>{clip_middle(m.str(i.name), CELL_CHARS)}</code>
             {(!opcode.is_empty()).then(|| view! { " · " <code class="opcode">{opcode}</code> })}
         </dd>
         <dt>"op_name"</dt>
@@ -214,7 +216,7 @@ fn positions_and_uses(m: &Module, value: &Value) -> impl IntoView + use<> {
         let lines = items
             .iter()
             .take(SHOWN)
-            .map(|l| view! { <li><code>{l.trim().to_string()}</code></li> })
+            .map(|l| view! { <li><code>{clip_middle(l.trim(), CELL_CHARS)}</code></li> })
             .collect_view();
         let more = (count > SHOWN)
             .then(|| view! { <li class="more">{format!("… and {} more", count - SHOWN)}</li> });

@@ -14,7 +14,7 @@ use bufscope::query::{self, Column, Group};
 use leptos::ev;
 use leptos::prelude::*;
 
-use super::space_label;
+use super::{clip_middle, space_label, CELL_CHARS};
 use crate::ui::fmt;
 use crate::ui::state::{Focus, Shown};
 
@@ -261,8 +261,11 @@ fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl IntoView + 
                 .unwrap_or_default()
         };
         let kind = m.kind(&value);
+        // The whole text in the title, at most CELL_CHARS of it in the cell.
+        let clip = |s: &str| clip_middle(s, CELL_CHARS);
         let (name_title, shape_title) = (name.clone(), shape.clone());
         let (op_title, source_title) = (op.clone(), source.clone());
+        let (name, shape, op, source) = (clip(&name), clip(&shape), clip(&op), clip(&source));
         view! {
             <td class="name" title=name_title>{name}</td>
             <td class="num" data-bytes=value.size.to_string()
@@ -328,6 +331,7 @@ fn group_rows(
         m.str(g.op_name).to_string()
     };
     let name_title = name.clone();
+    let name = clip_middle(&name, CELL_CHARS);
     let count = g.values.len();
     let padding = g.total.saturating_sub(g.logical);
     let members = {
@@ -403,8 +407,8 @@ fn Timeless(focus: Focus, color: u32) -> impl IntoView {
                 .take(limit.get())
                 .filter_map(|&v| {
                     let value = m.values.get(v as usize)?;
-                    let name = m.value_name(value);
-                    let shape = m.str(value.shape).to_string();
+                    let name = clip_middle(&m.value_name(value), CELL_CHARS);
+                    let shape = clip_middle(m.str(value.shape), CELL_CHARS);
                     Some(view! {
                         <li class="timeless-item" data-value=v.to_string()
                             class:selected=move || focus.selected.get() == Some(v)>
