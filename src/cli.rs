@@ -23,9 +23,10 @@ Usage:
   bufscope render PATH... --svg OUT.svg [--module NAME] [--width PX]
       Draws a module (by default the one with the most allocated bytes) as an SVG: one
       panel per memory space. OUT.svg may be '-' for standard output.
-  bufscope bench PATH [--runs N]
+  bufscope bench PATH [--runs N] [--json]
       Times reading and analysing one file against a plain line count, and measures the
-      heap it takes (median of N runs, default 5).
+      heap it takes (median of N runs, default 5). --json prints the figures as one JSON
+      object (what `./dev bench` reads).
   bufscope generate SRC --size SIZE --out OUT
       Writes a bigger, valid dump for scale tests: SRC's program repeated in one module
       with fresh ids and names until OUT has at least SIZE bytes (e.g. 250M, 1G; decimal
@@ -401,7 +402,7 @@ const TIME_TARGET: f64 = 4.0;
 const HEAP_TARGET: f64 = 1.5;
 
 fn bench_command(args: &[String]) -> CmdResult {
-    let args = Args::parse(args, &[], &["--runs"])?;
+    let args = Args::parse(args, &["--json"], &["--runs"])?;
     let [path] = args.operands.as_slice() else {
         return Err(Failure::Usage("bench takes exactly one PATH".into()));
     };
@@ -449,6 +450,16 @@ fn bench_command(args: &[String]) -> CmdResult {
     let time_ratio = total_ms / memchr_ms.max(1e-6);
     let heap_ratio = heap as f64 / size.max(1.0);
     let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    if args.switch("--json") {
+        let json = format!(
+            "{{\"path\":{path:?},\"bytes\":{},\"lines\":{lines},\"runs\":{runs},\
+             \"memchr_ms\":{memchr_ms:.3},\"parse_ms\":{parse_ms:.3},\"analysis_ms\":{analysis_ms:.3},\
+             \"total_ms\":{total_ms:.3},\"peak_heap_bytes\":{heap},\"peak_rss_bytes\":{}}}\n",
+            bytes.len(),
+            peak_rss().map_or("null".to_string(), |r| r.to_string())
+        );
+        return write_stdout(json.as_bytes());
+    }
 
     let mut r = String::new();
     r.push_str(&format!("bufscope bench: {path}\n"));

@@ -32,7 +32,33 @@ use web_sys::HtmlInputElement;
 /// Mounts the app on `<body>`.
 pub fn start() {
     console_error_panic_hook::set_once();
+    install_memory_hook();
     leptos::mount::mount_to_body(App);
+}
+
+/// Benchmark hook: `window.__bufscope_wasm_bytes()` is the size in bytes of the app's
+/// WebAssembly memory now (`wasm_bindgen::memory()`'s buffer; it only grows, so after a
+/// load it is the peak of that load). Read by `tests/e2e/scale_bench.mjs`; costs one
+/// closure, made once, and nothing unless called.
+fn install_memory_hook() {
+    use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let hook = Closure::<dyn Fn() -> JsValue>::new(|| {
+        wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .map_or(JsValue::NULL, |m| {
+                let bytes = m
+                    .buffer()
+                    .unchecked_into::<js_sys::ArrayBuffer>()
+                    .byte_length();
+                JsValue::from_f64(bytes as f64)
+            })
+    });
+    let _ = js_sys::Reflect::set(&window, &"__bufscope_wasm_bytes".into(), hook.as_ref());
+    // Lives as long as the page.
+    hook.forget();
 }
 
 /// The modules of the last read that produced any: what the page shows below the report.

@@ -8,11 +8,13 @@
 // * frame intervals: requestAnimationFrame timestamps during the sequence (what a user sees);
 // * draw times: the app's own measure of each frame it drew (`window.__bufscope_draw_ms`,
 //   filled by src/ui/canvas.rs when the page defines it);
-// each as frames, median and worst.
+// each as frames, median and worst. The sequence itself is `panZoom` in frames.mjs, which
+// tests/e2e/scale_bench.mjs (`./dev bench`) runs too.
 import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fmt, panZoom, stats } from './frames.mjs';
 
 const tools = process.env.BUFSCOPE_TOOLS || path.join(os.homedir(), '.cache', 'bufscope-tools');
 const { chromium } = createRequire(path.join(tools, 'package.json'))('playwright-core');
@@ -45,52 +47,7 @@ try {
   await diagram.waitFor({ timeout: 300000 });
   await page.waitForFunction(() => document.querySelector('.diagram')?.dataset.view, null, { timeout: 60000 });
   console.log(`loaded ${path.basename(dump)} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  await diagram.scrollIntoViewIfNeeded();
-  await page.waitForTimeout(500);
-  const box = await page.locator('.diagram canvas').first().boundingBox();
-  // Inside the block diagram: below the curve, left of the allocation labels.
-  const cx = box.x + box.width * 0.45;
-  const cy = box.y + box.height * 0.62;
-
-  await page.evaluate(() => {
-    window.__bufscope_draw_ms = [];
-    window.__bench_frames = [];
-    window.__bench_on = true;
-    const tick = (t) => {
-      window.__bench_frames.push(t);
-      if (window.__bench_on) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
-  await page.mouse.move(cx, cy);
-  for (let i = 0; i < steps; i++) {
-    const phase = Math.floor(i / 20) % 3;
-    if (phase === 0) {
-      // Zoom in at a drifting point.
-      await page.mouse.move(cx + (i % 20) * 4, cy - (i % 20) * 2);
-      await page.mouse.wheel(0, -120);
-    } else if (phase === 1) {
-      // Drag (pan) sideways and down.
-      await page.mouse.down();
-      await page.mouse.move(cx - 30, cy + 8, { steps: 3 });
-      await page.mouse.up();
-      await page.mouse.move(cx, cy);
-    } else {
-      await page.mouse.wheel(0, 100);
-      await page.mouse.move(cx + (i % 7) * 11, cy + (i % 5) * 9);
-    }
-  }
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  const { frames, draws } = await page.evaluate(() => {
-    window.__bench_on = false;
-    const f = window.__bench_frames;
-    return { frames: f.slice(1).map((t, i) => t - f[i]), draws: window.__bufscope_draw_ms };
-  });
-  const stats = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return { n: s.length, median: s[Math.floor(s.length / 2)] ?? NaN, p95: s[Math.floor(s.length * 0.95)] ?? NaN, worst: s[s.length - 1] ?? NaN };
-  };
-  const fmt = ({ n, median, p95, worst }) => `${n} frames, median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, worst ${worst.toFixed(1)} ms`;
+  const { frames, draws, box } = await panZoom(page, steps);
   console.log(`${steps} scripted wheel/drag steps on ${box.width.toFixed(0)}×${box.height.toFixed(0)} CSS px`);
   console.log(`frame intervals (rAF): ${fmt(stats(frames))}`);
   console.log(`app draw time per frame: ${fmt(stats(draws))}`);
