@@ -6,7 +6,7 @@
 // `N passed, M failed`; the exit status is 1 when M > 0.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TPU, artifacts, assert, base, open, run, test } from './harness.mjs';
+import { TPU, artifacts, assert, base, ink as canvasInk, open, run, test } from './harness.mjs';
 
 const shot = (name) => path.join(artifacts, `diagram-${name}.png`);
 
@@ -31,19 +31,7 @@ async function blockPx(name = VALUE, color = COLOR) {
   return p;
 }
 
-/** Share of the canvas's pixels that differ from its corner (the background). */
-async function ink(color = COLOR) {
-  return page.evaluate((color) => {
-    const c = document.querySelector(`canvas.space-canvas[data-color="${color}"]`);
-    const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-    const [r0, g0, b0] = data;
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (Math.abs(data[i] - r0) + Math.abs(data[i + 1] - g0) + Math.abs(data[i + 2] - b0) > 30) n++;
-    }
-    return n / (data.length / 4);
-  }, color);
-}
+const ink = (color = COLOR) => canvasInk(page, color);
 
 // ---------------------------------------------------------------- tests
 

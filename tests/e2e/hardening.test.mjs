@@ -9,7 +9,7 @@
 // which builds the same dump.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CPU, TPU, artifacts, assert, dumpFile, open, run, test, totalBytesUsed } from './harness.mjs';
+import { CPU, TPU, artifacts, assert, dumpFile, ink as canvasInk, open, run, search as searchFor, test, totalBytesUsed } from './harness.mjs';
 
 const app = await open();
 const { page } = app;
@@ -35,20 +35,7 @@ function seededBytes(n, seed) {
 
 const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
-/** Share of a diagram canvas's pixels that differ from its corner (the background). */
-async function ink(color = 0) {
-  return page.evaluate((color) => {
-    const c = document.querySelector(`canvas.space-canvas[data-color="${color}"]`);
-    if (!c || !c.width || !c.height) return 0;
-    const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-    const [r0, g0, b0] = data;
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (Math.abs(data[i] - r0) + Math.abs(data[i + 1] - g0) + Math.abs(data[i + 2] - b0) > 30) n++;
-    }
-    return n / (data.length / 4);
-  }, color);
-}
+const ink = (color) => canvasInk(page, color);
 
 /** Starts recording the longest gap between animation frames. */
 async function watchFrames() {
@@ -184,15 +171,7 @@ function hostileDump() {
   return Buffer.from(d, 'latin1');
 }
 
-/** Types into the search box and waits for the (debounced) result. */
-async function search(text) {
-  await page.locator('#search').fill(text);
-  await page.waitForFunction(
-    (text) => document.querySelector('#search-status')?.getAttribute('data-searched') === text,
-    text,
-    { timeout: 5000 },
-  );
-}
+const search = (text) => searchFor(page, text);
 
 const rowOf = (name) => page.locator('#peak-table tr.value-row').filter({ has: page.locator('td.name', { hasText: name }) });
 

@@ -162,6 +162,31 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
   return app;
 }
 
+/** Share of a memory space's canvas pixels that differ from its corner (the background). */
+export async function ink(page, color) {
+  return page.evaluate((color) => {
+    const c = document.querySelector(`canvas.space-canvas[data-color="${color}"]`);
+    if (!c || !c.width || !c.height) return 0;
+    const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+    const [r0, g0, b0] = data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (Math.abs(data[i] - r0) + Math.abs(data[i + 1] - g0) + Math.abs(data[i + 2] - b0) > 30) n++;
+    }
+    return n / (data.length / 4);
+  }, color);
+}
+
+/** Types into the search box and waits for the (debounced) result. */
+export async function search(page, text) {
+  await page.locator('#search').fill(text);
+  await page.waitForFunction(
+    (text) => document.querySelector('#search-status')?.getAttribute('data-searched') === text,
+    text,
+    { timeout: 5000 },
+  );
+}
+
 const tests = [];
 
 /** Registers a test; tests run in the order registered, on one page. */

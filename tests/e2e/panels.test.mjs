@@ -7,7 +7,7 @@
 // `N passed, M failed`; the exit status is 1 when M > 0.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, artifacts, assert, base, fixture, open as openBrowser, run, test } from './harness.mjs';
+import { SHARED, artifacts, assert, base, fixture, open as openBrowser, run, search as searchFor, test } from './harness.mjs';
 
 const shot = (name) => path.join(artifacts, `panels-${name}.png`);
 
@@ -139,15 +139,7 @@ async function showSpace(color) {
   );
 }
 
-/** Types into the search box and waits for the (debounced) result. */
-async function search(text) {
-  await page.locator('#search').fill(text);
-  await page.waitForFunction(
-    (text) => document.querySelector('#search-status')?.getAttribute('data-searched') === text,
-    text,
-    { timeout: 5000 },
-  );
-}
+const search = (text) => searchFor(page, text);
 
 const statusText = async () => (await page.locator('#search-status').textContent()).trim();
 
