@@ -359,29 +359,28 @@ fn dump_files(paths: &[String]) -> Vec<PathBuf> {
     files
 }
 
-/// The dump files of a folder, in name order: those with a dump suffix
-/// ([`bufscope::parse::is_ours`]); when there are none (renamed dumps, such as the TPU
-/// examples), every `.txt` and `.txt.gz` file, each judged by its content.
+/// The dump files of a folder, in name order ([`bufscope::parse::folder_selection`]).
 fn folder_dumps(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let (mut named, mut texts) = (Vec::new(), Vec::new());
+    let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        if !path.is_file() {
-            continue;
-        }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if bufscope::parse::is_ours(&name) {
-            named.push(path);
-        } else if name.strip_suffix(".gz").unwrap_or(&name).ends_with(".txt") {
-            texts.push(path);
+        if path.is_file() {
+            files.push(path);
         }
     }
-    let mut found = if named.is_empty() { texts } else { named };
-    found.sort();
-    Ok(found)
+    files.sort();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok(bufscope::parse::folder_selection(&names)
+        .into_iter()
+        .map(|i| files[i].clone())
+        .collect())
 }
 
 fn write_stdout(bytes: &[u8]) -> CmdResult {

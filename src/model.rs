@@ -62,15 +62,6 @@ impl Strings {
         s
     }
 
-    /// The handle of `text` if it was interned before.
-    pub fn lookup(&self, text: &str) -> Option<Str> {
-        if text.is_empty() {
-            return Some(Str::EMPTY);
-        }
-        let hash = self.hasher.hash_one(text.as_bytes());
-        self.table.find(hash, |s| self.get(*s) == text).copied()
-    }
-
     /// Appends `text` without interning it.
     pub fn push(&mut self, text: &str) -> Str {
         let start = self.buf.len() as u32;
@@ -78,16 +69,6 @@ impl Strings {
         Str {
             start,
             len: text.len() as u32,
-        }
-    }
-
-    /// Appends `text` to the string most recently pushed, which must be `last`.
-    pub fn extend(&mut self, last: Str, text: &str) -> Str {
-        debug_assert_eq!((last.start + last.len) as usize, self.buf.len());
-        self.buf.push_str(text);
-        Str {
-            start: last.start,
-            len: last.len + text.len() as u32,
         }
     }
 
@@ -363,13 +344,10 @@ impl Module {
     }
 
     fn is_entry_parameter(&self, v: &Value) -> bool {
+        // Entry parameters are live from step 0; the opcode, when a `from instruction:`
+        // line told it, rules out other values that share the parameter's buffer.
         let opcode = self.str(self.instruction(v).opcode);
-        if opcode.is_empty() {
-            // No `from instruction:` seen: entry parameters are live from step 0.
-            v.live.is_none_or(|r| r.start == 0)
-        } else {
-            opcode == "parameter" && v.live.is_none_or(|r| r.start == 0)
-        }
+        (opcode.is_empty() || opcode == "parameter") && v.live.is_none_or(|r| r.start == 0)
     }
 }
 

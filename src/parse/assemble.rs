@@ -145,6 +145,11 @@ impl Builder {
         }
     }
 
+    /// The schedule being read (made on first need).
+    pub fn schedule(&mut self) -> &mut Schedule {
+        self.module.schedule.get_or_insert_with(Schedule::default)
+    }
+
     pub fn start_schedule(&mut self, max: u32) {
         self.module.schedule = Some(Schedule {
             max,

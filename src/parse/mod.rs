@@ -21,13 +21,13 @@ mod used_values;
 
 use crate::model::{
     AllocFlags, Allocation, EntryParameter, LiveRange, MemoryReport, Module, PeakEntry,
-    ReportSpace, Schedule, StackNode, Str, Warning, XlaPeak, USES_MARK,
+    ReportSpace, StackNode, Warning, XlaPeak, USES_MARK,
 };
 use assemble::Builder;
 use lex::text;
 use std::io::Write;
 
-pub use names::{is_ours, module_name};
+pub use names::{folder_selection, is_ours, module_name};
 
 /// The result of reading a set of files.
 #[derive(Default)]
@@ -823,7 +823,7 @@ impl FileState {
             let (instr_text, glued) = lex::split_glued(rest);
             self.close_used_entry(instr_text, builders);
             if let Some(v) = glued {
-                self.open_used_entry(v.id, v.name, builders);
+                self.open_used_entry(v.id, v.name);
             }
             return;
         }
@@ -868,16 +868,15 @@ impl FileState {
 
     fn used_header(&mut self, line: &[u8], builders: &mut Vec<Builder>) {
         match lex::all(lex::short_value(line)) {
-            Some(v) => self.open_used_entry(v.id, v.name, builders),
+            Some(v) => self.open_used_entry(v.id, v.name),
             None => self.malformed(builders, "`<ID NAME[{INDEX}][ (phi)][ @COLOR]>`"),
         }
     }
 
-    fn open_used_entry(&mut self, id: u32, name: &[u8], builders: &mut Vec<Builder>) {
+    fn open_used_entry(&mut self, id: u32, name: &[u8]) {
         if self.module.is_none() {
             return;
         }
-        let _ = builders;
         let known = self.previous_used_name == name;
         if !known {
             self.previous_used_name.clear();
@@ -1106,15 +1105,5 @@ impl FileState {
                 }
             }
         }
-    }
-}
-
-/// Interned empty string, for readability at call sites.
-#[allow(dead_code)]
-const NO_STR: Str = Str::EMPTY;
-
-impl Builder {
-    fn schedule(&mut self) -> &mut Schedule {
-        self.module.schedule.get_or_insert_with(Schedule::default)
     }
 }

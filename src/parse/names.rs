@@ -39,6 +39,21 @@ pub fn is_ours(file: &str) -> bool {
     SUFFIXES.iter().any(|s| name.ends_with(s))
 }
 
+/// Which files of a dump folder to read, given their names: those named like dumps
+/// ([`is_ours`]); when none is (renamed dumps, such as the TPU examples), every `.txt` and
+/// `.txt.gz`, each then judged by its content. Returns positions in `names`, in order.
+pub fn folder_selection<S: AsRef<str>>(names: &[S]) -> Vec<usize> {
+    let named: Vec<usize> = (0..names.len())
+        .filter(|&i| is_ours(names[i].as_ref()))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    (0..names.len())
+        .filter(|&i| strip_gz(base(names[i].as_ref())).ends_with(".txt"))
+        .collect()
+}
+
 /// Whether the name says memory-usage report.
 pub(crate) fn is_report(file: &str) -> bool {
     strip_gz(base(file)).ends_with("memory-usage-report.txt")
@@ -66,5 +81,9 @@ mod tests {
         assert_eq!(module_name("buffer-assignment.txt"), "buffer-assignment");
         assert!(is_ours("a/x.memory-usage-report.txt.gz"));
         assert!(!is_ours("x.hlo.txt"));
+        let folder = ["a.hlo.txt", "a.buffer-assignment.txt", "notes.md"];
+        assert_eq!(folder_selection(&folder), [1]);
+        let renamed = ["000_x.txt", "001_y.txt.gz", "notes.md"];
+        assert_eq!(folder_selection(&renamed), [0, 1]);
     }
 }

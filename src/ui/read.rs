@@ -133,25 +133,37 @@ async fn callback_promise(
     JsFuture::from(promise).await.map_err(js_error)
 }
 
-/// Of the files found in folders, only those named like dumps are read (a dump folder
-/// holds many other files); files chosen one by one are always read. When nothing in the
-/// folders is named like a dump, everything is read, so the page can say why it is not.
-/// Returns the files to read (sorted by path when folders are involved) and how many
+/// Files chosen one by one are always read; of those found in folders, what the CLI reads
+/// of a folder ([`bufscope::parse::folder_selection`]: the ones named like dumps, else the
+/// `.txt` files, such as renamed TPU dumps). Returns the files to read (sorted by path when folders are involved) and how many
 /// were skipped.
 pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, usize) {
     if files.iter().any(|p| p.in_folder) {
         // Browsers list a folder in no particular order.
         files.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    let ours = |p: &Picked| !p.in_folder || bufscope::parse::is_ours(&p.name);
-    if !files
+    // Files picked one by one are always read; those of folders as the CLI reads a folder.
+    let in_folders: Vec<&str> = files
         .iter()
-        .any(|p| p.in_folder && bufscope::parse::is_ours(&p.name))
-    {
-        return (files, 0);
-    }
+        .filter(|p| p.in_folder)
+        .map(|p| p.name.as_str())
+        .collect();
+    let mut chosen = bufscope::parse::folder_selection(&in_folders)
+        .into_iter()
+        .peekable();
     let total = files.len();
-    let kept: Vec<Picked> = files.into_iter().filter(ours).collect();
+    let mut folder_index = 0;
+    let kept: Vec<Picked> = files
+        .into_iter()
+        .filter(|p| {
+            if !p.in_folder {
+                return true;
+            }
+            let keep = chosen.next_if_eq(&folder_index).is_some();
+            folder_index += 1;
+            keep
+        })
+        .collect();
     let skipped = total - kept.len();
     (kept, skipped)
 }
