@@ -36,7 +36,7 @@ Usage:
 PATH is a dump file or a folder. A file named explicitly is read whatever its name; from a
 folder (not recursively) bufscope reads the files ending in buffer-assignment.txt,
 buffer-assignment-values.txt, live-range.txt or memory-usage-report.txt (each optionally
-.gz), in name order.
+.gz), in name order; when none is named so, every .txt and .txt.gz file.
 ";
 
 /// Files are read and fed to the loader in chunks of this size.
