@@ -444,6 +444,7 @@ fn bench_command(args: &[String]) -> CmdResult {
     }
     let (memchr_ms, parse_ms, analysis_ms) =
         (median(t_memchr), median(t_parse), median(t_analysis));
+    let draw = draw_bench(path, &bytes);
     let total_ms = parse_ms + analysis_ms;
     let size = bytes.len() as f64;
     let time_ratio = total_ms / memchr_ms.max(1e-6);
@@ -453,9 +454,16 @@ fn bench_command(args: &[String]) -> CmdResult {
         let json = format!(
             "{{\"path\":{path:?},\"bytes\":{},\"lines\":{lines},\"runs\":{runs},\
              \"memchr_ms\":{memchr_ms:.3},\"parse_ms\":{parse_ms:.3},\"analysis_ms\":{analysis_ms:.3},\
-             \"total_ms\":{total_ms:.3},\"peak_heap_bytes\":{heap},\"peak_rss_bytes\":{}}}\n",
+             \"total_ms\":{total_ms:.3},\"peak_heap_bytes\":{heap},\"peak_rss_bytes\":{},\
+             \"draw_blocks\":{},\"draw_index_ms\":{:.3},\"draw_levels_bytes\":{},\"draw_median_ms\":{:.3},\"draw_p95_ms\":{:.3},\"draw_worst_ms\":{:.3}}}\n",
             bytes.len(),
-            peak_rss().map_or("null".to_string(), |r| r.to_string())
+            peak_rss().map_or("null".to_string(), |r| r.to_string()),
+            draw.blocks,
+            draw.index_ms,
+            draw.levels_bytes,
+            draw.median,
+            draw.p95,
+            draw.worst,
         );
         return write_stdout(json.as_bytes());
     }
@@ -496,7 +504,140 @@ fn bench_command(args: &[String]) -> CmdResult {
         )),
         None => r.push_str("  peak RSS (VmHWM)           n/a\n"),
     }
+    r.push_str(&format!(
+        "\n  draw                {:>10.1} ms  median of {} views of the space with the most blocks ({}),\n\
+         \x20                     p95 {:.1} ms, worst {:.1} ms; {DRAW_W}×{DRAW_H} raster, the browser's scripted pan/zoom\n",
+        draw.median,
+        draw.views,
+        group_digits(draw.blocks as u64),
+        draw.p95,
+        draw.worst,
+    ));
+    r.push_str(&format!(
+        "  draw index          {:>10.1} ms  once per space, with the level of detail of the whole view;\n\
+         \x20                     levels of detail {:.1} MB after the views ({:.3} × the file)\n",
+        draw.index_ms,
+        mb(draw.levels_bytes as f64),
+        draw.levels_bytes as f64 / size.max(1.0),
+    ));
     write_stdout(r.as_bytes())
+}
+
+/// Size of the drawing the draw benchmark times (about a diagram's canvas in the browser).
+const DRAW_W: u32 = 1200;
+const DRAW_H: u32 = 460;
+
+struct DrawBench {
+    blocks: usize,
+    /// Time to build the space's [`render::SpaceIndex`], levels of detail included.
+    index_ms: f64,
+    /// Bytes its levels of detail take.
+    levels_bytes: usize,
+    views: usize,
+    median: f64,
+    p95: f64,
+    worst: f64,
+}
+
+/// Times drawing the space with the most blocks into a [`render::Raster`] over the views of
+/// the browser benchmark's scripted pan and zoom (tests/e2e/frames.mjs: 20 wheel zooms in at
+/// a drifting point, 20 drags, 20 zooms out, twice), starting from the whole space.
+fn draw_bench(path: &str, bytes: &[u8]) -> DrawBench {
+    let load = parse(path, bytes);
+    let mut best: Option<(usize, &Module, Analysis, usize)> = None;
+    for module in &load.modules {
+        let a = analysis::analyze(module);
+        for (i, space) in a.spaces.iter().enumerate() {
+            let n = space.timed.len();
+            if best.as_ref().is_none_or(|b| n > b.0) {
+                best = Some((n, module, a.clone(), i));
+            }
+        }
+    }
+    let Some((_, module, a, i)) = best else {
+        return DrawBench {
+            blocks: 0,
+            index_ms: 0.0,
+            levels_bytes: 0,
+            views: 0,
+            median: 0.0,
+            p95: 0.0,
+            worst: 0.0,
+        };
+    };
+    let space = &a.spaces[i];
+    let t = Instant::now();
+    let style = render::Style::default();
+    let layout = render::Layout::new((DRAW_W, DRAW_H), style.font_size);
+    let index = render::SpaceIndex::new(module, &a, space);
+    index.prepare(layout.diagram);
+    let index_ms = ms(t);
+    let views = scripted_views(index.full(), layout.diagram, 120);
+    let mut times = Vec::with_capacity(views.len());
+    for view in &views {
+        let mut raster = render::Raster::new(DRAW_W, DRAW_H);
+        let t = Instant::now();
+        {
+            use plotters::prelude::IntoDrawingArea;
+            let area = (&mut raster).into_drawing_area();
+            let _ = render::draw_space_indexed(&area, module, &a, space, &index, view, &style);
+        }
+        times.push(ms(t));
+        std::hint::black_box(&raster);
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    DrawBench {
+        blocks: index.len(),
+        index_ms,
+        levels_bytes: index.levels_heap_bytes(),
+        views: views.len(),
+        median: median(times),
+        p95: sorted[(sorted.len() * 95 / 100).min(sorted.len() - 1)],
+        worst: *sorted.last().unwrap_or(&0.0),
+    }
+}
+
+/// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, as the canvas would
+/// set them (wheel: factor e^(0.0015 × delta) at the pointer; drag: 30 px left, 8 px down).
+fn scripted_views(
+    full: render::Viewport,
+    rect: render::PxRect,
+    steps: usize,
+) -> Vec<render::Viewport> {
+    let mut view = full;
+    let mut views = vec![view];
+    let (cx, cy) = (
+        f64::from(rect.x0) + f64::from(rect.width()) * 0.45,
+        f64::from(rect.y0) + f64::from(rect.height()) * 0.55,
+    );
+    let keep = |v: render::Viewport| v.clamped(&full);
+    for i in 0..steps {
+        let map = render::Mapping::new(view, rect);
+        let k = (i % 20) as f64;
+        view = match (i / 20) % 3 {
+            0 => {
+                let at = (map.step_at(cx + k * 4.0), map.bytes_at(cy - k * 2.0));
+                let f = (-120.0f64 * 0.0015).exp();
+                keep(view.zoom(f, f, at))
+            }
+            1 => {
+                let dx = map.step_at(cx + 30.0) - map.step_at(cx);
+                let dy = map.bytes_at(cy) - map.bytes_at(cy + 8.0);
+                keep(view.pan(dx, dy))
+            }
+            _ => {
+                let at = (
+                    map.step_at(cx + (i % 7) as f64 * 11.0),
+                    map.bytes_at(cy + (i % 5) as f64 * 9.0),
+                );
+                let f = (100.0f64 * 0.0015).exp();
+                keep(view.zoom(f, f, at))
+            }
+        };
+        views.push(view);
+    }
+    views
 }
 
 fn parse(name: &str, bytes: &[u8]) -> Load {

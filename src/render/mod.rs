@@ -13,12 +13,16 @@
 mod coverage;
 mod geometry;
 mod index;
+mod levels;
 mod marks;
+mod raster;
 mod ticks;
 
 pub use geometry::{Layout, Mapping, PxRect, Viewport};
-pub use index::SpaceIndex;
+use index::Shown;
+pub use index::{Levels, SpaceIndex};
 pub use marks::{draw_cursor, draw_marks, Marks};
+pub use raster::{NoError, Raster};
 
 use crate::analysis::{Analysis, Space};
 use crate::model::{memory_space_name, Allocation, Module, ValueKind};
@@ -151,7 +155,7 @@ pub fn draw_space_indexed<DB: DrawingBackend>(
     area.fill(&style.background)?;
     p.step_axis(&layout, &map)?;
     p.curve(&layout, analysis, space, &view)?;
-    p.bands(&layout, &map, module, space)?;
+    p.bands(&layout, &map, module, space, index)?;
     let drawn = p.blocks(&map, module, index)?;
     p.peak(&layout, &map, space)?;
     p.byte_axis(&layout, &map)?;
@@ -713,8 +717,12 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         map: &Mapping,
         module: &Module,
         space: &Space,
+        index: &SpaceIndex,
     ) -> DrawResult<DB> {
         let d = layout.diagram;
+        // Bands smaller than this are never tall, whatever the rounding.
+        let bytes_px = (map.view.y1 - map.view.y0) / f64::from(d.height().max(1));
+        let short = ((f64::from(MIN_BAND_PX) - 1.5) * bytes_px).max(0.0) as u64;
         let labels = layout.labels;
         let font_px = self.style.font_size;
         let max_chars = (f64::from(labels.width()) / (font_px * 0.92 * 0.56)).max(4.0) as usize;
@@ -730,10 +738,21 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let mut last_line = i32::MAX;
         let mut previous_tall = false;
         let mut last_label = i32::MAX;
-        for (i, slot) in space.layout.iter().enumerate().skip(first) {
+        let mut i = first;
+        while let Some(slot) = space.layout.get(i) {
             if slot.base as f64 >= map.view.y1 {
                 break;
             }
+            if !previous_tall {
+                // A band after a short one draws nothing unless it is tall itself.
+                let next = index.next_slot_of(i, short);
+                if next != i {
+                    i = next;
+                    continue;
+                }
+            }
+            i += 1;
+            let i = i - 1;
             let Some(a) = module.allocations.get(slot.allocation as usize) else {
                 continue;
             };
@@ -810,18 +829,25 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         };
         let mut small: Option<Coverage> = None;
         let mut large: Vec<(PxRect, u32, ValueKind)> = Vec::new();
-        for (b, kind, _) in index.in_steps(map.view.x0, map.view.x1) {
-            let Some(px) = map.block_px(&b) else { continue };
+        index.for_each_in_view(map, |shown| {
+            let (px, kind, value) = match shown {
+                Shown::Cells(px, kind) => (px, kind, None),
+                Shown::Block(b, kind) => match map.block_px(&b) {
+                    Some(px) => (px, kind, Some(b.value)),
+                    None => return,
+                },
+            };
             drawn.count += 1;
             drawn.kinds[kind_index(kind)] = true;
-            if px.width() >= MIN_BLOCK_PX && px.height() >= MIN_BLOCK_PX {
-                large.push((px, b.value, kind));
-            } else {
-                small
+            match value {
+                Some(value) if px.width() >= MIN_BLOCK_PX && px.height() >= MIN_BLOCK_PX => {
+                    large.push((px, value, kind));
+                }
+                _ => small
                     .get_or_insert_with(|| Coverage::new(map.rect))
-                    .paint(&px, kind_index(kind) as u8 + 1);
+                    .paint(&px, kind_index(kind) as u8 + 1),
             }
-        }
+        });
         if let Some(cov) = &small {
             cov.for_each_rect(|r, class| {
                 let kind = ValueKind::ALL[usize::from(class - 1).min(ValueKind::ALL.len() - 1)];

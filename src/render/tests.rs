@@ -468,3 +468,132 @@ fn index_agrees_with_the_space() {
         vec![1]
     );
 }
+
+/// How two drawings of the same size differ in `rect`: the share of pixels that differ,
+/// the difference of their ink (pixels of a block colour) as a share of all pixels, and
+/// the share of 8×8 tiles whose ink differs by more than 8 pixels.
+fn compare(a: &Raster, b: &Raster, rect: PxRect) -> (f64, f64, f64) {
+    let inks: Vec<[u8; 3]> = ValueKind::ALL
+        .iter()
+        .flat_map(|&k| {
+            let c = kind_color(k);
+            let d = border_color(c);
+            [[c.0, c.1, c.2], [d.0, d.1, d.2]]
+        })
+        .collect();
+    let ink = |r: &Raster, x: i32, y: i32| {
+        r.pixel(x as u32, y as u32)
+            .is_some_and(|p| inks.contains(&p))
+    };
+    let (mut differ, mut ink_a, mut ink_b, mut tiles, mut bad_tiles) = (0, 0i64, 0i64, 0, 0);
+    for ty in (rect.y0..rect.y1).step_by(8) {
+        for tx in (rect.x0..rect.x1).step_by(8) {
+            let (mut ta, mut tb) = (0i64, 0i64);
+            for y in ty..(ty + 8).min(rect.y1) {
+                for x in tx..(tx + 8).min(rect.x1) {
+                    differ +=
+                        usize::from(a.pixel(x as u32, y as u32) != b.pixel(x as u32, y as u32));
+                    ta += i64::from(ink(a, x, y));
+                    tb += i64::from(ink(b, x, y));
+                }
+            }
+            tiles += 1;
+            bad_tiles += usize::from((ta - tb).abs() > 8);
+            ink_a += ta;
+            ink_b += tb;
+        }
+    }
+    let pixels = (rect.width() * rect.height()).max(1) as f64;
+    (
+        differ as f64 / pixels,
+        (ink_a - ink_b).abs() as f64 / pixels,
+        bad_tiles as f64 / f64::from(tiles.max(1)),
+    )
+}
+
+fn draw_raster(m: &Module, a: &Analysis, index: &SpaceIndex, view: &Viewport) -> Raster {
+    let space = a.space(index.color()).unwrap();
+    let mut raster = Raster::new(900, 420);
+    {
+        let area = (&mut raster).into_drawing_area();
+        draw_space_indexed(&area, m, a, space, index, view, &Style::default()).unwrap();
+    }
+    raster
+}
+
+/// A module like a training step: 30,000 values over 8,000 steps in a few allocations,
+/// mostly short-lived, some living long, of sizes from bytes to a large part of the space.
+fn busy_module() -> Module {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n.max(1)
+    };
+    let steps = 8_000u32;
+    let allocs: Vec<AllocSpec> = (0..6).map(|i| (1u64 << (20 + i), 0, TEMP, false)).collect();
+    let values: Vec<ValueSpec> = (0..30_000u32)
+        .map(|i| {
+            let a = (i % 6) as u32;
+            let cap = 1u64 << (20 + a);
+            let size = 1 + next(if i % 50 == 0 { cap / 4 } else { 4096 });
+            let offset = next(cap - size);
+            let start = next(u64::from(steps) - 1) as u32;
+            let len = if i % 20 == 0 { next(4000) } else { next(30) } as u32;
+            (a, offset, size, Some((start, (start + len).min(steps - 1))))
+        })
+        .collect();
+    module(&allocs, &values, steps)
+}
+
+#[test]
+fn levels_of_detail_draw_what_blocks_one_by_one_draw() {
+    // Thousands of blocks drawn whole and zoomed, with and without levels of detail: only
+    // pixels at the edges of merged runs may differ.
+    let m = busy_module();
+    let a = analyze(&m);
+    let space = &a.spaces[0];
+    let exact = SpaceIndex::with_levels(&m, &a, space, Levels::Never);
+    let coarse = SpaceIndex::with_levels(&m, &a, space, Levels::Always);
+    let full = exact.full();
+    let layout = Layout::new((900, 420), Style::default().font_size);
+    let views = [
+        full,
+        full.zoom(0.5, 1.0, (full.x1 * 0.3, 0.0)),
+        full.zoom(0.8, 0.6, (full.x1 * 0.6, full.y1 * 0.5)),
+        full.zoom(1.0, 0.05, (0.0, full.y1 * 0.7)),
+    ];
+    let mut compared = 0;
+    for view in views {
+        let (e, c) = (
+            draw_raster(&m, &a, &exact, &view),
+            draw_raster(&m, &a, &coarse, &view),
+        );
+        let (pixels, ink, tiles) = compare(&e, &c, layout.diagram);
+        eprintln!(
+            "{view:?}: pixels {:.2} %, ink {:.2} %, tiles {:.2} %",
+            pixels * 100.0,
+            ink * 100.0,
+            tiles * 100.0
+        );
+        assert!(
+            pixels < 0.10,
+            "{:.2} % of the pixels differ",
+            pixels * 100.0
+        );
+        assert!(
+            ink < 0.01,
+            "ink differs by {:.2} % of the pixels",
+            ink * 100.0
+        );
+        assert!(
+            tiles < 0.02,
+            "{:.2} % of the 8×8 tiles differ",
+            tiles * 100.0
+        );
+        // The level was used: the drawing is not the same, call for call.
+        compared += usize::from(e.fills != c.fills);
+    }
+    assert!(compared > 0, "no view was drawn through a level of detail");
+}

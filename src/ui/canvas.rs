@@ -28,6 +28,7 @@ use bufscope::render::{
 };
 use leptos::html;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use plotters::prelude::{IntoDrawingArea, RGBColor};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -38,6 +39,7 @@ use web_sys::{
 
 use self::backend::Canvas2d;
 use super::diagram::Shared;
+use super::read::next_task;
 use super::state::{Focus, Shown};
 
 /// Wheel: zoom factor per pixel of wheel movement (a mouse notch is about 100 pixels).
@@ -234,6 +236,8 @@ pub(crate) struct Diagram {
     st: RefCell<State>,
     /// A frame has been asked for and not drawn yet.
     pending: Cell<bool>,
+    /// Whether the levels of detail are being built ([`Diagram::prepare_levels`]).
+    preparing: Cell<bool>,
     /// The resize observer, and its callback (which must live as long as it).
     observer: RefCell<Option<(ResizeObserver, Closure<dyn FnMut()>)>>,
 }
@@ -296,6 +300,7 @@ impl Diagram {
             base: Offscreen::new()?,
             marked: Offscreen::new()?,
             pending: Cell::new(false),
+            preparing: Cell::new(false),
             observer: RefCell::new(None),
         });
         // Redraw when the width changes (window, scroll bar, panels beside).
@@ -333,6 +338,7 @@ impl Diagram {
             if let Some(d) = weak.upgrade() {
                 d.pending.set(false);
                 d.frame();
+                d.prepare_levels();
             }
         });
     }
@@ -355,6 +361,25 @@ impl Diagram {
         }
         drop(st);
         record_frame(now() - started);
+    }
+
+    /// Builds the finer levels of detail of a big space one per task after the first
+    /// drawing, so that zooming in does not wait for them.
+    fn prepare_levels(self: &Rc<Self>) {
+        if self.preparing.replace(true) {
+            return;
+        }
+        let weak = Rc::downgrade(self);
+        spawn_local(async move {
+            loop {
+                next_task().await;
+                let Some(d) = weak.upgrade() else { break };
+                let plot = d.st.borrow().layout.diagram;
+                if !d.index.prepare_next(plot) {
+                    break;
+                }
+            }
+        });
     }
 
     /// Sizes the canvases to the element's width × device pixel ratio; whether it changed.
