@@ -118,17 +118,73 @@ pub fn live_at(module: &Module, t: u32) -> Vec<u32> {
 
 /// Runs the whole analysis.
 pub fn analyze(module: &Module) -> Analysis {
-    let steps = time_steps(module);
-    let mut colors: Vec<u32> = module.allocations.iter().map(|a| a.color).collect();
-    colors.extend(module.values.iter().map(|v| module.value_color(v)));
-    colors.sort_unstable();
-    colors.dedup();
+    Analyzer::new(module).finish()
+}
 
-    let spaces = colors
-        .into_iter()
-        .map(|color| analyze_space(module, color, steps))
-        .collect();
-    Analysis { steps, spaces }
+/// The analysis of a module a piece at a time ([`Analyzer::step`]), so that a page can
+/// answer input between pieces while a big module is analysed. Same result as
+/// [`analyze`], which runs it to the end.
+pub struct Analyzer<'m> {
+    module: &'m Module,
+    steps: u32,
+    /// Memory spaces still to analyse, in reverse order.
+    colors: Vec<u32>,
+    spaces: Vec<Space>,
+    /// The space being analysed and the sweep of its curve.
+    current: Option<(Space, Sweep)>,
+}
+
+impl<'m> Analyzer<'m> {
+    pub fn new(module: &'m Module) -> Analyzer<'m> {
+        let mut colors: Vec<u32> = module.allocations.iter().map(|a| a.color).collect();
+        colors.extend(module.values.iter().map(|v| module.value_color(v)));
+        colors.sort_unstable();
+        colors.dedup();
+        colors.reverse();
+        Analyzer {
+            module,
+            steps: time_steps(module),
+            colors,
+            spaces: Vec::new(),
+            current: None,
+        }
+    }
+
+    /// Does a piece of about `work` units (a block or a step each; a space's layout and
+    /// the sorting of its byte offsets are one piece each, whatever their size). Whether
+    /// the analysis is complete.
+    pub fn step(&mut self, work: usize) -> bool {
+        let work = work.max(1);
+        match self.current.take() {
+            None => {
+                let Some(color) = self.colors.pop() else {
+                    return true;
+                };
+                let space = space_layout(self.module, color);
+                let sweep = Sweep::new(&space, self.module, self.steps);
+                self.current = Some((space, sweep));
+            }
+            Some((mut space, mut sweep)) => {
+                if sweep.run(work) {
+                    space.curve = std::mem::take(&mut sweep.curve);
+                    find_peak(&mut space, self.module);
+                    self.spaces.push(space);
+                } else {
+                    self.current = Some((space, sweep));
+                }
+            }
+        }
+        self.current.is_none() && self.colors.is_empty()
+    }
+
+    /// Runs what is left and returns the analysis.
+    pub fn finish(mut self) -> Analysis {
+        while !self.step(usize::MAX) {}
+        Analysis {
+            steps: self.steps,
+            spaces: self.spaces,
+        }
+    }
 }
 
 /// `max + 1` steps: one per instruction of the schedule plus XLA's virtual end (`max`),
@@ -151,7 +207,8 @@ fn time_steps(module: &Module) -> u32 {
     u32::try_from(latest.max(max).min(cap)).unwrap_or(u32::MAX)
 }
 
-fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
+/// A space's layout and values, without its curve.
+fn space_layout(module: &Module, color: u32) -> Space {
     let of_color = |v: &Value| module.value_color(v) == color;
     let mut space = Space {
         color,
@@ -186,8 +243,11 @@ fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
             }
         }
     }
+    space
+}
 
-    space.curve = occupied_curve(&space, module, steps);
+/// The peak of a space's curve, its first step and the values live there.
+fn find_peak(space: &mut Space, module: &Module) {
     if let Some((t, &bytes)) = space
         .curve
         .iter()
@@ -210,68 +270,127 @@ fn analyze_space(module: &Module, color: u32, steps: u32) -> Space {
             })
             .collect();
     }
-    space
 }
 
 /// Occupied bytes at every step: a sweep over time with a segment tree that keeps the
-/// covered length of the live byte ranges.
-fn occupied_curve(space: &Space, module: &Module, steps: u32) -> Vec<u64> {
-    let blocks: Vec<Block> = space
-        .blocks(module)
-        .filter(|b| b.y1 > b.y0 && b.x0 < steps)
-        .collect();
-    let mut curve = vec![0u64; steps as usize];
-    if blocks.is_empty() {
-        return curve;
-    }
-    let mut ys: Vec<u64> = blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
-    ys.sort_unstable();
-    ys.dedup();
-    // Each block's byte range as elementary-interval indices, found once.
-    let coord = |y: u64| ys.partition_point(|&c| c < y);
-    let spans: Vec<(usize, usize)> = blocks.iter().map(|b| (coord(b.y0), coord(b.y1))).collect();
+/// covered length of the live byte ranges, resumable ([`Sweep::run`]). Phases: each
+/// block's byte range as elementary-interval indices (found once, a slice of blocks at a
+/// time), then events bucketed by step, then the sweep itself, a slice of steps at a time.
+struct Sweep {
+    blocks: Vec<Block>,
+    ys: Vec<u64>,
+    spans: Vec<(u32, u32)>,
+    /// Blocks by start step and by end step (`end + 1`), with the offsets of each step.
+    by_start: Vec<u32>,
+    by_end: Vec<u32>,
+    start_off: Vec<u32>,
+    end_off: Vec<u32>,
+    tree: Option<CoverTree>,
+    /// Next step of the sweep.
+    t: usize,
+    steps: u32,
+    curve: Vec<u64>,
+}
 
-    // Events bucketed by step: (start step, +1) and (end + 1, -1).
-    let mut starts_at: Vec<u32> = vec![0; steps as usize + 1];
-    let mut ends_at: Vec<u32> = vec![0; steps as usize + 1];
-    for b in &blocks {
-        starts_at[b.x0 as usize] += 1;
-        ends_at[(b.x1.min(steps)) as usize] += 1;
-    }
-    let prefix = |counts: &[u32]| {
-        let mut p = Vec::with_capacity(counts.len() + 1);
-        p.push(0u32);
-        for c in counts {
-            p.push(p.last().unwrap() + c);
+impl Sweep {
+    fn new(space: &Space, module: &Module, steps: u32) -> Sweep {
+        let blocks: Vec<Block> = space
+            .blocks(module)
+            .filter(|b| b.y1 > b.y0 && b.x0 < steps)
+            .collect();
+        let mut ys: Vec<u64> = blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
+        ys.sort_unstable();
+        ys.dedup();
+        Sweep {
+            spans: Vec::with_capacity(blocks.len()),
+            blocks,
+            ys,
+            by_start: Vec::new(),
+            by_end: Vec::new(),
+            start_off: Vec::new(),
+            end_off: Vec::new(),
+            tree: None,
+            t: 0,
+            steps,
+            curve: vec![0u64; steps as usize],
         }
-        p
-    };
-    let (start_off, end_off) = (prefix(&starts_at), prefix(&ends_at));
-    let mut by_start = vec![0u32; blocks.len()];
-    let mut by_end = vec![0u32; blocks.len()];
-    let (mut fill_s, mut fill_e) = (start_off.clone(), end_off.clone());
-    for (i, b) in blocks.iter().enumerate() {
-        let s = b.x0 as usize;
-        by_start[fill_s[s] as usize] = i as u32;
-        fill_s[s] += 1;
-        let e = b.x1.min(steps) as usize;
-        by_end[fill_e[e] as usize] = i as u32;
-        fill_e[e] += 1;
     }
 
-    let mut tree = CoverTree::new(&ys);
-    for t in 0..steps as usize {
-        for &i in &by_end[end_off[t] as usize..end_off[t + 1] as usize] {
-            let (lo, hi) = spans[i as usize];
-            tree.add(lo, hi, -1);
+    /// Does about `work` units; whether the curve is complete.
+    fn run(&mut self, work: usize) -> bool {
+        if self.blocks.is_empty() {
+            return true;
         }
-        for &i in &by_start[start_off[t] as usize..start_off[t + 1] as usize] {
-            let (lo, hi) = spans[i as usize];
-            tree.add(lo, hi, 1);
+        if self.spans.len() < self.blocks.len() {
+            let ys = &self.ys;
+            let coord = |y: u64| ys.partition_point(|&c| c < y) as u32;
+            let from = self.spans.len();
+            let to = from.saturating_add(work).min(self.blocks.len());
+            self.spans.extend(
+                self.blocks[from..to]
+                    .iter()
+                    .map(|b| (coord(b.y0), coord(b.y1))),
+            );
+            return false;
         }
-        curve[t] = tree.covered();
+        let Some(tree) = &mut self.tree else {
+            self.bucket();
+            self.tree = Some(CoverTree::new(&self.ys));
+            return false;
+        };
+        let mut done = 0usize;
+        while self.t < self.steps as usize && done < work {
+            let t = self.t;
+            let (ends, starts) = (
+                &self.by_end[self.end_off[t] as usize..self.end_off[t + 1] as usize],
+                &self.by_start[self.start_off[t] as usize..self.start_off[t + 1] as usize],
+            );
+            for &i in ends {
+                let (lo, hi) = self.spans[i as usize];
+                tree.add(lo as usize, hi as usize, -1);
+            }
+            for &i in starts {
+                let (lo, hi) = self.spans[i as usize];
+                tree.add(lo as usize, hi as usize, 1);
+            }
+            self.curve[t] = tree.covered();
+            done += 1 + ends.len() + starts.len();
+            self.t += 1;
+        }
+        self.t >= self.steps as usize
     }
-    curve
+
+    /// Events bucketed by step: (start step, +1) and (end + 1, -1).
+    fn bucket(&mut self) {
+        let steps = self.steps as usize;
+        let mut starts_at: Vec<u32> = vec![0; steps + 1];
+        let mut ends_at: Vec<u32> = vec![0; steps + 1];
+        for b in &self.blocks {
+            starts_at[b.x0 as usize] += 1;
+            ends_at[(b.x1.min(self.steps)) as usize] += 1;
+        }
+        let prefix = |counts: &[u32]| {
+            let mut p = Vec::with_capacity(counts.len() + 1);
+            p.push(0u32);
+            for c in counts {
+                p.push(p.last().unwrap() + c);
+            }
+            p
+        };
+        self.start_off = prefix(&starts_at);
+        self.end_off = prefix(&ends_at);
+        self.by_start = vec![0u32; self.blocks.len()];
+        self.by_end = vec![0u32; self.blocks.len()];
+        let (mut fill_s, mut fill_e) = (self.start_off.clone(), self.end_off.clone());
+        for (i, b) in self.blocks.iter().enumerate() {
+            let s = b.x0 as usize;
+            self.by_start[fill_s[s] as usize] = i as u32;
+            fill_s[s] += 1;
+            let e = b.x1.min(self.steps) as usize;
+            self.by_end[fill_e[e] as usize] = i as u32;
+            fill_e[e] += 1;
+        }
+    }
 }
 
 /// Segment tree over elementary intervals `[ys[i], ys[i+1])`, bottom-up (no recursion):
@@ -351,7 +470,38 @@ impl CoverTree {
 
 #[cfg(test)]
 mod tests {
-    use super::CoverTree;
+    use super::{analyze, Analyzer, CoverTree};
+
+    #[test]
+    fn analysis_in_small_pieces_is_the_analysis_in_one() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for file in [
+            "cpu/jax0.6.2/cpu_scan_layers.buffer-assignment.txt",
+            "cpu/jax0.7.2/cpu_mlp_train.buffer-assignment.txt",
+        ] {
+            let bytes = std::fs::read(dir.join(file)).unwrap();
+            let load = crate::load_files([(file, bytes.as_slice())]);
+            let module = &load.modules[0];
+            let whole = analyze(module);
+            for work in [1, 7, 1000] {
+                let mut a = Analyzer::new(module);
+                let mut pieces = 1;
+                while !a.step(work) {
+                    pieces += 1;
+                }
+                assert!(
+                    work > 1 || pieces > module.values.len(),
+                    "{file}: {pieces} pieces"
+                );
+                let stepped = a.finish();
+                assert_eq!(
+                    format!("{stepped:?}"),
+                    format!("{whole:?}"),
+                    "{file}, {work}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn cover_tree_unions() {
