@@ -24,9 +24,10 @@ Usage:
       Draws a module (by default the one with the most allocated bytes) as an SVG: one
       panel per memory space. OUT.svg may be '-' for standard output.
   bufscope bench PATH [--runs N] [--json]
-      Times reading and analysing one file against a plain line count, and measures the
-      heap it takes (median of N runs, default 5). --json prints the figures as one JSON
-      object (what `./dev bench` reads).
+      Times reading and analysing one file against a plain line count (median of N runs,
+      default 5), measures the heap it takes, and times drawing the space with the most
+      blocks over the browser benchmark's scripted pan and zoom. --json prints the figures
+      as one JSON object (what `./dev bench` reads).
   bufscope generate SRC --size SIZE --out OUT
       Writes a bigger, valid dump for scale tests: SRC's program repeated in one module
       with fresh ids and names until OUT has at least SIZE bytes (e.g. 250M, 1G; decimal
