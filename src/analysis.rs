@@ -130,8 +130,8 @@ pub struct Analyzer<'m> {
     /// Memory spaces still to analyse, in reverse order.
     colors: Vec<u32>,
     spaces: Vec<Space>,
-    /// The space being analysed and the sweep of its curve.
-    current: Option<(Space, Sweep)>,
+    /// The space being analysed and the sweep of its curve (once it is set up).
+    current: Option<(Space, Option<Sweep>)>,
 }
 
 impl<'m> Analyzer<'m> {
@@ -160,17 +160,19 @@ impl<'m> Analyzer<'m> {
                 let Some(color) = self.colors.pop() else {
                     return true;
                 };
-                let space = space_layout(self.module, color);
-                let sweep = Sweep::new(&space, self.module, self.steps);
-                self.current = Some((space, sweep));
+                self.current = Some((space_layout(self.module, color), None));
             }
-            Some((mut space, mut sweep)) => {
+            Some((space, None)) => {
+                let sweep = Sweep::new(&space, self.module, self.steps);
+                self.current = Some((space, Some(sweep)));
+            }
+            Some((mut space, Some(mut sweep))) => {
                 if sweep.run(work) {
                     space.curve = std::mem::take(&mut sweep.curve);
                     find_peak(&mut space, self.module);
                     self.spaces.push(space);
                 } else {
-                    self.current = Some((space, sweep));
+                    self.current = Some((space, Some(sweep)));
                 }
             }
         }

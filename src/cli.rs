@@ -427,6 +427,7 @@ fn bench_command(args: &[String]) -> CmdResult {
         return Err(Failure::Run(format!("no module could be read from {path}")));
     }
     let shape = describe(&load.modules);
+    let draw = draw_bench(&load.modules, &analyses);
     drop((load, analyses));
 
     let (mut t_memchr, mut t_parse, mut t_analysis) = (Vec::new(), Vec::new(), Vec::new());
@@ -445,7 +446,6 @@ fn bench_command(args: &[String]) -> CmdResult {
     }
     let (memchr_ms, parse_ms, analysis_ms) =
         (median(t_memchr), median(t_parse), median(t_analysis));
-    let draw = draw_bench(path, &bytes);
     let total_ms = parse_ms + analysis_ms;
     let size = bytes.len() as f64;
     let time_ratio = total_ms / memchr_ms.max(1e-6);
@@ -528,6 +528,7 @@ fn bench_command(args: &[String]) -> CmdResult {
 const DRAW_W: u32 = 1200;
 const DRAW_H: u32 = 460;
 
+#[derive(Default)]
 struct DrawBench {
     blocks: usize,
     /// Time to build the space's [`render::SpaceIndex`], levels of detail included.
@@ -543,34 +544,19 @@ struct DrawBench {
 /// Times drawing the space with the most blocks into a [`render::Raster`] over the views of
 /// the browser benchmark's scripted pan and zoom (tests/e2e/frames.mjs: 20 wheel zooms in at
 /// a drifting point, 20 drags, 20 zooms out, twice), starting from the whole space.
-fn draw_bench(path: &str, bytes: &[u8]) -> DrawBench {
-    let load = parse(path, bytes);
-    let mut best: Option<(usize, &Module, Analysis, usize)> = None;
-    for module in &load.modules {
-        let a = analysis::analyze(module);
-        for (i, space) in a.spaces.iter().enumerate() {
-            let n = space.timed.len();
-            if best.as_ref().is_none_or(|b| n > b.0) {
-                best = Some((n, module, a.clone(), i));
-            }
-        }
-    }
-    let Some((_, module, a, i)) = best else {
-        return DrawBench {
-            blocks: 0,
-            index_ms: 0.0,
-            levels_bytes: 0,
-            views: 0,
-            median: 0.0,
-            p95: 0.0,
-            worst: 0.0,
-        };
+fn draw_bench(modules: &[Module], analyses: &[Analysis]) -> DrawBench {
+    let best = modules
+        .iter()
+        .zip(analyses)
+        .flat_map(|(m, a)| a.spaces.iter().map(move |s| (m, a, s)))
+        .max_by_key(|(_, _, s)| s.timed.len());
+    let Some((module, a, space)) = best else {
+        return DrawBench::default();
     };
-    let space = &a.spaces[i];
     let t = Instant::now();
     let style = render::Style::default();
     let layout = render::Layout::new((DRAW_W, DRAW_H), style.font_size);
-    let index = render::SpaceIndex::new(module, &a, space);
+    let index = render::SpaceIndex::new(module, a, space);
     index.prepare(layout.diagram);
     let index_ms = ms(t);
     let views = scripted_views(index.full(), layout.diagram, 120);
@@ -581,7 +567,7 @@ fn draw_bench(path: &str, bytes: &[u8]) -> DrawBench {
         {
             use plotters::prelude::IntoDrawingArea;
             let area = (&mut raster).into_drawing_area();
-            let _ = render::draw_space_indexed(&area, module, &a, space, &index, view, &style);
+            let _ = render::draw_space_indexed(&area, module, a, space, &index, view, &style);
         }
         times.push(ms(t));
         std::hint::black_box(&raster);
@@ -599,8 +585,8 @@ fn draw_bench(path: &str, bytes: &[u8]) -> DrawBench {
     }
 }
 
-/// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, as the canvas would
-/// set them (wheel: factor e^(0.0015 × delta) at the pointer; drag: 30 px left, 8 px down).
+/// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, as the canvas sets
+/// them (wheel: [`render::wheel_zoom`] at the pointer; drag: 30 px left, 8 px down).
 fn scripted_views(
     full: render::Viewport,
     rect: render::PxRect,
@@ -619,7 +605,7 @@ fn scripted_views(
         view = match (i / 20) % 3 {
             0 => {
                 let at = (map.step_at(cx + k * 4.0), map.bytes_at(cy - k * 2.0));
-                let f = (-120.0f64 * 0.0015).exp();
+                let f = render::wheel_zoom(-120.0);
                 keep(view.zoom(f, f, at))
             }
             1 => {
@@ -632,7 +618,7 @@ fn scripted_views(
                     map.step_at(cx + (i % 7) as f64 * 11.0),
                     map.bytes_at(cy + (i % 5) as f64 * 9.0),
                 );
-                let f = (100.0f64 * 0.0015).exp();
+                let f = render::wheel_zoom(100.0);
                 keep(view.zoom(f, f, at))
             }
         };

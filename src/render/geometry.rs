@@ -4,6 +4,12 @@
 
 use crate::analysis::{Analysis, Block, Space};
 
+/// The zoom factor of a wheel movement of `delta` pixels (a mouse notch is about 100;
+/// negative zooms in): what the browser's diagrams and the native draw benchmark share.
+pub fn wheel_zoom(delta: f64) -> f64 {
+    (delta * 0.0015).exp().clamp(0.25, 4.0)
+}
+
 /// The visible part of a diagram in data units: steps `x0 .. x1`, bytes `y0 .. y1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Viewport {

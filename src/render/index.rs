@@ -1,13 +1,14 @@
 //! The blocks of one memory space, worked out once: what drawing, hit-testing and marking
 //! scan. A view that draws the same space many times (the browser, on every pan and zoom)
 //! keeps one [`SpaceIndex`] instead of looking every value up again; a space with many
-//! blocks also gets its levels of detail ([`Level`]) here.
+//! blocks also gets its levels of detail ([`Grid`]) here.
 
 use crate::analysis::{Analysis, Block, Slot, Space};
 use crate::model::{InstrId, Module, ValueKind};
 
 use super::geometry::{Mapping, PxRect, Viewport};
 use super::levels::{Grid, Steps};
+use super::{kind_at, kind_index};
 use std::cell::OnceCell;
 
 /// Allocation slots are skipped in runs of this many.
@@ -48,7 +49,7 @@ pub struct SpaceIndex {
 }
 
 /// What a drawing shows, as [`SpaceIndex::for_each_in_view`] hands it out.
-pub(crate) enum Shown {
+pub(crate) enum InView {
     /// A run of cells of a level of detail, covered by thin blocks of one kind, in pixels.
     Cells(PxRect, ValueKind),
     /// One block.
@@ -145,12 +146,13 @@ impl SpaceIndex {
         Some(cell.get_or_init(|| {
             let (cw, ch) = self.cell(j);
             let kinds = &self.kinds;
-            Grid::new(&self.blocks, &self.steps, |p| kind_class(kinds[p]), cw, ch)
+            let class = |p: usize| kind_index(kinds[p]) as u8;
+            Grid::new(&self.blocks, &self.steps, class, cw, ch)
         }))
     }
 
     /// The level of detail for a drawing with `map`: none when few blocks meet the steps
-    /// in view, else the coarsest whose cells are at most half a pixel each way.
+    /// in view, else the coarsest whose cells are at most [`CELL_PX`] of a pixel each way.
     fn level_for(&self, map: &Mapping) -> Option<usize> {
         let v = &map.view;
         let share = (v.x1 - v.x0) / (self.full.x1 - self.full.x0).max(1.0);
@@ -209,7 +211,7 @@ impl SpaceIndex {
     /// Calls `f` with what a drawing with `map` shows: when a level of detail fits the
     /// view, first its runs of cells in view (row by row), then the other blocks in view
     /// one by one, in value order. Blocks are culled by steps only.
-    pub(crate) fn for_each_in_view(&self, map: &Mapping, mut f: impl FnMut(Shown)) {
+    pub(crate) fn for_each_in_view(&self, map: &Mapping, mut f: impl FnMut(InView)) {
         let v = &map.view;
         let steps = match self.level_for(map).and_then(|j| self.grid(j)) {
             Some(grid) => {
@@ -225,7 +227,7 @@ impl SpaceIndex {
                     grid.visit_row(row, lo, hi, |class, c0, c1| {
                         let (x0, x1) = (f64::from(c0) * cw, f64::from(c1) * cw);
                         if let Some(px) = map.data_rect_px(x0, x1, y0, y1) {
-                            f(Shown::Cells(px, class_kind(class)));
+                            f(InView::Cells(px, kind_at(usize::from(class))));
                         }
                     });
                 }
@@ -235,7 +237,7 @@ impl SpaceIndex {
         };
         for p in self.positions(steps, v.x0, v.x1) {
             let p = p as usize;
-            f(Shown::Block(self.blocks[p], self.kinds[p]));
+            f(InView::Block(self.blocks[p], self.kinds[p]));
         }
     }
 
@@ -354,13 +356,4 @@ impl SpaceIndex {
                 .is_some_and(|value| module.value_name(value) == name)
         })
     }
-}
-
-/// A kind as a level of detail stores it.
-fn kind_class(kind: ValueKind) -> u8 {
-    ValueKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u8
-}
-
-fn class_kind(class: u8) -> ValueKind {
-    ValueKind::ALL[usize::from(class).min(ValueKind::ALL.len() - 1)]
 }

@@ -5,12 +5,13 @@
 //! * [`Grid`]: a level of detail. The plane is cut into cells of `cell_steps × cell_bytes`;
 //!   each "thin" block (at most [`THIN_CELLS`] cells high) marks the cells it touches, and
 //!   each row of cells keeps the runs of marked cells per kind, merged where they overlap
-//!   or touch. A view whose cells are at most half a pixel each way paints these runs
-//!   instead of the thin blocks; the taller blocks keep their own [`Steps`] and are drawn
-//!   one by one.
+//!   or touch. A view whose cells are a small part of a pixel each way (a quarter, see
+//!   `index.rs`) paints these runs instead of the thin blocks; the taller blocks keep
+//!   their own [`Steps`] and are drawn one by one.
 //!
 //! Invariant: painting a grid's runs colours the pixels that painting its thin blocks one
-//! by one would colour, up to the half pixel a block's ends move to the cells' edges.
+//! by one would colour, up to the part of a pixel (one cell) a block's ends move to the
+//! cells' edges.
 
 use crate::analysis::Block;
 

@@ -18,8 +18,8 @@ mod marks;
 mod raster;
 mod ticks;
 
-pub use geometry::{Layout, Mapping, PxRect, Viewport};
-use index::Shown;
+pub use geometry::{wheel_zoom, Layout, Mapping, PxRect, Viewport};
+use index::InView;
 pub use index::{Levels, SpaceIndex};
 pub use marks::{draw_cursor, draw_marks, Marks};
 pub use raster::{NoError, Raster};
@@ -105,8 +105,14 @@ fn border_color(c: RGBColor) -> RGBColor {
     RGBColor(d(c.0), d(c.1), d(c.2))
 }
 
+/// A kind's position in [`ValueKind::ALL`] (how legends, coverage rasters and levels of
+/// detail store it), and back.
 fn kind_index(kind: ValueKind) -> usize {
     ValueKind::ALL.iter().position(|&k| k == kind).unwrap_or(0)
+}
+
+fn kind_at(index: usize) -> ValueKind {
+    ValueKind::ALL[index.min(ValueKind::ALL.len() - 1)]
 }
 
 /// Blocks at least this many pixels wide and high are drawn one by one; smaller ones go
@@ -738,21 +744,21 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let mut last_line = i32::MAX;
         let mut previous_tall = false;
         let mut last_label = i32::MAX;
-        let mut i = first;
-        while let Some(slot) = space.layout.get(i) {
+        let mut next = first;
+        while let Some(slot) = space.layout.get(next) {
             if slot.base as f64 >= map.view.y1 {
                 break;
             }
             if !previous_tall {
                 // A band after a short one draws nothing unless it is tall itself.
-                let next = index.next_slot_of(i, short);
-                if next != i {
-                    i = next;
+                let skip = index.next_slot_of(next, short);
+                if skip != next {
+                    next = skip;
                     continue;
                 }
             }
-            i += 1;
-            let i = i - 1;
+            let i = next;
+            next += 1;
             let Some(a) = module.allocations.get(slot.allocation as usize) else {
                 continue;
             };
@@ -829,10 +835,10 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         };
         let mut small: Option<Coverage> = None;
         let mut large: Vec<(PxRect, u32, ValueKind)> = Vec::new();
-        index.for_each_in_view(map, |shown| {
-            let (px, kind, value) = match shown {
-                Shown::Cells(px, kind) => (px, kind, None),
-                Shown::Block(b, kind) => match map.block_px(&b) {
+        index.for_each_in_view(map, |item| {
+            let (px, kind, value) = match item {
+                InView::Cells(px, kind) => (px, kind, None),
+                InView::Block(b, kind) => match map.block_px(&b) {
                     Some(px) => (px, kind, Some(b.value)),
                     None => return,
                 },
@@ -850,7 +856,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         });
         if let Some(cov) = &small {
             cov.for_each_rect(|r, class| {
-                let kind = ValueKind::ALL[usize::from(class - 1).min(ValueKind::ALL.len() - 1)];
+                let kind = kind_at(usize::from(class - 1));
                 self.fill(r, kind_color(kind))
             })?;
         }

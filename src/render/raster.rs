@@ -115,10 +115,13 @@ impl DrawingBackend for &mut Raster {
             return Ok(());
         }
         for y in y0..=y1 {
-            for x in x0..=x1 {
-                if fill || y == y0 || y == y1 || x == x0 || x == x1 {
+            if fill || y == y0 || y == y1 {
+                for x in x0..=x1 {
                     self.put(x, y, c);
                 }
+            } else {
+                self.put(x0, y, c);
+                self.put(x1, y, c);
             }
         }
         Ok(())

@@ -535,7 +535,7 @@ fn busy_module() -> Module {
     let allocs: Vec<AllocSpec> = (0..6).map(|i| (1u64 << (20 + i), 0, TEMP, false)).collect();
     let values: Vec<ValueSpec> = (0..30_000u32)
         .map(|i| {
-            let a = (i % 6) as u32;
+            let a = i % 6;
             let cap = 1u64 << (20 + a);
             let size = 1 + next(if i % 50 == 0 { cap / 4 } else { 4096 });
             let offset = next(cap - size);

@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use bufscope::model::memory_space_name;
 use bufscope::render::{
-    draw_cursor, draw_marks, draw_space_indexed, Layout, Mapping, Marks, PxRect, SpaceIndex, Style,
-    Viewport,
+    draw_cursor, draw_marks, draw_space_indexed, wheel_zoom, Layout, Mapping, Marks, PxRect,
+    SpaceIndex, Style, Viewport,
 };
 use leptos::html;
 use leptos::prelude::*;
@@ -42,8 +42,6 @@ use super::diagram::Shared;
 use super::read::next_task;
 use super::state::{Focus, Shown};
 
-/// Wheel: zoom factor per pixel of wheel movement (a mouse notch is about 100 pixels).
-const WHEEL_ZOOM: f64 = 0.0015;
 /// Keys: zoom factor per press of W / S.
 const KEY_ZOOM: f64 = 0.8;
 /// Keys: part of the view one press of A / D / an arrow pans by (Shift: three times that).
@@ -610,7 +608,7 @@ impl Diagram {
             self.pan_by(dx / w, 0.0);
             return;
         }
-        let factor = (dy * WHEEL_ZOOM).exp().clamp(0.25, 4.0);
+        let factor = wheel_zoom(dy);
         let (x, y) = match region {
             Region::Steps => (true, false),
             Region::Bytes => (false, true),

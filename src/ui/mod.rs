@@ -356,7 +356,7 @@ fn start_load(st: AppState, files: Vec<read::Picked>) {
             if !current() {
                 return;
             }
-            // In pieces (about 20 ms each natively), each in its own task.
+            // In pieces, each in its own task.
             let t = js_sys::Date::now();
             let mut analyzer = Analyzer::new(&module);
             while !analyzer.step(ANALYSIS_PIECE) {
