@@ -36,6 +36,8 @@ const ANALYSIS_PIECE: usize = 150_000;
 /// Mounts the app on `<body>`.
 pub fn start() {
     console_error_panic_hook::set_once();
+    // Now, while the page loads: no request is made once a file is given.
+    read::start_worker();
     install_memory_hook();
     leptos::mount::mount_to_body(App);
 }
@@ -92,6 +94,8 @@ struct Report {
 struct Timings {
     /// Reading and feeding the slices (waits for the browser included).
     read: f64,
+    /// Of `read`, the time spent parsing (the rest is waiting for the browser's reads).
+    parse: f64,
     /// [`read::Fed::finish`]: joining and checking, in one go.
     join: f64,
     /// The longest analysis of one module (all its pieces).
@@ -334,6 +338,7 @@ fn start_load(st: AppState, files: Vec<read::Picked>) {
         let Some(fed) = fed else { return };
         let mut timings = Timings {
             read: js_sys::Date::now() - started,
+            parse: fed.parse_ms,
             ..Timings::default()
         };
         // Joining runs in one go: let the page paint "Analysing" and handle input first;
@@ -439,12 +444,13 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
     let ms = move |f: fn(&Timings) -> f64| t.map(|t| format!("{:.0}", f(&t)));
     let title = t.map(|t| {
         format!(
-            "Read in {:.0} ms, joined in {:.0} ms, analysed in {:.0} ms",
-            t.read, t.join, t.analyse
+            "Read in {:.0} ms ({:.0} ms of it parsing), joined in {:.0} ms, analysed in {:.0} ms",
+            t.read, t.parse, t.join, t.analyse
         )
     });
     view! {
         <section class="report" aria-live="polite" data-read-ms=ms(|t| t.read)
+            data-parse-ms=ms(|t| t.parse)
             data-join-ms=ms(|t| t.join) data-analyse-ms=ms(|t| t.analyse)>
             <p class="files-line" title=title>{report.line.clone()}</p>
             {errors}

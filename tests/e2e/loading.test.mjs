@@ -25,17 +25,29 @@ let loadedAt = null;
 /** The text of the report of the last read (files line, errors, notes). */
 const reportText = async () => (await page.locator('.report').textContent()) ?? '';
 
-/** Counts `Blob.slice` calls (the app reads files with it) and their sizes, in the page. */
+/** Counts the slices the app asks for and their sizes, in the page: requests to its reading
+ *  worker (reader.js, `{ file, start, end }`), or `Blob.slice` calls when it reads them itself. */
 async function countSlices() {
   await page.evaluate(() => {
-    const orig = Blob.prototype.slice;
-    window.__slices = { calls: 0, largest: 0 };
+    window.__slices = { calls: 0, largest: 0, inWorker: 0 };
     if (window.__slicesInstalled) return;
     window.__slicesInstalled = true;
-    Blob.prototype.slice = function (start, end, ...rest) {
+    const count = (start, end, size) => {
       window.__slices.calls++;
-      window.__slices.largest = Math.max(window.__slices.largest, (end ?? this.size) - (start ?? 0));
-      return orig.call(this, start, end, ...rest);
+      window.__slices.largest = Math.max(window.__slices.largest, (end ?? size) - (start ?? 0));
+    };
+    const slice = Blob.prototype.slice;
+    Blob.prototype.slice = function (start, end, ...rest) {
+      count(start, end, this.size);
+      return slice.call(this, start, end, ...rest);
+    };
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (data, ...rest) {
+      if (data?.file instanceof Blob) {
+        count(data.start, data.end, data.file.size);
+        window.__slices.inWorker++;
+      }
+      return post.call(this, data, ...rest);
     };
   });
 }
@@ -68,6 +80,8 @@ test('the page loads', async () => {
   await page.waitForTimeout(500);
   loadedAt = app.requests.length;
   assert(loadedAt > 0, 'no request recorded while the page loaded');
+  // The reading worker starts with the page, so that reading a file asks for nothing.
+  assert(app.requests.some((u) => u.endsWith('/reader.js')), 'the reading worker was not loaded with the page');
   app.noNewConsoleErrors(0);
 });
 
@@ -220,17 +234,19 @@ if (!existsSync(BIG)) {
     const sliced = await slices();
     const memory = await wasmMemory();
     const ms = await page.locator('.report').evaluate((r) => ({ ...r.dataset }));
-    console.log(`note: ${label}: loaded in ${seconds.toFixed(1)} s (read ${ms.readMs} ms, join ${ms.joinMs} ms, ` +
-      `analyse ${ms.analyseMs} ms); ${sliced.calls} slices of ≤ ${(sliced.largest / 1024).toFixed(0)} KiB; ` +
+    console.log(`note: ${label}: loaded in ${seconds.toFixed(1)} s (read ${ms.readMs} ms, parsing ${ms.parseMs} ms of it, join ${ms.joinMs} ms, ` +
+      `analyse ${ms.analyseMs} ms); ${sliced.calls} slices of ≤ ${(sliced.largest / 1024).toFixed(0)} KiB ` +
+      `(${sliced.inWorker} read by the worker); ` +
       `longest frame gap ${frames.reading.toFixed(0)} ms while reading, ${frames.end.toFixed(0)} ms at the end ` +
       `(joining, analysing, first drawing); ${frames.frames} frames; progress shown: ${frames.percents.length} steps` +
       (memory ? `; wasm memory ${(memory / 2 ** 20).toFixed(0)} MiB` : ''));
-    for (const k of ['readMs', 'joinMs', 'analyseMs']) assert(Number(ms[k]) >= 0, `no ${k} on the report: ${JSON.stringify(ms)}`);
+    for (const k of ['readMs', 'parseMs', 'joinMs', 'analyseMs']) assert(Number(ms[k]) >= 0, `no ${k} on the report: ${JSON.stringify(ms)}`);
     await app.screenshot(`loading-05-${label.replace(/\W+/g, '-')}.png`);
     assert((await app.shownModule()) === 'cpu_deep_unrolled_500', `module ${await app.shownModule()}`);
     assert((await app.shownTotal()).bytes === expected, 'wrong total bytes');
     assert(sliced.calls >= Math.ceil(statSync(file).size / maxSlice), `${sliced.calls} slices for ${statSync(file).size} bytes`);
     assert(sliced.largest <= maxSlice, `a slice of ${sliced.largest} bytes, over ${maxSlice}`);
+    assert(sliced.inWorker === sliced.calls, `${sliced.calls - sliced.inWorker} slices read on the page's thread, not by the worker`);
     assert(frames.percents.length >= 5, `the progress showed only ${frames.percents.join(', ')}`);
     // The stalls are printed above, not asserted: timings belong to the benchmark
     // (`./dev bench`), where they are judged against the targets on a known machine.
@@ -306,6 +322,23 @@ test('no request at all once the page has loaded (files given, views used)', asy
   await page.waitForTimeout(300);
   const after = app.requests.slice(loadedAt);
   assert(after.length === 0, `${after.length} requests after the page loaded:\n    ${after.slice(0, 10).join('\n    ')}`);
+});
+
+test('without its reading worker (reader.js not served) the app reads on its own thread', async () => {
+  await page.route('**/reader.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  try {
+    await app.load();
+    await countSlices();
+    await app.pick(TPU);
+    await app.waitForOutcome(path.basename(TPU));
+    assert((await app.shownModule()) === TPU_MODULE, `module ${await app.shownModule()}`);
+    assert((await app.shownTotal()).bytes === totalBytesUsed(TPU), 'wrong total bytes');
+    assert((await page.locator('.message.error').count()) === 0, 'an error is shown');
+    const sliced = await slices();
+    assert(sliced.calls > 0 && sliced.inWorker === 0, `slices: ${JSON.stringify(sliced)}`);
+  } finally {
+    await page.unroute('**/reader.js');
+  }
 });
 
 /** The size of the page's WebAssembly memory (found through the DevTools protocol), or null. */

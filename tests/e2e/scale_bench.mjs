@@ -115,7 +115,7 @@ async function loadRun(file) {
     out.wasm = await page.evaluate(() => window.__bufscope_wasm_bytes?.() ?? null);
     const shown = await page.locator('.module .module-name').first().textContent();
     out.module = shown;
-    log(`${name}: shown ${(out.loadMs / 1000).toFixed(2)} s after the pick (read ${out.timings.readMs} ms, ` +
+    log(`${name}: shown ${(out.loadMs / 1000).toFixed(2)} s after the pick (read ${out.timings.readMs} ms, parsing ${out.timings.parseMs} ms of it, ` +
       `join ${out.timings.joinMs} ms, analyse ${out.timings.analyseMs} ms); longest frame gap ` +
       `${out.stallReading.toFixed(0)} ms while reading, ${out.stallEnd.toFixed(0)} ms at the end; ` +
       `${out.percents} progress steps; wasm memory ${(out.wasm / 2 ** 20).toFixed(0)} MiB`);
