@@ -136,11 +136,15 @@ pub struct Analyzer<'m> {
 
 impl<'m> Analyzer<'m> {
     pub fn new(module: &'m Module) -> Analyzer<'m> {
-        let mut colors: Vec<u32> = module.allocations.iter().map(|a| a.color).collect();
-        colors.extend(module.values.iter().map(|v| module.value_color(v)));
-        colors.sort_unstable();
-        colors.dedup();
-        colors.reverse();
+        // A handful of colours among millions of values: collected without sorting them all.
+        let mut colors: Vec<u32> = Vec::new();
+        let all = module.allocations.iter().map(|a| a.color);
+        for c in all.chain(module.values.iter().map(|v| module.value_color(v))) {
+            if colors.last() != Some(&c) && !colors.contains(&c) {
+                colors.push(c);
+            }
+        }
+        colors.sort_unstable_by(|a, b| b.cmp(a));
         Analyzer {
             module,
             steps: time_steps(module),
@@ -150,9 +154,9 @@ impl<'m> Analyzer<'m> {
         }
     }
 
-    /// Does a piece of about `work` units (a block or a step each; a space's layout and
-    /// the sorting of its byte offsets are one piece each, whatever their size). Whether
-    /// the analysis is complete.
+    /// Does a piece of about `work` units (a block or a step each; a space's layout, the
+    /// gathering of its blocks and the sorting of their byte offsets are one piece each,
+    /// whatever their size). Whether the analysis is complete.
     pub fn step(&mut self, work: usize) -> bool {
         let work = work.max(1);
         match self.current.take() {
@@ -275,9 +279,10 @@ fn find_peak(space: &mut Space, module: &Module) {
 }
 
 /// Occupied bytes at every step: a sweep over time with a segment tree that keeps the
-/// covered length of the live byte ranges, resumable ([`Sweep::run`]). Phases: each
-/// block's byte range as elementary-interval indices (found once, a slice of blocks at a
-/// time), then events bucketed by step, then the sweep itself, a slice of steps at a time.
+/// covered length of the live byte ranges, resumable ([`Sweep::run`]). Phases: the blocks'
+/// distinct byte offsets, sorted (`ys`); each block's byte range as indices into them (a
+/// slice of blocks at a time); events bucketed by step; the sweep itself, a slice of steps
+/// at a time.
 struct Sweep {
     blocks: Vec<Block>,
     ys: Vec<u64>,
@@ -300,13 +305,10 @@ impl Sweep {
             .blocks(module)
             .filter(|b| b.y1 > b.y0 && b.x0 < steps)
             .collect();
-        let mut ys: Vec<u64> = blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
-        ys.sort_unstable();
-        ys.dedup();
         Sweep {
             spans: Vec::with_capacity(blocks.len()),
             blocks,
-            ys,
+            ys: Vec::new(),
             by_start: Vec::new(),
             by_end: Vec::new(),
             start_off: Vec::new(),
@@ -322,6 +324,13 @@ impl Sweep {
     fn run(&mut self, work: usize) -> bool {
         if self.blocks.is_empty() {
             return true;
+        }
+        if self.ys.is_empty() {
+            // The byte offsets, a piece of its own (a sort of millions at 1 GB).
+            self.ys = self.blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
+            self.ys.sort_unstable();
+            self.ys.dedup();
+            return false;
         }
         if self.spans.len() < self.blocks.len() {
             let ys = &self.ys;

@@ -13,4 +13,4 @@ pub mod render;
 pub mod shape;
 pub mod summary;
 
-pub use parse::{load_files, module_name, Load, Loader};
+pub use parse::{load_files, module_name, Finishing, Load, Loader};

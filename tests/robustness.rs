@@ -599,3 +599,88 @@ fn several_modules_in_one_load_stay_apart() {
         }
     }
 }
+
+/// Everything a load says: each module's fingerprint and warnings, and the errors.
+fn describe_load(load: &Load) -> String {
+    let mut out = format!("errors {:?}\n", load.errors);
+    for m in &load.modules {
+        out.push_str(&fingerprint(m));
+        for w in &m.warnings {
+            out.push_str(&format!("warning {}:{}: {}\n", w.file, w.line, w.message));
+        }
+    }
+    out
+}
+
+#[test]
+fn joining_in_pieces_is_joining_in_one_go() {
+    // Every fixture module, and damaged ones whose join warns (a value listed twice, a
+    // second live range, a `Used values` entry of no allocation, a cut `Used values`).
+    let tiny = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, bytes) = tiny.inputs()[0];
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let twice = |prefix: &str| {
+        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap();
+        text.replacen(&format!("{line}\n"), &format!("{line}\n{line}\n"), 1)
+    };
+    let range = text
+        .lines()
+        .skip_while(|l| *l != "  BufferLiveRange:")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let damaged = [
+        twice(" value: <"),
+        text.replacen(&format!("{range}\n"), &format!("{range}\n{range}\n"), 1),
+        text.replacen("\n<", "\n<987654 stray.1 @0>\n positions:\n uses:\n from instruction: %stray.1 = f32[] parameter(0)\n<", 1),
+        text[..text.find("HloLiveRange").unwrap()].replacen("\n<", "\n", 3),
+    ];
+    let mut inputs: Vec<Vec<(String, Vec<u8>)>> = fixture_modules()
+        .iter()
+        .map(|m| {
+            m.inputs()
+                .into_iter()
+                .map(|(n, b)| (n.to_string(), b.to_vec()))
+                .collect()
+        })
+        .collect();
+    inputs.extend(
+        damaged
+            .iter()
+            .map(|t| vec![(name.to_string(), t.as_bytes().to_vec())]),
+    );
+    let mut warned = 0;
+    for files in &inputs {
+        let load = || {
+            let mut loader = Loader::new();
+            for (name, bytes) in files {
+                loader.begin_file(name);
+                loader.feed(bytes);
+            }
+            loader
+        };
+        let whole = load().finish();
+        warned += usize::from(whole.modules.iter().any(|m| !m.warnings.is_empty()));
+        let want = describe_load(&whole);
+        for work in [1, 7, 1000] {
+            let mut finishing = load().finishing();
+            let mut pieces = 1;
+            while !finishing.step(work) {
+                pieces += 1;
+            }
+            let values: usize = whole.modules.iter().map(|m| m.values.len()).sum();
+            assert!(
+                work > 1 || pieces > values,
+                "{}: {pieces} pieces",
+                files[0].0
+            );
+            assert_eq!(
+                describe_load(&finishing.into_load()),
+                want,
+                "{} in pieces of {work}",
+                files[0].0
+            );
+        }
+    }
+    assert!(warned >= 4, "only {warned} loads had join warnings");
+}

@@ -91,7 +91,7 @@ pub(crate) fn spaced_u64(i: In) -> Res<u64> {
 /// Requires the whole input to be consumed.
 pub(crate) fn all<'a, T>(r: Res<'a, T>) -> Option<T> {
     match r {
-        Ok((rest, t)) if rest.is_empty() => Some(t),
+        Ok(([], t)) => Some(t),
         _ => None,
     }
 }

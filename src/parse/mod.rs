@@ -80,19 +80,59 @@ impl Loader {
     }
 
     /// All modules read, joined (values to live ranges) and checked.
-    pub fn finish(mut self) -> Load {
+    pub fn finish(self) -> Load {
+        let mut finishing = self.finishing();
+        while !finishing.step(usize::MAX) {}
+        finishing.into_load()
+    }
+
+    /// [`Loader::finish`] to be done in pieces ([`Finishing::step`]).
+    pub fn finishing(mut self) -> Finishing {
         self.end_file();
-        let mut load = Load {
-            modules: Vec::new(),
-            errors: self.errors,
-        };
-        for b in self.builders {
-            match b.finish() {
-                Ok(m) => load.modules.push(m),
-                Err(e) => load.errors.push(e),
+        Finishing {
+            builders: self.builders.into_iter(),
+            join: None,
+            load: Load {
+                modules: Vec::new(),
+                errors: self.errors,
+            },
+        }
+    }
+}
+
+/// Joining and checking what a [`Loader`] read, in pieces, so that the browser can paint
+/// between them (a 1 GB dump's join takes a quarter of a second in wasm).
+pub struct Finishing {
+    builders: std::vec::IntoIter<Builder>,
+    join: Option<assemble::Join>,
+    load: Load,
+}
+
+impl Finishing {
+    /// Does up to `work` items of joining (values, live ranges, `Used values` entries);
+    /// true once every module is done. The result is the same however the work is cut.
+    pub fn step(&mut self, work: usize) -> bool {
+        loop {
+            if let Some(join) = self.join.as_mut() {
+                if !join.step(work) {
+                    return false;
+                }
+                if let Some(join) = self.join.take() {
+                    self.load.modules.push(join.into_module());
+                }
+                return self.builders.len() == 0;
+            }
+            match self.builders.next().map(Builder::join) {
+                None => return true,
+                Some(Ok(join)) => self.join = Some(join),
+                Some(Err(e)) => self.load.errors.push(e),
             }
         }
-        load
+    }
+
+    /// What was read (every module once [`Finishing::step`] said true).
+    pub fn into_load(self) -> Load {
+        self.load
     }
 }
 
@@ -866,7 +906,7 @@ impl FileState {
         self.scratch.push('\n');
     }
 
-    fn used_header(&mut self, line: &[u8], builders: &mut Vec<Builder>) {
+    fn used_header(&mut self, line: &[u8], builders: &mut [Builder]) {
         match lex::all(lex::short_value(line)) {
             Some(v) => self.open_used_entry(v.id, v.name),
             None => self.malformed(builders, "`<ID NAME[{INDEX}][ (phi)][ @COLOR]>`"),
@@ -891,7 +931,7 @@ impl FileState {
         });
     }
 
-    fn close_used_entry(&mut self, instr_text: &[u8], builders: &mut Vec<Builder>) {
+    fn close_used_entry(&mut self, instr_text: &[u8], builders: &mut [Builder]) {
         let Some(u) = self.used.take() else { return };
         let Some(b) = self.module.and_then(|m| builders.get_mut(m)) else {
             return;
@@ -963,7 +1003,7 @@ impl FileState {
         }
     }
 
-    fn live_range_entry(&mut self, line: &[u8], builders: &mut Vec<Builder>) {
+    fn live_range_entry(&mut self, line: &[u8], builders: &mut [Builder]) {
         let line_no = self.line_no;
         match self.section {
             Section::Sequence => match live_range::sequence_entry(line) {

@@ -27,14 +27,33 @@ pub(crate) struct Steps {
 }
 
 impl Steps {
+    /// The blocks at `positions`, ordered by first step (ties in the order given).
     pub(crate) fn new(blocks: &[Block], positions: impl Iterator<Item = u32>) -> Steps {
-        // Sorting plain integers (first step, position) is several times faster than
-        // sorting positions by a key looked up in `blocks`.
-        let mut keys: Vec<u64> = positions
-            .map(|p| u64::from(blocks[p as usize].x0) << 32 | u64::from(p))
-            .collect();
-        keys.sort_unstable();
-        Steps::sorted(blocks, keys.into_iter().map(|k| k as u32).collect())
+        let positions: Vec<u32> = positions.collect();
+        let first = |p: u32| blocks[p as usize].x0;
+        let max = positions.iter().map(|&p| first(p)).max().unwrap_or(0) as usize;
+        if max > 4 * positions.len() + 1024 {
+            // Steps far beyond the blocks' number (a damaged dump): a stable sort, whose
+            // memory does not grow with the largest step.
+            let mut positions = positions;
+            positions.sort_by_key(|&p| first(p));
+            return Steps::sorted(blocks, positions);
+        }
+        // A counting sort by first step: two passes, no comparisons.
+        let mut starts = vec![0u32; max + 2];
+        for &p in &positions {
+            starts[first(p) as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut order = vec![0u32; positions.len()];
+        for &p in &positions {
+            let at = &mut starts[first(p) as usize];
+            order[*at as usize] = p;
+            *at += 1;
+        }
+        Steps::sorted(blocks, order)
     }
 
     /// The blocks at `order`, which is sorted by first step.
@@ -232,31 +251,42 @@ mod tests {
 
     #[test]
     fn steps_finds_exactly_the_blocks_meeting_a_range() {
-        // Blocks of every length at every start, more than a run's worth.
-        let mut blocks = Vec::new();
-        for i in 0..300u32 {
-            let x0 = (i * 37) % 211;
-            let len = 1 + (i * 13) % 50 + if i % 29 == 0 { 400 } else { 0 };
-            blocks.push(block(i, x0, x0 + len, 0, 1));
-        }
-        let steps = Steps::new(&blocks, 0..blocks.len() as u32);
-        for (lo, hi) in [
-            (0.0, 1.0),
-            (10.5, 11.0),
-            (100.0, 180.0),
-            (250.0, 700.0),
-            (-5.0, 0.0),
-        ] {
-            let mut found = Vec::new();
-            steps.visit(&blocks, lo, hi, |p| found.push(p));
-            found.sort_unstable();
-            let expected: Vec<u32> = (0..300)
-                .filter(|&p| {
-                    let b = &blocks[p as usize];
-                    f64::from(b.x0) < hi && f64::from(b.x1) > lo
-                })
-                .collect();
-            assert_eq!(found, expected, "steps {lo} .. {hi}");
+        // Blocks of every length at every start, more than a run's worth; then the same
+        // shifted to steps far beyond their number (sorted by comparison, not by counting).
+        for shift in [0u32, 3_000_000_000] {
+            let mut blocks = Vec::new();
+            for i in 0..300u32 {
+                let x0 = (i * 37) % 211 + shift;
+                let len = 1 + (i * 13) % 50 + if i % 29 == 0 { 400 } else { 0 };
+                blocks.push(block(i, x0, x0 + len, 0, 1));
+            }
+            let steps = Steps::new(&blocks, 0..blocks.len() as u32);
+            assert!(
+                steps.order.windows(2).all(|w| {
+                    let (a, b) = (&blocks[w[0] as usize], &blocks[w[1] as usize]);
+                    (a.x0, w[0]) < (b.x0, w[1])
+                }),
+                "not in order of first step, then position (shift {shift})"
+            );
+            for (lo, hi) in [
+                (0.0, 1.0),
+                (10.5, 11.0),
+                (100.0, 180.0),
+                (250.0, 700.0),
+                (-5.0, 0.0),
+            ] {
+                let (lo, hi) = (lo + f64::from(shift), hi + f64::from(shift));
+                let mut found = Vec::new();
+                steps.visit(&blocks, lo, hi, |p| found.push(p));
+                found.sort_unstable();
+                let expected: Vec<u32> = (0..300)
+                    .filter(|&p| {
+                        let b = &blocks[p as usize];
+                        f64::from(b.x0) < hi && f64::from(b.x1) > lo
+                    })
+                    .collect();
+                assert_eq!(found, expected, "steps {lo} .. {hi}");
+            }
         }
     }
 

@@ -7,7 +7,7 @@
 //! choice of which of them to read ([`select`]), and the sliced, cancellable reading
 //! ([`read_files`]). What is shown, and when, is [`super`]'s business.
 
-use bufscope::{Load, Loader};
+use bufscope::Loader;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -174,8 +174,8 @@ pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, usize) {
     (kept, skipped)
 }
 
-/// The files fed to a [`Loader`], not yet finished: [`Loader::finish`] (joining and
-/// checking) is left to the caller, so that the page can repaint before that step.
+/// The files fed to a [`Loader`], not yet finished: joining and checking
+/// ([`Loader::finishing`]) is left to the caller, who does it in pieces.
 pub struct Fed {
     pub loader: Loader,
     /// Milliseconds spent in [`Loader::feed`] (parsing), the rest of reading being waits.
@@ -272,15 +272,6 @@ pub async fn read_files(
         parse_ms,
         errors,
     })
-}
-
-impl Fed {
-    /// Joins and checks what was read ([`Loader::finish`]), with the browser's read errors.
-    pub fn finish(self) -> Load {
-        let mut load = self.loader.finish();
-        load.errors.extend(self.errors);
-        load
-    }
 }
 
 /// Resolves in a later task of the event loop (`setTimeout(0)`), so that the browser can
