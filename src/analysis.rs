@@ -154,9 +154,9 @@ impl<'m> Analyzer<'m> {
         }
     }
 
-    /// Does a piece of about `work` units (a block or a step each; a space's layout, the
-    /// gathering of its blocks and the sorting of their byte offsets are one piece each,
-    /// whatever their size). Whether the analysis is complete.
+    /// Does a piece of about `work` units (a block or a step each; a space's layout and the
+    /// gathering of its blocks is one piece, whatever their size). Whether the analysis is
+    /// complete.
     pub fn step(&mut self, work: usize) -> bool {
         let work = work.max(1);
         match self.current.take() {
@@ -278,14 +278,32 @@ fn find_peak(space: &mut Space, module: &Module) {
     }
 }
 
+/// The sorted, distinct union of two sorted, distinct lists.
+fn merge_distinct(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// Occupied bytes at every step: a sweep over time with a segment tree that keeps the
 /// covered length of the live byte ranges, resumable ([`Sweep::run`]). Phases: the blocks'
-/// distinct byte offsets, sorted (`ys`); each block's byte range as indices into them (a
+/// distinct byte offsets, sorted (`ys`, a slice of blocks at a time); each block's byte range as indices into them (a
 /// slice of blocks at a time); events bucketed by step; the sweep itself, a slice of steps
 /// at a time.
 struct Sweep {
     blocks: Vec<Block>,
     ys: Vec<u64>,
+    /// Blocks whose offsets are in `ys` (sorted and distinct), and whether that is all.
+    ys_from: usize,
+    ys_sorted: bool,
     spans: Vec<(u32, u32)>,
     /// Blocks by start step and by end step (`end + 1`), with the offsets of each step.
     by_start: Vec<u32>,
@@ -309,6 +327,8 @@ impl Sweep {
             spans: Vec::with_capacity(blocks.len()),
             blocks,
             ys: Vec::new(),
+            ys_from: 0,
+            ys_sorted: false,
             by_start: Vec::new(),
             by_end: Vec::new(),
             start_off: Vec::new(),
@@ -325,11 +345,20 @@ impl Sweep {
         if self.blocks.is_empty() {
             return true;
         }
-        if self.ys.is_empty() {
-            // The byte offsets, a piece of its own (a sort of millions at 1 GB).
-            self.ys = self.blocks.iter().flat_map(|b| [b.y0, b.y1]).collect();
-            self.ys.sort_unstable();
-            self.ys.dedup();
+        if !self.ys_sorted {
+            // The distinct byte offsets: each slice of blocks sorts its own and merges them
+            // into those found so far (distinct offsets are far fewer than blocks).
+            let from = self.ys_from;
+            let to = from.saturating_add(work).min(self.blocks.len());
+            let mut slice: Vec<u64> = self.blocks[from..to]
+                .iter()
+                .flat_map(|b| [b.y0, b.y1])
+                .collect();
+            slice.sort_unstable();
+            slice.dedup();
+            self.ys = merge_distinct(&self.ys, &slice);
+            self.ys_from = to;
+            self.ys_sorted = to == self.blocks.len();
             return false;
         }
         if self.spans.len() < self.blocks.len() {

@@ -171,8 +171,19 @@ impl SpaceIndex {
     /// Builds the level of detail that the whole space drawn in `plot` (a diagram's
     /// rectangle in pixels) uses, so that the first drawing does not wait for it.
     pub fn prepare(&self, plot: PxRect) {
-        if let Some(j) = self.level_for(&Mapping::new(self.full, plot)) {
-            self.grid(j);
+        self.prepare_view(&self.full, plot);
+    }
+
+    /// Builds the level of detail that drawing `view` in `plot` uses, unless it is built
+    /// already; whether it built one (so that a view can draw in a later frame instead of
+    /// waiting for it in this one).
+    pub fn prepare_view(&self, view: &Viewport, plot: PxRect) -> bool {
+        match self.level_for(&Mapping::new(*view, plot)) {
+            Some(j) if self.grids.get(j).is_some_and(|g| g.get().is_none()) => {
+                self.grid(j);
+                true
+            }
+            _ => false,
         }
     }
 

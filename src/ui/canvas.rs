@@ -223,7 +223,8 @@ struct Press {
 /// One diagram: its elements, its space and its state.
 pub(crate) struct Diagram {
     shown: Arc<Shown>,
-    index: SpaceIndex,
+    /// Built by the first frame ([`Diagram::index`]), not when the diagram is made.
+    index: OnceCell<SpaceIndex>,
     shared: Shared,
     color: u32,
     canvas: HtmlCanvasElement,
@@ -273,12 +274,12 @@ impl Diagram {
         wrapper: HtmlElement,
     ) -> Result<Rc<Diagram>, String> {
         let space = shown.analysis.space(color).ok_or("no such memory space")?;
-        let index = SpaceIndex::new(&shown.module, &shown.analysis, space);
+        let full = Viewport::full(&shown.analysis, space);
         let ctx = context(&canvas)?;
         let style = Style::default();
         let d = Rc::new(Diagram {
             st: RefCell::new(State {
-                view: index.full(),
+                view: full,
                 size: (0, 0),
                 scale: 1.0,
                 layout: Layout::new((0, 0), style.font_size),
@@ -289,7 +290,7 @@ impl Diagram {
                 pointer: None,
             }),
             shown,
-            index,
+            index: OnceCell::new(),
             shared,
             color,
             canvas,
@@ -322,6 +323,15 @@ impl Diagram {
         self.shared.focus
     }
 
+    /// The space's index, built on first need (normally by the first frame).
+    fn index(&self) -> &SpaceIndex {
+        self.index
+            .get_or_init(|| match self.shown.analysis.space(self.color) {
+                Some(space) => SpaceIndex::new(&self.shown.module, &self.shown.analysis, space),
+                None => SpaceIndex::default(),
+            })
+    }
+
     /// Asks for a frame that redraws `layer` and what is above it.
     fn request(self: &Rc<Self>, layer: Layer) {
         {
@@ -335,30 +345,50 @@ impl Diagram {
         request_animation_frame(move || {
             if let Some(d) = weak.upgrade() {
                 d.pending.set(false);
-                d.frame();
-                d.prepare_levels();
+                if d.frame() {
+                    d.prepare_levels();
+                }
             }
         });
     }
 
-    /// Draws what is dirty.
-    fn frame(&self) {
+    /// Draws what is dirty; whether it drew. A big space's first drawing takes three
+    /// frames, so that none holds the page long: one builds the index, the next the level
+    /// of detail the view uses (as does a zoom that needs a level not built yet), the third
+    /// draws.
+    fn frame(self: &Rc<Self>) -> bool {
         let started = now();
         let mut st = self.st.borrow_mut();
         let Some(mut dirty) = st.dirty.take() else {
-            return;
+            return false;
         };
         if self.fit(&mut st) {
             dirty = Layer::Base;
         }
         if st.size.0 == 0 || st.size.1 == 0 {
-            return;
+            return false;
+        }
+        let built = if self.index.get().is_none() {
+            self.index();
+            true
+        } else if dirty == Layer::Base {
+            let font_size = Style::default().font_size * st.scale;
+            let plot = Layout::new(st.size, font_size).diagram;
+            self.index().prepare_view(&st.view, plot)
+        } else {
+            false
+        };
+        if built {
+            drop(st);
+            self.request(dirty);
+            return false;
         }
         if let Err(e) = self.draw(&mut st, dirty) {
             leptos::logging::warn!("bufscope: drawing memory space {}: {e}", self.color);
         }
         drop(st);
         record_frame(now() - started);
+        true
     }
 
     /// Builds the finer levels of detail of a big space one per task after the first
@@ -373,7 +403,7 @@ impl Diagram {
                 next_task().await;
                 let Some(d) = weak.upgrade() else { break };
                 let plot = d.st.borrow().layout.diagram;
-                if !d.index.prepare_next(plot) {
+                if !d.index().prepare_next(plot) {
                     break;
                 }
             }
@@ -426,7 +456,7 @@ impl Diagram {
                 &shown.module,
                 &shown.analysis,
                 space,
-                &self.index,
+                self.index(),
                 &st.view,
                 &st.style,
             )
@@ -459,7 +489,7 @@ impl Diagram {
                     .draw_image_with_html_canvas_element(&self.base.canvas, 0.0, 0.0)
                     .map_err(|e| format!("{e:?}"))?;
                 let area = Canvas2d::new(&m.canvas, &m.ctx)?.into_drawing_area();
-                draw_marks(&area, &self.index, &st.view, &st.style, &marks)
+                draw_marks(&area, self.index(), &st.view, &st.style, &marks)
                     .map_err(|e| e.to_string())?;
             }
         }
@@ -479,7 +509,7 @@ impl Diagram {
 
     /// Sets the viewport (kept inside the space, not thinner than a few steps or bytes).
     fn set_view(self: &Rc<Self>, view: Viewport) {
-        let view = constrain(view, self.index.full());
+        let view = constrain(view, self.index().full());
         let mut st = self.st.borrow_mut();
         if view != st.view {
             st.view = view;
@@ -493,7 +523,7 @@ impl Diagram {
     }
 
     fn reset(self: &Rc<Self>) {
-        self.set_view(self.index.full());
+        self.set_view(self.index().full());
     }
 
     /// Zooms by `factor` (below 1: in) on the axes asked, around the data point under
@@ -520,7 +550,7 @@ impl Diagram {
 
     /// Zooms to a value's block with a margin around it.
     fn zoom_to(self: &Rc<Self>, value: u32) -> bool {
-        let Some(b) = self.index.block(value) else {
+        let Some(b) = self.index().block(value) else {
             return false;
         };
         let (x0, x1) = (f64::from(b.x0), f64::from(b.x1));
@@ -719,7 +749,7 @@ impl Diagram {
 
     fn value_at(&self, (px, py): (f64, f64)) -> Option<u32> {
         let st = self.st.borrow();
-        self.index
+        self.index()
             .hit(&st.view, st.layout.diagram, px as i32, py as i32)
     }
 
@@ -806,8 +836,8 @@ impl Diagram {
 
     /// The centre of `name`'s visible block in CSS pixels of the viewport.
     fn block_centre(&self, name: &str) -> Option<(f64, f64)> {
-        let value = self.index.find_by_name(&self.shown.module, name)?;
-        let b = self.index.block(value)?;
+        let value = self.index().find_by_name(&self.shown.module, name)?;
+        let b = self.index().block(value)?;
         let st = self.st.borrow();
         let r: PxRect = Mapping::new(st.view, st.layout.diagram).block_px(&b)?;
         let rect = self.canvas.get_bounding_client_rect();
