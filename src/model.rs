@@ -25,17 +25,50 @@ impl Str {
 
 /// The string arena of one module. `intern` deduplicates (names, op_names, shapes, files);
 /// `push` appends without deduplicating (per-value text such as positions and uses).
+///
+/// The text lives in chunks of at most [`Strings::CHUNK`] bytes, so that growing the arena
+/// of a 1 GB dump never copies hundreds of MB at once (one such copy held the page for
+/// over 100 ms); a handle's start tells its chunk (`start / CHUNK`).
 #[derive(Default, Clone)]
 pub struct Strings {
-    buf: String,
-    table: HashTable<Str>,
+    chunks: Vec<String>,
+    /// Interned handles with their [`TableHash`], so that growing the table does not hash
+    /// every string again (that took 200 ms at once in wasm on a 1 GB dump).
+    table: HashTable<(Str, TableHash)>,
     hasher: DefaultHashBuilder,
 }
 
+/// 32 bits of a string's hash, kept beside it in a hash table; the table works with
+/// [`TableHash::spread`] of them, which it can recompute when it grows without the string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableHash(u32);
+
+impl TableHash {
+    pub fn of(hasher: &DefaultHashBuilder, bytes: &[u8]) -> TableHash {
+        TableHash(hasher.hash_one(bytes) as u32)
+    }
+
+    /// The 64-bit hash the table uses: the 32 bits multiplied out over all 64.
+    pub fn spread(self) -> u64 {
+        u64::from(self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
 impl Strings {
+    /// Bytes per chunk (a longer text gets a chunk of its own, and the handles after it
+    /// skip as many chunks as it spans).
+    pub const CHUNK: usize = 1 << 24;
+
     pub fn get(&self, s: Str) -> &str {
-        // Handles are only made by this arena, at char boundaries.
-        &self.buf[s.start as usize..(s.start + s.len) as usize]
+        // Handles are only made by this arena, at char boundaries; `Str::EMPTY` is "".
+        let (chunk, at) = (
+            s.start as usize / Self::CHUNK,
+            s.start as usize % Self::CHUNK,
+        );
+        self.chunks
+            .get(chunk)
+            .and_then(|c| c.get(at..at + s.len as usize))
+            .unwrap_or("")
     }
 
     /// The handle of `text`, adding it once.
@@ -48,33 +81,51 @@ impl Strings {
         if text.is_empty() {
             return Str::EMPTY;
         }
-        let hash = self.hasher.hash_one(text);
-        let buf = self.buf.as_bytes();
-        let bytes_of = |s: &Str| &buf[s.start as usize..(s.start + s.len) as usize];
-        if let Some(&s) = self.table.find(hash, |s| bytes_of(s) == text) {
+        let hash = TableHash::of(&self.hasher, text);
+        let found = self.table.find(hash.spread(), |&(s, h)| {
+            h == hash && self.get(s).as_bytes() == text
+        });
+        if let Some(&(s, _)) = found {
             return s;
         }
         let s = self.push(&String::from_utf8_lossy(text));
-        let (buf, hasher) = (self.buf.as_bytes(), &self.hasher);
-        self.table.insert_unique(hash, s, |s| {
-            hasher.hash_one(&buf[s.start as usize..(s.start + s.len) as usize])
-        });
+        self.table
+            .insert_unique(hash.spread(), (s, hash), |&(_, h)| h.spread());
         s
     }
 
     /// Appends `text` without interning it.
     pub fn push(&mut self, text: &str) -> Str {
-        let start = self.buf.len() as u32;
-        self.buf.push_str(text);
+        let fits = self
+            .chunks
+            .last()
+            .is_some_and(|c| c.len() + text.len() <= Self::CHUNK);
+        if !fits {
+            // A new chunk, after the ones the last chunk's text spans.
+            let spanned = self
+                .chunks
+                .last()
+                .map_or(0, |c| c.len().div_ceil(Self::CHUNK).max(1) - 1);
+            for _ in 0..spanned {
+                self.chunks.push(String::new());
+            }
+            self.chunks.push(String::new());
+        }
+        let index = self.chunks.len() - 1;
+        let chunk = &mut self.chunks[index];
+        let start = index * Self::CHUNK + chunk.len();
+        chunk.push_str(text);
         Str {
-            start,
+            start: start as u32,
             len: text.len() as u32,
         }
     }
 
     /// Bytes held by the arena (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
-        self.buf.capacity() + self.table.capacity() * std::mem::size_of::<Str>()
+        self.chunks.iter().map(String::capacity).sum::<usize>()
+            + self.chunks.capacity() * std::mem::size_of::<String>()
+            + self.table.capacity() * std::mem::size_of::<(Str, TableHash)>()
     }
 }
 
@@ -394,5 +445,35 @@ pub fn memory_space_name(color: u32) -> String {
         4 => "host".into(),
         5 => "cmem".into(),
         n => format!("color_{n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Str, Strings};
+
+    #[test]
+    fn strings_across_chunks_and_longer_than_one() {
+        let mut s = Strings::default();
+        assert_eq!(s.get(Str::EMPTY), "");
+        let long = "x".repeat(Strings::CHUNK + 10);
+        let line = "y".repeat(Strings::CHUNK / 3);
+        let mut handles = Vec::new();
+        for i in 0..8 {
+            let text = if i == 4 {
+                long.clone()
+            } else {
+                format!("{i}{line}")
+            };
+            handles.push((s.push(&text), text));
+        }
+        let a = s.intern("name.1");
+        assert_eq!(s.intern("name.1"), a);
+        assert_eq!(s.intern_bytes(b"name.1"), a);
+        for (h, text) in &handles {
+            assert_eq!(s.get(*h), text);
+        }
+        assert_eq!(s.get(a), "name.1");
+        assert!(s.heap_bytes() >= 8 * line.len() + long.len());
     }
 }

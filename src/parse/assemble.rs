@@ -8,17 +8,17 @@ use super::lex::text;
 use super::used_values::InstrInfo;
 use super::Part;
 use crate::model::{
-    InstrId, Instruction, LiveRange, Module, OrphanRange, Schedule, Str, Value, Warning,
+    InstrId, Instruction, LiveRange, Module, OrphanRange, Schedule, Str, TableHash, Value, Warning,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
-use std::hash::BuildHasher;
 
 pub(crate) struct Builder {
     /// The module name without a ` (2)` suffix, for routing files.
     pub base_name: String,
     pub module: Module,
     /// Instructions by name (compared through the arena: no second copy of the names).
-    instr_ids: HashTable<(Str, InstrId)>,
+    /// (With each name's [`TableHash`], so that growing the table hashes no name again.)
+    instr_ids: HashTable<(Str, InstrId, TableHash)>,
     hasher: DefaultHashBuilder,
     /// `(value id, positions and uses text)` from `Used values`.
     pub used: Vec<(u32, Str)>,
@@ -80,13 +80,12 @@ impl Builder {
 
     /// The instruction called `name`, added on first sight.
     pub fn instr(&mut self, name: &[u8]) -> InstrId {
-        let hash = self.hasher.hash_one(name);
+        let hash = TableHash::of(&self.hasher, name);
         let m = &mut self.module;
         let strings = &m.strings;
-        if let Some(&(_, id)) = self
-            .instr_ids
-            .find(hash, |&(s, _)| strings.get(s).as_bytes() == name)
-        {
+        if let Some(&(_, id, _)) = self.instr_ids.find(hash.spread(), |&(s, _, h)| {
+            h == hash && strings.get(s).as_bytes() == name
+        }) {
             return id;
         }
         // Names are unique in a module, so the table above is their interning.
@@ -96,10 +95,8 @@ impl Builder {
             name: s,
             ..Instruction::default()
         });
-        let (strings, hasher) = (&m.strings, &self.hasher);
-        self.instr_ids.insert_unique(hash, (s, id), |&(s, _)| {
-            hasher.hash_one(strings.get(s).as_bytes())
-        });
+        self.instr_ids
+            .insert_unique(hash.spread(), (s, id, hash), |&(_, _, h)| h.spread());
         id
     }
 

@@ -7,9 +7,9 @@ use crate::analysis::{Analysis, Block, Slot, Space};
 use crate::model::{InstrId, Module, ValueKind};
 
 use super::geometry::{Mapping, PxRect, Viewport};
-use super::levels::{Grid, Steps};
+use super::levels::{Grid, GridBuilder, Steps};
 use super::{kind_at, kind_index};
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 /// Allocation slots are skipped in runs of this many.
 const SLOTS: usize = 64;
@@ -44,8 +44,71 @@ pub struct SpaceIndex {
     /// Levels of detail, coarsest first, each built the first time a view needs it (none
     /// for a small space).
     grids: Vec<OnceCell<Grid>>,
+    /// The level being built while idle ([`SpaceIndex::prepare_next`]), and its progress.
+    building: RefCell<Option<(usize, GridBuilder)>>,
     /// Levels used even when few blocks are in view ([`Levels::Always`]).
     always: bool,
+}
+
+/// A [`SpaceIndex`] being built a slice of the space's values at a time, so that a
+/// browser can build it between frames (the largest space of a 1 GB dump takes about
+/// 90 ms in wasm). Every call takes the module and space it was made for.
+pub struct IndexBuilder {
+    index: SpaceIndex,
+    levels: Levels,
+    /// Values of [`Space::timed`] gathered so far.
+    done: usize,
+}
+
+impl IndexBuilder {
+    /// Gathers the blocks of up to `work` more values; whether all are gathered.
+    pub fn step(&mut self, module: &Module, space: &Space, work: usize) -> bool {
+        let to = self.done.saturating_add(work).min(space.timed.len());
+        let index = &mut self.index;
+        for &value in &space.timed[self.done..to] {
+            let (Some(b), Some(v)) = (
+                space.block(module, value),
+                module.values.get(value as usize),
+            ) else {
+                continue;
+            };
+            if b.x1 > b.x0 && b.y1 > b.y0 {
+                index.blocks.push(b);
+                index.kinds.push(module.kind(v));
+                index.instructions.push(v.instruction);
+            }
+        }
+        self.done = to;
+        to == space.timed.len()
+    }
+
+    /// Gathers what is left, orders the blocks by first step and makes the index.
+    pub fn finish(mut self, module: &Module, space: &Space) -> SpaceIndex {
+        self.step(module, space, usize::MAX);
+        let mut index = self.index;
+        index.steps = Steps::new(&index.blocks, 0..index.blocks.len() as u32);
+        let size = |s: &Slot| {
+            module
+                .allocations
+                .get(s.allocation as usize)
+                .map_or(0, |a| a.size)
+        };
+        index.slot_runs = space
+            .layout
+            .chunks(SLOTS)
+            .map(|run| run.iter().map(size).max().unwrap_or(0))
+            .collect();
+        let wanted = match self.levels {
+            Levels::Auto => index.blocks.len() >= LEVELS_FROM,
+            Levels::Never => false,
+            Levels::Always => true,
+        };
+        if wanted {
+            index.grids = vec![OnceCell::new(); MAX_LEVEL + 1];
+            index.always = self.levels == Levels::Always;
+        }
+        index
+    }
 }
 
 /// What a drawing shows, as [`SpaceIndex::for_each_in_view`] hands it out.
@@ -78,43 +141,22 @@ impl SpaceIndex {
         space: &Space,
         levels: Levels,
     ) -> SpaceIndex {
-        let mut index = SpaceIndex {
-            color: space.color,
-            full: Viewport::full(analysis, space),
-            ..SpaceIndex::default()
-        };
-        for b in space.blocks(module) {
-            let Some(v) = module.values.get(b.value as usize) else {
-                continue;
-            };
-            if b.x1 > b.x0 && b.y1 > b.y0 {
-                index.blocks.push(b);
-                index.kinds.push(module.kind(v));
-                index.instructions.push(v.instruction);
-            }
+        let mut builder = SpaceIndex::builder(analysis, space, levels);
+        builder.step(module, space, usize::MAX);
+        builder.finish(module, space)
+    }
+
+    /// The index of `space` built in pieces ([`IndexBuilder::step`]).
+    pub fn builder(analysis: &Analysis, space: &Space, levels: Levels) -> IndexBuilder {
+        IndexBuilder {
+            index: SpaceIndex {
+                color: space.color,
+                full: Viewport::full(analysis, space),
+                ..SpaceIndex::default()
+            },
+            levels,
+            done: 0,
         }
-        index.steps = Steps::new(&index.blocks, 0..index.blocks.len() as u32);
-        let size = |s: &Slot| {
-            module
-                .allocations
-                .get(s.allocation as usize)
-                .map_or(0, |a| a.size)
-        };
-        index.slot_runs = space
-            .layout
-            .chunks(SLOTS)
-            .map(|run| run.iter().map(size).max().unwrap_or(0))
-            .collect();
-        let wanted = match levels {
-            Levels::Auto => index.blocks.len() >= LEVELS_FROM,
-            Levels::Never => false,
-            Levels::Always => true,
-        };
-        if wanted {
-            index.grids = vec![OnceCell::new(); MAX_LEVEL + 1];
-            index.always = levels == Levels::Always;
-        }
-        index
     }
 
     /// The first slot from `i` on (in layout order) that may be at least `bytes` large:
@@ -140,15 +182,25 @@ impl SpaceIndex {
         )
     }
 
-    /// Level `j`'s grid, built now if it was not yet.
+    /// Level `j`'s grid, built now if it was not yet (finishing what was built of it while
+    /// idle).
     fn grid(&self, j: usize) -> Option<&Grid> {
         let cell = self.grids.get(j)?;
         Some(cell.get_or_init(|| {
-            let (cw, ch) = self.cell(j);
-            let kinds = &self.kinds;
-            let class = |p: usize| kind_index(kinds[p]) as u8;
-            Grid::new(&self.blocks, &self.steps, class, cw, ch)
+            let started = self.building.borrow_mut().take_if(|(k, _)| *k == j);
+            let builder = started.map_or_else(|| self.grid_builder(j), |(_, b)| b);
+            builder.finish(&self.blocks, &self.steps, |p| self.class(p))
         }))
+    }
+
+    fn grid_builder(&self, j: usize) -> GridBuilder {
+        let (cw, ch) = self.cell(j);
+        GridBuilder::new(&self.blocks, cw, ch)
+    }
+
+    /// The drawing class of the block at `p`.
+    fn class(&self, p: usize) -> u8 {
+        kind_index(self.kinds[p]) as u8
     }
 
     /// The level of detail for a drawing with `map`: none when few blocks meet the steps
@@ -187,10 +239,11 @@ impl SpaceIndex {
         }
     }
 
-    /// Builds the next level of detail, finer than the whole space's in `plot`, that
-    /// zooming into it may use; one per call, so that a view can build them while idle
-    /// rather than on its first zoom. Whether one was built.
-    pub fn prepare_next(&self, plot: PxRect) -> bool {
+    /// Builds part of the next level of detail, finer than the whole space's in `plot`,
+    /// that zooming into it may use: up to `work` blocks placed per call, so that a view
+    /// can build the levels while idle, between frames, rather than on its first zoom.
+    /// Whether there is more to build.
+    pub fn prepare_next(&self, plot: PxRect, work: usize) -> bool {
         let Some(first) = self.level_for(&Mapping::new(self.full, plot)) else {
             return false;
         };
@@ -201,13 +254,21 @@ impl SpaceIndex {
             .ceil()
             .max(0.0) as usize;
         let last = (first + more + 1).min(self.grids.len().saturating_sub(1));
-        for j in first..=last {
-            if self.grids[j].get().is_none() {
-                self.grid(j);
-                return true;
+        let Some(j) = (first..=last).find(|&j| self.grids[j].get().is_none()) else {
+            return false;
+        };
+        let mut building = self.building.borrow_mut();
+        let (_, builder) = match building.take() {
+            Some((k, b)) if k == j => building.insert((k, b)),
+            _ => building.insert((j, self.grid_builder(j))),
+        };
+        if builder.step(&self.blocks, &self.steps, |p| self.class(p), work) {
+            if let Some((_, b)) = building.take() {
+                let grid = b.finish(&self.blocks, &self.steps, |p| self.class(p));
+                let _ = self.grids[j].set(grid);
             }
         }
-        false
+        true
     }
 
     /// Bytes the levels of detail built so far take (for benchmarks).

@@ -110,10 +110,8 @@ pub(crate) struct Grid {
 impl Grid {
     /// The grid of cells `cell_steps × cell_bytes` (each at least 1) over `blocks`, whose
     /// classes (drawing colours, below 8) are `class(position)`; `all` holds every block.
-    ///
-    /// One pass over the blocks by first step, with no sorting: each row and class keeps
-    /// one open run, which a block extends when it starts within it and otherwise closes
-    /// (runs of a row and class therefore close in column order).
+    /// In one go; [`GridBuilder`] does the same in pieces.
+    #[cfg(test)]
     pub(crate) fn new(
         blocks: &[Block],
         all: &Steps,
@@ -121,72 +119,7 @@ impl Grid {
         cell_steps: u64,
         cell_bytes: u64,
     ) -> Grid {
-        const CLASSES: usize = 8;
-        let (cw, ch) = (cell_steps.max(1), cell_bytes.max(1));
-        let is_thin = |b: &Block| b.y1 - b.y0 <= THIN_CELLS * ch;
-        let rows = blocks
-            .iter()
-            .filter(|b| is_thin(b))
-            .map(|b| ((b.y1.max(1) - 1) / ch) as usize + 1)
-            .max()
-            .unwrap_or(0);
-        const NONE: (u32, u32) = (u32::MAX, 0);
-        let mut open = vec![NONE; rows * CLASSES];
-        // Closed runs: (row × CLASSES + class, c0, c1).
-        let mut closed: Vec<(u32, u32, u32)> = Vec::new();
-        let mut tall = Vec::new();
-        for &p in &all.order {
-            let b = &blocks[p as usize];
-            if !is_thin(b) {
-                tall.push(p);
-                continue;
-            }
-            let c0 = (u64::from(b.x0) / cw) as u32;
-            let c1 = ((u64::from(b.x1.max(1)) - 1) / cw + 1) as u32;
-            let k = usize::from(class(p as usize)) % CLASSES;
-            for r in (b.y0 / ch) as usize..=((b.y1.max(1) - 1) / ch) as usize {
-                let slot = &mut open[r * CLASSES + k];
-                if slot.0 != u32::MAX && c0 <= slot.1 {
-                    slot.1 = slot.1.max(c1);
-                } else {
-                    if slot.0 != u32::MAX {
-                        closed.push(((r * CLASSES + k) as u32, slot.0, slot.1));
-                    }
-                    *slot = (c0, c1);
-                }
-            }
-        }
-        for (key, slot) in open.iter().enumerate() {
-            if slot.0 != u32::MAX {
-                closed.push((key as u32, slot.0, slot.1));
-            }
-        }
-        drop(open);
-        // Stable counting sort by (row, class): each key's runs stay in column order.
-        let mut starts = vec![0u32; rows * CLASSES + 1];
-        for &(key, _, _) in &closed {
-            starts[key as usize + 1] += 1;
-        }
-        for k in 0..rows * CLASSES {
-            starts[k + 1] += starts[k];
-        }
-        let mut runs = vec![(0u32, 0u32); closed.len()];
-        let mut classes = vec![0u8; closed.len()];
-        let mut fill = starts.clone();
-        for &(key, c0, c1) in &closed {
-            let at = fill[key as usize] as usize;
-            runs[at] = (c0, c1);
-            classes[at] = (key as usize % CLASSES) as u8;
-            fill[key as usize] += 1;
-        }
-        Grid {
-            cell_steps: cw,
-            cell_bytes: ch,
-            starts: starts.iter().step_by(CLASSES).copied().collect(),
-            runs,
-            classes,
-            tall: Steps::sorted(blocks, tall),
-        }
+        GridBuilder::new(blocks, cell_steps, cell_bytes).finish(blocks, all, class)
     }
 
     /// Number of rows of cells.
@@ -232,6 +165,128 @@ impl Grid {
             + self.runs.capacity() * 8
             + self.classes.capacity()
             + (self.tall.order.capacity() + self.tall.run_end.capacity()) * 4
+    }
+}
+
+/// Classes of blocks a grid keeps apart (drawing colours).
+const CLASSES: usize = 8;
+/// No open run.
+const NO_RUN: (u32, u32) = (u32::MAX, 0);
+
+/// A [`Grid`] being built, a slice of blocks at a time, so that a browser can build one
+/// between frames. One pass over the blocks by first step, with no sorting: each row and
+/// class keeps one open run, which a block extends when it starts within it and otherwise
+/// closes (the runs of a row and class therefore close in column order); at the end the
+/// runs are counting-sorted by row and class.
+#[derive(Clone, Debug)]
+pub(crate) struct GridBuilder {
+    cw: u64,
+    ch: u64,
+    rows: usize,
+    /// The open run of each `row × CLASSES + class`.
+    open: Vec<(u32, u32)>,
+    /// Closed runs: (row × CLASSES + class, c0, c1).
+    closed: Vec<(u32, u32, u32)>,
+    tall: Vec<u32>,
+    /// Blocks placed so far, in the order of [`Steps`].
+    done: usize,
+}
+
+impl GridBuilder {
+    pub(crate) fn new(blocks: &[Block], cell_steps: u64, cell_bytes: u64) -> GridBuilder {
+        let (cw, ch) = (cell_steps.max(1), cell_bytes.max(1));
+        let rows = blocks
+            .iter()
+            .filter(|b| b.y1 - b.y0 <= THIN_CELLS * ch)
+            .map(|b| ((b.y1.max(1) - 1) / ch) as usize + 1)
+            .max()
+            .unwrap_or(0);
+        GridBuilder {
+            cw,
+            ch,
+            rows,
+            open: vec![NO_RUN; rows * CLASSES],
+            closed: Vec::new(),
+            tall: Vec::new(),
+            done: 0,
+        }
+    }
+
+    /// Places up to `work` more blocks; whether all are placed.
+    pub(crate) fn step(
+        &mut self,
+        blocks: &[Block],
+        all: &Steps,
+        class: impl Fn(usize) -> u8,
+        work: usize,
+    ) -> bool {
+        let (cw, ch) = (self.cw, self.ch);
+        let to = self.done.saturating_add(work).min(all.order.len());
+        for &p in &all.order[self.done..to] {
+            let b = &blocks[p as usize];
+            if b.y1 - b.y0 > THIN_CELLS * ch {
+                self.tall.push(p);
+                continue;
+            }
+            let c0 = (u64::from(b.x0) / cw) as u32;
+            let c1 = ((u64::from(b.x1.max(1)) - 1) / cw + 1) as u32;
+            let k = usize::from(class(p as usize)) % CLASSES;
+            for r in (b.y0 / ch) as usize..=((b.y1.max(1) - 1) / ch) as usize {
+                let slot = &mut self.open[r * CLASSES + k];
+                if slot.0 != u32::MAX && c0 <= slot.1 {
+                    slot.1 = slot.1.max(c1);
+                } else {
+                    if slot.0 != u32::MAX {
+                        self.closed.push(((r * CLASSES + k) as u32, slot.0, slot.1));
+                    }
+                    *slot = (c0, c1);
+                }
+            }
+        }
+        self.done = to;
+        to == all.order.len()
+    }
+
+    /// Places the blocks left and makes the grid.
+    pub(crate) fn finish(
+        mut self,
+        blocks: &[Block],
+        all: &Steps,
+        class: impl Fn(usize) -> u8,
+    ) -> Grid {
+        self.step(blocks, all, class, usize::MAX);
+        let (rows, mut closed) = (self.rows, self.closed);
+        for (key, slot) in self.open.iter().enumerate() {
+            if slot.0 != u32::MAX {
+                closed.push((key as u32, slot.0, slot.1));
+            }
+        }
+        drop(self.open);
+        // Stable counting sort by (row, class): each key's runs stay in column order.
+        let mut starts = vec![0u32; rows * CLASSES + 1];
+        for &(key, _, _) in &closed {
+            starts[key as usize + 1] += 1;
+        }
+        for k in 0..rows * CLASSES {
+            starts[k + 1] += starts[k];
+        }
+        let mut runs = vec![(0u32, 0u32); closed.len()];
+        let mut classes = vec![0u8; closed.len()];
+        let mut fill = starts.clone();
+        for &(key, c0, c1) in &closed {
+            let at = fill[key as usize] as usize;
+            runs[at] = (c0, c1);
+            classes[at] = (key as usize % CLASSES) as u8;
+            fill[key as usize] += 1;
+        }
+        Grid {
+            cell_steps: self.cw,
+            cell_bytes: self.ch,
+            starts: starts.iter().step_by(CLASSES).copied().collect(),
+            runs,
+            classes,
+            tall: Steps::sorted(blocks, self.tall),
+        }
     }
 }
 

@@ -20,7 +20,7 @@ mod ticks;
 
 pub use geometry::{wheel_zoom, Layout, Mapping, PxRect, Viewport};
 use index::InView;
-pub use index::{Levels, SpaceIndex};
+pub use index::{IndexBuilder, Levels, SpaceIndex};
 pub use marks::{draw_cursor, draw_marks, Marks};
 pub use raster::{NoError, Raster};
 

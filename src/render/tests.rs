@@ -597,3 +597,57 @@ fn levels_of_detail_draw_what_blocks_one_by_one_draw() {
     }
     assert!(compared > 0, "no view was drawn through a level of detail");
 }
+
+#[test]
+fn levels_built_in_pieces_while_idle_draw_as_levels_built_at_once() {
+    let m = busy_module();
+    let a = analyze(&m);
+    let space = &a.spaces[0];
+    let at_once = SpaceIndex::with_levels(&m, &a, space, Levels::Always);
+    let idle = SpaceIndex::with_levels(&m, &a, space, Levels::Always);
+    let plot = Layout::new((900, 420), Style::default().font_size).diagram;
+    let mut calls = 0;
+    while idle.prepare_next(plot, 1000) {
+        calls += 1;
+        assert!(calls < 10_000, "prepare_next does not end");
+    }
+    let built = idle.levels_heap_bytes();
+    assert!(built > 0 && calls > 30, "{calls} calls built {built} bytes");
+    let full = at_once.full();
+    for view in [
+        full,
+        full.zoom(0.25, 0.5, (full.x1 * 0.4, full.y1 * 0.2)),
+        full.zoom(0.05, 1.0, (full.x1 * 0.7, 0.0)),
+    ] {
+        let (x, y) = (
+            draw_raster(&m, &a, &at_once, &view),
+            draw_raster(&m, &a, &idle, &view),
+        );
+        assert_eq!(compare(&x, &y, plot), (0.0, 0.0, 0.0), "{view:?}");
+        assert_eq!(x.fills, y.fills, "{view:?}");
+    }
+    // Nothing was built again when drawing: the levels prepared were those the views use.
+    assert_eq!(idle.levels_heap_bytes(), built);
+}
+
+#[test]
+fn index_built_in_pieces_is_the_index_built_at_once() {
+    let m = busy_module();
+    let a = analyze(&m);
+    let space = &a.spaces[0];
+    let whole = SpaceIndex::with_levels(&m, &a, space, Levels::Auto);
+    for work in [1, 7, 1000] {
+        let mut builder = SpaceIndex::builder(&a, space, Levels::Auto);
+        let mut pieces = 1;
+        while !builder.step(&m, space, work) {
+            pieces += 1;
+        }
+        assert!(work > 1 || pieces >= space.timed.len(), "{pieces} pieces");
+        let stepped = builder.finish(&m, space);
+        assert_eq!(
+            format!("{stepped:?}"),
+            format!("{whole:?}"),
+            "pieces of {work}"
+        );
+    }
+}

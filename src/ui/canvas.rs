@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use bufscope::model::memory_space_name;
 use bufscope::render::{
-    draw_cursor, draw_marks, draw_space_indexed, wheel_zoom, Layout, Mapping, Marks, PxRect,
-    SpaceIndex, Style, Viewport,
+    draw_cursor, draw_marks, draw_space_indexed, wheel_zoom, IndexBuilder, Layout, Levels, Mapping,
+    Marks, PxRect, SpaceIndex, Style, Viewport,
 };
 use leptos::html;
 use leptos::prelude::*;
@@ -157,6 +157,11 @@ pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoVi
     }
 }
 
+/// Blocks placed into a level of detail per idle task (about 5 ms in wasm).
+const LEVEL_PIECE: usize = 100_000;
+/// Values gathered into a space's index per frame (about 15 ms in wasm).
+const INDEX_PIECE: usize = 400_000;
+
 /// An event handler calling `f` with the diagram, once there is one.
 fn handler<E: 'static>(
     slot: &Rc<OnceCell<Rc<Diagram>>>,
@@ -223,8 +228,10 @@ struct Press {
 /// One diagram: its elements, its space and its state.
 pub(crate) struct Diagram {
     shown: Arc<Shown>,
-    /// Built by the first frame ([`Diagram::index`]), not when the diagram is made.
+    /// Built by the first frames ([`Diagram::frame`]), not when the diagram is made.
     index: OnceCell<SpaceIndex>,
+    /// The index while the first frames build it.
+    building: RefCell<Option<IndexBuilder>>,
     shared: Shared,
     color: u32,
     canvas: HtmlCanvasElement,
@@ -291,6 +298,7 @@ impl Diagram {
             }),
             shown,
             index: OnceCell::new(),
+            building: RefCell::new(None),
             shared,
             color,
             canvas,
@@ -323,13 +331,39 @@ impl Diagram {
         self.shared.focus
     }
 
-    /// The space's index, built on first need (normally by the first frame).
+    /// The space's index, built now if the first frames have not built it yet.
     fn index(&self) -> &SpaceIndex {
-        self.index
-            .get_or_init(|| match self.shown.analysis.space(self.color) {
-                Some(space) => SpaceIndex::new(&self.shown.module, &self.shown.analysis, space),
-                None => SpaceIndex::default(),
-            })
+        self.index.get_or_init(|| {
+            let Some(space) = self.shown.analysis.space(self.color) else {
+                return SpaceIndex::default();
+            };
+            let (m, a) = (&self.shown.module, &self.shown.analysis);
+            let started = self.building.borrow_mut().take();
+            started
+                .unwrap_or_else(|| SpaceIndex::builder(a, space, Levels::Auto))
+                .finish(m, space)
+        })
+    }
+
+    /// Builds a piece of the index ([`INDEX_PIECE`] values); whether it is complete.
+    fn build_index(&self) -> bool {
+        if self.index.get().is_some() {
+            return true;
+        }
+        let Some(space) = self.shown.analysis.space(self.color) else {
+            self.index();
+            return true;
+        };
+        let (m, a) = (&self.shown.module, &self.shown.analysis);
+        let mut building = self.building.borrow_mut();
+        let builder = building.get_or_insert_with(|| SpaceIndex::builder(a, space, Levels::Auto));
+        if builder.step(m, space, INDEX_PIECE) {
+            drop(building);
+            // Ordering the blocks by first step comes with the last piece.
+            self.index();
+            return true;
+        }
+        false
     }
 
     /// Asks for a frame that redraws `layer` and what is above it.
@@ -352,10 +386,10 @@ impl Diagram {
         });
     }
 
-    /// Draws what is dirty; whether it drew. A big space's first drawing takes three
-    /// frames, so that none holds the page long: one builds the index, the next the level
-    /// of detail the view uses (as does a zoom that needs a level not built yet), the third
-    /// draws.
+    /// Draws what is dirty; whether it drew. A big space's first drawing takes several
+    /// frames, so that none holds the page long: the index is built a piece per frame,
+    /// then the level of detail the view uses (as a zoom that needs a level not built yet
+    /// does), then it draws.
     fn frame(self: &Rc<Self>) -> bool {
         let started = now();
         let mut st = self.st.borrow_mut();
@@ -369,7 +403,7 @@ impl Diagram {
             return false;
         }
         let built = if self.index.get().is_none() {
-            self.index();
+            self.build_index();
             true
         } else if dirty == Layer::Base {
             let font_size = Style::default().font_size * st.scale;
@@ -391,8 +425,9 @@ impl Diagram {
         true
     }
 
-    /// Builds the finer levels of detail of a big space one per task after the first
-    /// drawing, so that zooming in does not wait for them.
+    /// Builds the finer levels of detail of a big space while idle after the first
+    /// drawing, [`LEVEL_PIECE`] blocks per task, so that zooming in does not wait for them
+    /// and no task holds a frame back.
     fn prepare_levels(self: &Rc<Self>) {
         if self.preparing.replace(true) {
             return;
@@ -403,7 +438,7 @@ impl Diagram {
                 next_task().await;
                 let Some(d) = weak.upgrade() else { break };
                 let plot = d.st.borrow().layout.diagram;
-                if !d.index().prepare_next(plot) {
+                if !d.index().prepare_next(plot, LEVEL_PIECE) {
                     break;
                 }
             }
