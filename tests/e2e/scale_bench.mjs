@@ -191,7 +191,7 @@ console.log(`- Cancel works while reading: ${verdict(rows.every((r) => r.cancel.
 console.log(`- ≥ 60 fps during pan/zoom on the largest: frame interval median ${f1(big.b.frames?.median)} ms: ${verdict(big.b.frames?.median < 17)}; ` +
   `no frame missed (every interval < 25 ms, 1.5 vsync periods): p95 ${f1(big.b.frames?.p95)} ms, worst ${f1(big.b.frames?.worst)} ms: ${verdict(big.b.frames?.worst < 25)}`);
 console.log(`- the page never freezes while loading: longest frame gap while reading ${sec(Math.max(...rows.map((r) => r.b.stallReading ?? NaN)))}, ` +
-  `at the end (join in one go, analysis in pieces, first draw) ${sec(Math.max(...rows.map((r) => r.b.stallEnd ?? NaN)))}`);
+  `at the end (join, analysis, first drawing, all in pieces) ${sec(Math.max(...rows.map((r) => r.b.stallEnd ?? NaN)))}`);
 console.log(`- native read + analysis ≤ 4× memchr: worst ${f1(worstNative)}×: ${verdict(worstNative <= 4)}`);
 console.log(`- browser load ≤ 2× native: worst ${f2(worstBrowser)}×: ${verdict(worstBrowser <= 2)}`);
 process.exit(rows.some((r) => r.b.error) ? 1 : 0);

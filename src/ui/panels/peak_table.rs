@@ -3,7 +3,7 @@
 //! op_name (`#group-op`). Below it, the space's values without a live range, which the
 //! diagrams cannot draw. Clicking a row selects the value and asks the diagrams to reveal it.
 //!
-//! Only the first [`PAGE`] rows (or groups) are in the DOM, with a "show more" button: the
+//! Only the first [`FIRST`] rows (or groups) are in the DOM, with a "show more" button: the
 //! largest dumps have 25,000 values live at the peak.
 
 use std::collections::HashSet;
@@ -18,7 +18,10 @@ use super::{clip_middle, space_label, CELL_CHARS};
 use crate::ui::fmt;
 use crate::ui::state::{Focus, Shown};
 
-/// Rows (or groups) added to the DOM at a time.
+/// Rows (or groups) in the DOM at first: a few screens. Mounting and laying out 500 rows
+/// took about 190 ms of the first frame after a load.
+const FIRST: usize = 100;
+/// Rows (or groups) each "Show more" adds.
 const PAGE: usize = 500;
 /// Columns of the table, in order.
 const COLUMNS: [Column; 8] = Column::ALL;
@@ -36,7 +39,7 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
     let space = RwSignal::new(first);
     let sort = RwSignal::new((Column::Size, true));
     let grouped = RwSignal::new(false);
-    let limit = RwSignal::new(PAGE);
+    let limit = RwSignal::new(FIRST);
     let expanded = RwSignal::new(HashSet::<Str>::new());
 
     let rows = Memo::new(move |_| {
@@ -49,6 +52,20 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
             .unwrap_or_default();
         query::sort_values(&shown.module, &mut rows, column, descending);
         Arc::new(rows)
+    });
+    // A value selected elsewhere (a block clicked, a search) that is in the table but past
+    // the rows shown: show rows down to it.
+    Effect::new(move |_| {
+        let Some(v) = focus.selected.get() else {
+            return;
+        };
+        if grouped.get_untracked() {
+            return;
+        }
+        let at = rows.with_untracked(|rows| rows.iter().position(|&r| r == v));
+        if let Some(at) = at.filter(|&at| at >= limit.get_untracked()) {
+            limit.set((at / FIRST + 1) * FIRST);
+        }
     });
     let groups = Memo::new(move |_| {
         if !grouped.get() {
@@ -79,7 +96,7 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
                     on:click=move |_| {
                         if space.get_untracked() != c {
                             space.set(c);
-                            limit.set(PAGE);
+                            limit.set(FIRST);
                             expanded.set(HashSet::new());
                         }
                     }>
@@ -145,7 +162,7 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
                 }
             };
             let on_click = move |_| {
-                limit.set(PAGE);
+                limit.set(FIRST);
                 sort.update(|(c, desc)| {
                     if *c == col {
                         *desc = !*desc;
@@ -221,7 +238,7 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
                 <label class="toggle">
                     <input id="group-op" type="checkbox" prop:checked=move || grouped.get()
                         on:change=move |e| {
-                            limit.set(PAGE);
+                            limit.set(FIRST);
                             grouped.set(event_target_checked(&e));
                         } />
                     " Group by op_name"
@@ -395,7 +412,7 @@ fn Timeless(focus: Focus, color: u32) -> impl IntoView {
         .filter_map(|&v| m.values.get(v as usize))
         .fold(0u64, |t, v| t.saturating_add(v.size));
     let count = values.len();
-    let limit = RwSignal::new(PAGE);
+    let limit = RwSignal::new(FIRST);
     let values = Arc::new(values);
     let items = {
         let shown = shown.clone();
