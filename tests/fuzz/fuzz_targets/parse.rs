@@ -7,7 +7,8 @@
 //! first `\n` is one dump file's bytes.
 //!
 //! Checked: nothing panics or hangs; reading the bytes in random chunks through
-//! `Loader::feed` gives the same modules, values and warnings as one `load_files` call.
+//! `Loader::feed` and joining them in random pieces (`Finishing::step`) gives the same
+//! modules, values and warnings as one `load_files` call.
 
 #![no_main]
 
@@ -52,7 +53,11 @@ fn streamed(name: &str, bytes: &[u8], seed: u64) -> Load {
         rest = tail;
     }
     loader.end_file();
-    loader.finish()
+    // Joined in pieces of a random size (1 to 64 items), as the browser joins.
+    let work = 1 + (rng.next() % 64) as usize;
+    let mut finishing = loader.finishing();
+    while !finishing.step(work) {}
+    finishing.into_load()
 }
 
 fn same(a: &Load, b: &Load) {
