@@ -67,7 +67,7 @@ pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoVi
             if slot.get().is_some() {
                 return;
             }
-            match Diagram::new(shown.clone(), color, shared, canvas, wrapper.into()) {
+            match Diagram::new(shown.clone(), color, shared, canvas, wrapper) {
                 Ok(d) => {
                     register(&d);
                     d.request(Layer::Base);
@@ -225,6 +225,9 @@ struct Press {
     dragging: bool,
 }
 
+/// A resize observer and its callback (which must live as long as it).
+type Observer = (ResizeObserver, Closure<dyn FnMut()>);
+
 /// One diagram: its elements, its space and its state.
 pub(crate) struct Diagram {
     shown: Arc<Shown>,
@@ -232,6 +235,8 @@ pub(crate) struct Diagram {
     index: OnceCell<SpaceIndex>,
     /// The index while the first frames build it.
     building: RefCell<Option<IndexBuilder>>,
+    /// The whole space (known before its index).
+    full: Viewport,
     shared: Shared,
     color: u32,
     canvas: HtmlCanvasElement,
@@ -245,7 +250,7 @@ pub(crate) struct Diagram {
     /// Whether the levels of detail are being built ([`Diagram::prepare_levels`]).
     preparing: Cell<bool>,
     /// The resize observer, and its callback (which must live as long as it).
-    observer: RefCell<Option<(ResizeObserver, Closure<dyn FnMut()>)>>,
+    observer: RefCell<Option<Observer>>,
 }
 
 struct State {
@@ -299,6 +304,7 @@ impl Diagram {
             shown,
             index: OnceCell::new(),
             building: RefCell::new(None),
+            full,
             shared,
             color,
             canvas,
@@ -544,7 +550,7 @@ impl Diagram {
 
     /// Sets the viewport (kept inside the space, not thinner than a few steps or bytes).
     fn set_view(self: &Rc<Self>, view: Viewport) {
-        let view = constrain(view, self.index().full());
+        let view = constrain(view, self.full);
         let mut st = self.st.borrow_mut();
         if view != st.view {
             st.view = view;
@@ -558,7 +564,7 @@ impl Diagram {
     }
 
     fn reset(self: &Rc<Self>) {
-        self.set_view(self.index().full());
+        self.set_view(self.full);
     }
 
     /// Zooms by `factor` (below 1: in) on the axes asked, around the data point under

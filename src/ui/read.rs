@@ -186,10 +186,10 @@ pub struct Fed {
 
 /// Feeds every file, slice by slice, to one [`Loader`]. Each slice is awaited, so the page
 /// handles events and repaints between slices; the next [`AHEAD`] slices are asked for
-/// before this one is parsed, so reading (in a worker, see [`Reader`]) overlaps parsing, and
-/// at most `AHEAD + 1` slices are in memory (the buffer is reused, the browser's copies
-/// dropped once fed). Gzipped files go in smaller slices, so
-/// that what one slice inflates to is about the size of a plain slice. `progress` gets the fraction of bytes read
+/// before this one is parsed, so reading (in a worker, see [`Reader`]) overlaps parsing,
+/// and at most `AHEAD + 1` slices are in memory (the buffer is reused, the browser's copies
+/// dropped once fed). Gzipped files go in smaller slices, so that what one slice inflates
+/// to is about the size of a plain slice. `progress` gets the fraction of bytes read
 /// (0.0 ..= 1.0) after each slice. When `cancelled` turns true (Cancel, or a newer read),
 /// reading stops at the next slice and `None` is returned.
 pub async fn read_files(
@@ -278,9 +278,8 @@ pub async fn read_files(
     })
 }
 
-/// Longest time, in ms, the page goes without a frame while work is done in pieces.
-/// Between tasks Chromium does not always paint: pieces of 15 ms back to back held frames
-/// back for up to 200 ms.
+/// Longest time, in ms, the page goes without a frame while work is done in pieces: a
+/// browser may run several queued tasks back to back before it paints.
 const FRAME_DUE_MS: f64 = 33.0;
 
 thread_local! {
