@@ -23,10 +23,11 @@ Usage:
   bufscope render PATH... --svg OUT.svg [--module NAME] [--width PX]
       Draws a module (by default the one with the most allocated bytes) as an SVG: one
       panel per memory space. OUT.svg may be '-' for standard output.
-  bufscope bench PATH [--runs N] [--json]
+  bufscope bench PATH [--runs N] [--zoom both|time|offsets] [--json]
       Times reading and analysing one file against a plain line count (median of N runs,
       default 5), measures the heap it takes, and times drawing the space with the most
-      blocks over the browser benchmark's scripted pan and zoom. --json prints the figures
+      blocks over the browser benchmark's scripted pan and zoom (--zoom: its zooms on both
+      axes, the default, or on one, as Shift or Alt + wheel do). --json prints the figures
       as one JSON object (what `./dev bench` reads).
   bufscope generate SRC --size SIZE --out OUT
       Writes a bigger, valid dump for scale tests: SRC's program repeated in one module
@@ -402,9 +403,19 @@ const TIME_TARGET: f64 = 4.0;
 const HEAP_TARGET: f64 = 1.5;
 
 fn bench_command(args: &[String]) -> CmdResult {
-    let args = Args::parse(args, &["--json"], &["--runs"])?;
+    let args = Args::parse(args, &["--json"], &["--runs", "--zoom"])?;
     let [path] = args.operands.as_slice() else {
         return Err(Failure::Usage("bench takes exactly one PATH".into()));
+    };
+    let zoom = match args.value("--zoom") {
+        None | Some("both") => (true, true),
+        Some("time") => (true, false),
+        Some("offsets") => (false, true),
+        Some(other) => {
+            return Err(Failure::Usage(format!(
+                "--zoom takes both, time or offsets, not {other:?}"
+            )))
+        }
     };
     let runs = args.number::<usize>("--runs")?.unwrap_or(5);
     if runs == 0 {
@@ -427,7 +438,7 @@ fn bench_command(args: &[String]) -> CmdResult {
         return Err(Failure::Run(format!("no module could be read from {path}")));
     }
     let shape = describe(&load.modules);
-    let draw = draw_bench(&load.modules, &analyses);
+    let draw = draw_bench(&load.modules, &analyses, zoom);
     drop((load, analyses));
 
     let (mut t_memchr, mut t_parse, mut t_analysis) = (Vec::new(), Vec::new(), Vec::new());
@@ -543,8 +554,9 @@ struct DrawBench {
 
 /// Times drawing the space with the most blocks into a [`render::Raster`] over the views of
 /// the browser benchmark's scripted pan and zoom (tests/e2e/frames.mjs: 20 wheel zooms in at
-/// a drifting point, 20 drags, 20 zooms out, twice), starting from the whole space.
-fn draw_bench(modules: &[Module], analyses: &[Analysis]) -> DrawBench {
+/// a drifting point, 20 drags, 20 zooms out, twice), starting from the whole space; `zoom`
+/// says which axes (time, offsets) the zooms change.
+fn draw_bench(modules: &[Module], analyses: &[Analysis], zoom: (bool, bool)) -> DrawBench {
     let best = modules
         .iter()
         .zip(analyses)
@@ -559,7 +571,7 @@ fn draw_bench(modules: &[Module], analyses: &[Analysis]) -> DrawBench {
     let index = render::SpaceIndex::new(module, a, space);
     index.prepare(layout.diagram);
     let index_ms = ms(t);
-    let views = scripted_views(index.full(), layout.diagram, 120);
+    let views = scripted_views(index.full(), layout.diagram, 120, zoom);
     let mut times = Vec::with_capacity(views.len());
     for view in &views {
         let mut raster = render::Raster::new(DRAW_W, DRAW_H);
@@ -586,12 +598,15 @@ fn draw_bench(modules: &[Module], analyses: &[Analysis]) -> DrawBench {
 }
 
 /// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, as the canvas sets
-/// them (wheel: [`render::wheel_zoom`] at the pointer; drag: 30 px left, 8 px down).
+/// them (wheel: [`render::wheel_zoom`] at the pointer, on the axes `zoom` says (time,
+/// offsets); drag: 30 px left, 8 px down).
 fn scripted_views(
     full: render::Viewport,
     rect: render::PxRect,
     steps: usize,
+    (zoom_x, zoom_y): (bool, bool),
 ) -> Vec<render::Viewport> {
+    let factors = |f: f64| (if zoom_x { f } else { 1.0 }, if zoom_y { f } else { 1.0 });
     let mut view = full;
     let mut views = vec![view];
     let (cx, cy) = (
@@ -605,8 +620,8 @@ fn scripted_views(
         view = match (i / 20) % 3 {
             0 => {
                 let at = (map.step_at(cx + k * 4.0), map.bytes_at(cy - k * 2.0));
-                let f = render::wheel_zoom(-120.0);
-                keep(view.zoom(f, f, at))
+                let (fx, fy) = factors(render::wheel_zoom(-120.0));
+                keep(view.zoom(fx, fy, at))
             }
             1 => {
                 let dx = map.step_at(cx + 30.0) - map.step_at(cx);
@@ -618,8 +633,8 @@ fn scripted_views(
                     map.step_at(cx + (i % 7) as f64 * 11.0),
                     map.bytes_at(cy + (i % 5) as f64 * 9.0),
                 );
-                let f = render::wheel_zoom(100.0);
-                keep(view.zoom(f, f, at))
+                let (fx, fy) = factors(render::wheel_zoom(100.0));
+                keep(view.zoom(fx, fy, at))
             }
         };
         views.push(view);
@@ -690,6 +705,36 @@ fn peak_rss() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scripted_zooms_change_only_the_axes_asked_for() {
+        let full = render::Viewport {
+            x0: 0.0,
+            x1: 10_000.0,
+            y0: 0.0,
+            y1: 1e9,
+        };
+        let rect = render::PxRect {
+            x0: 60,
+            y0: 20,
+            x1: 1160,
+            y1: 420,
+        };
+        let spans = |zoom| {
+            let views = scripted_views(full, rect, 120, zoom);
+            assert_eq!(views.len(), 121);
+            let narrowest = |span: fn(&render::Viewport) -> f64| {
+                views.iter().map(span).fold(f64::INFINITY, f64::min)
+            };
+            (narrowest(|v| v.x1 - v.x0), narrowest(|v| v.y1 - v.y0))
+        };
+        let (both_x, both_y) = spans((true, true));
+        assert!(both_x < 1000.0 && both_y < 1e8, "{both_x} {both_y}");
+        let (time_x, time_y) = spans((true, false));
+        assert!(time_x < 1000.0 && time_y == 1e9, "{time_x} {time_y}");
+        let (bytes_x, bytes_y) = spans((false, true));
+        assert!(bytes_x == 10_000.0 && bytes_y < 1e8, "{bytes_x} {bytes_y}");
+    }
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
