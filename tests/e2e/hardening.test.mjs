@@ -241,19 +241,38 @@ test('one line of 300,000 characters: a clear message and the page usable (times
   await usable('a 300,000-character line');
 });
 
-test('a dump with a 300,000-character op_name (its `from instruction:` line): the module, usable', async () => {
-  const before = app.consoleErrors.length;
-  const op = 'jit(f)/' + 'very_long_scope/'.repeat(18750).slice(0, 300000 - 7);
-  assert(op.length === 300000, 'op_name length');
-  const dump = TINY.replace('metadata={op_name="y"}', `metadata={op_name="${op}" source_file="/tmp/${'s'.repeat(1000)}.py" source_line=1}`);
-  const name = 'long_op.buffer-assignment.txt';
+/** Drops `dump` (the tiny dump, edited) as MODULE.buffer-assignment.txt, checks the module
+ *  opened with its 12,288 bytes, and returns how long that took, in ms. */
+async function openTiny(module, dump) {
+  const name = `${module}.buffer-assignment.txt`;
   await watchFrames();
   const t0 = Date.now();
   await app.drop([{ name, bytes: Buffer.from(dump, 'latin1') }]);
   await app.waitForOutcome(name);
   const ms = Date.now() - t0;
-  assert((await app.shownModule()) === 'long_op', `module ${await app.shownModule()}`);
+  assert((await app.shownModule()) === module, `module ${await app.shownModule()}`);
   assert((await app.shownTotal()).bytes === 12288, 'wrong total bytes');
+  return ms;
+}
+
+/** Hovers the block of value `name` in memory space 0 and returns the tooltip's box. */
+async function hoverBlock(name) {
+  await page.locator('.diagram[data-color="0"]').scrollIntoViewIfNeeded();
+  await frame();
+  const p = await page.evaluate((n) => window.__bufscope_block_px(0, n), name);
+  assert(p, `no block for ${name.slice(0, 40)}`);
+  await page.mouse.move(p.x - 2, p.y);
+  await page.mouse.move(p.x, p.y);
+  await page.waitForFunction(() => document.querySelector('#tooltip')?.classList.contains('shown'), null, { timeout: 5000 });
+  return page.locator('#tooltip').boundingBox();
+}
+
+test('a dump with a 300,000-character op_name (its `from instruction:` line): the module, usable', async () => {
+  const before = app.consoleErrors.length;
+  const op = 'jit(f)/' + 'very_long_scope/'.repeat(18750).slice(0, 300000 - 7);
+  assert(op.length === 300000, 'op_name length');
+  const dump = TINY.replace('metadata={op_name="y"}', `metadata={op_name="${op}" source_file="/tmp/${'s'.repeat(1000)}.py" source_line=1}`);
+  const ms = await openTiny('long_op', dump);
   assert((await page.locator('.report .message.error').count()) === 0, 'an error is shown');
   await noSidewaysScroll('a 300,000-character op_name');
   // The table row keeps its height; the op cell holds the whole op_name as text.
@@ -274,14 +293,7 @@ test('a dump with a 300,000-character op_name (its `from instruction:` line): th
   const pane = await page.locator('#details').boundingBox();
   assert(pane && pane.height < 1200, `the details pane is ${pane?.height}px tall`);
   // Hover its block: the tooltip stays within the window.
-  await page.locator('.diagram[data-color="0"]').scrollIntoViewIfNeeded();
-  await frame();
-  const p = await page.evaluate(() => window.__bufscope_block_px(0, 'Arg_1.2'));
-  assert(p, 'no block for Arg_1.2');
-  await page.mouse.move(p.x - 2, p.y);
-  await page.mouse.move(p.x, p.y);
-  await page.waitForFunction(() => document.querySelector('#tooltip')?.classList.contains('shown'), null, { timeout: 5000 });
-  const tip = await page.locator('#tooltip').boundingBox();
+  const tip = await hoverBlock('Arg_1.2');
   const vh = page.viewportSize().height;
   assert(tip && tip.height < vh, `the tooltip is ${tip?.height}px tall (window ${vh}px)`);
   const tipText = await page.locator('#tooltip').textContent();
@@ -312,14 +324,7 @@ test('a dump with a 300,000-character value name: the module, usable', async () 
   const before = app.consoleErrors.length;
   const long = 'n'.repeat(299990) + '_fusion.1';
   const dump = TINY.split('broadcast_add_fusion').join(long);
-  const name = 'long_name.buffer-assignment.txt';
-  await watchFrames();
-  const t0 = Date.now();
-  await app.drop([{ name, bytes: Buffer.from(dump, 'latin1') }]);
-  await app.waitForOutcome(name);
-  const ms = Date.now() - t0;
-  assert((await app.shownModule()) === 'long_name', `module ${await app.shownModule()}`);
-  assert((await app.shownTotal()).bytes === 12288, 'wrong total bytes');
+  const ms = await openTiny('long_name', dump);
   await noSidewaysScroll('a 300,000-character name');
   const row = rowOf('_fusion.1');
   const box = await row.boundingBox();
@@ -330,14 +335,7 @@ test('a dump with a 300,000-character value name: the module, usable', async () 
   const pane = await page.locator('#details').boundingBox();
   assert(pane && pane.height < 1200, `the details pane is ${pane?.height}px tall`);
   await noSidewaysScroll('a 300,000-character name, selected');
-  await page.locator('.diagram[data-color="0"]').scrollIntoViewIfNeeded();
-  await frame();
-  const p = await page.evaluate((n) => window.__bufscope_block_px(0, n), long);
-  assert(p, 'no block for the long name');
-  await page.mouse.move(p.x - 2, p.y);
-  await page.mouse.move(p.x, p.y);
-  await page.waitForFunction(() => document.querySelector('#tooltip')?.classList.contains('shown'), null, { timeout: 5000 });
-  const tip = await page.locator('#tooltip').boundingBox();
+  const tip = await hoverBlock(long);
   const vh = page.viewportSize().height;
   assert(tip && tip.height < vh, `the tooltip is ${tip?.height}px tall (window ${vh}px)`);
   const hover = await page.locator('.hover-line').boundingBox();
