@@ -10,7 +10,7 @@
 //! which builds its dump the same way.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bufscope::{analysis, load_files, render, summary::Summary};
@@ -355,46 +355,34 @@ fn hostile_dir(tag: &str) -> PathBuf {
     dir
 }
 
+/// Runs the CLI with `args` then `path`; its standard output, once it succeeded.
+fn cli_ok(args: &[&str], path: &Path) -> Vec<u8> {
+    let out = Command::new(bin()).args(args).arg(path).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 #[test]
 fn cli_summary_json_and_render_svg() {
     let dir = hostile_dir("cli");
     let file = dir.join(file_name());
-    let out = Command::new(bin())
-        .args(["summary", "--json"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "summary failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json = String::from_utf8(out.stdout).expect("summary JSON is not UTF-8");
+    let json = String::from_utf8(cli_ok(&["summary", "--json"], &file))
+        .expect("summary JSON is not UTF-8");
     let v: serde_json::Value =
         serde_json::from_str(&json).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{json}"));
     assert_eq!(v["modules"][0]["name"], MODULE);
 
-    let out = Command::new(bin())
-        .args(["render", "--svg", "-"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "render failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let svg = String::from_utf8(out.stdout).expect("the SVG is not UTF-8");
+    let svg =
+        String::from_utf8(cli_ok(&["render", "--svg", "-"], &file)).expect("the SVG is not UTF-8");
     check_svg(&svg, &[MODULE, NAME_ATTR, NAME_ENTITY, NAME_JS]);
 
     // The folder form reads the same file.
-    let out = Command::new(bin())
-        .args(["summary", "--json"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&cli_ok(&["summary", "--json"], &dir)).unwrap();
     assert_eq!(v["modules"][0]["name"], MODULE);
     let _ = std::fs::remove_dir_all(&dir);
 }

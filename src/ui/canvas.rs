@@ -21,6 +21,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
+use bufscope::analysis::Space;
 use bufscope::model::memory_space_name;
 use bufscope::render::{
     draw_cursor, draw_marks, draw_space_indexed, wheel_zoom, IndexBuilder, Layout, Levels, Mapping,
@@ -340,36 +341,44 @@ impl Diagram {
     /// The space's index, built now if the first frames have not built it yet.
     fn index(&self) -> &SpaceIndex {
         self.index.get_or_init(|| {
-            let Some(space) = self.shown.analysis.space(self.color) else {
-                return SpaceIndex::default();
-            };
-            let (m, a) = (&self.shown.module, &self.shown.analysis);
             let started = self.building.borrow_mut().take();
-            started
-                .unwrap_or_else(|| SpaceIndex::builder(a, space, Levels::Auto))
-                .finish(m, space)
+            match (started.or_else(|| self.start_index()), self.space()) {
+                (Some(builder), Some(space)) => builder.finish(&self.shown.module, space),
+                _ => SpaceIndex::default(),
+            }
         })
     }
 
-    /// Builds a piece of the index ([`INDEX_PIECE`] values); whether it is complete.
-    fn build_index(&self) -> bool {
-        if self.index.get().is_some() {
-            return true;
-        }
-        let Some(space) = self.shown.analysis.space(self.color) else {
-            self.index();
-            return true;
+    fn space(&self) -> Option<&Space> {
+        self.shown.analysis.space(self.color)
+    }
+
+    fn start_index(&self) -> Option<IndexBuilder> {
+        let space = self.space()?;
+        Some(SpaceIndex::builder(
+            &self.shown.analysis,
+            space,
+            Levels::Auto,
+        ))
+    }
+
+    /// Builds a piece of the index ([`INDEX_PIECE`] values); the last piece finishes it
+    /// (ordering the blocks by first step).
+    fn build_index(&self) {
+        let done = {
+            let mut building = self.building.borrow_mut();
+            match (building.take().or_else(|| self.start_index()), self.space()) {
+                (Some(mut builder), Some(space)) => {
+                    let done = builder.step(&self.shown.module, space, INDEX_PIECE);
+                    *building = Some(builder);
+                    done
+                }
+                _ => true,
+            }
         };
-        let (m, a) = (&self.shown.module, &self.shown.analysis);
-        let mut building = self.building.borrow_mut();
-        let builder = building.get_or_insert_with(|| SpaceIndex::builder(a, space, Levels::Auto));
-        if builder.step(m, space, INDEX_PIECE) {
-            drop(building);
-            // Ordering the blocks by first step comes with the last piece.
+        if done {
             self.index();
-            return true;
         }
-        false
     }
 
     /// Asks for a frame that redraws `layer` and what is above it.
@@ -480,10 +489,7 @@ impl Diagram {
 
     fn draw(&self, st: &mut State, dirty: Layer) -> Result<(), String> {
         let shown = &self.shown;
-        let space = shown
-            .analysis
-            .space(self.color)
-            .ok_or("no such memory space")?;
+        let space = self.space().ok_or("no such memory space")?;
         let size = st.size;
         if dirty == Layer::Base {
             st.style = Style {
