@@ -56,9 +56,12 @@ pub fn fixtures_dir() -> PathBuf {
     manifest_dir().join("tests").join("fixtures")
 }
 
-/// `../shared/dumps` next to the repository, when it is there.
+/// `../shared/dumps` next to the repository (`$BUFSCOPE_SHARED/dumps` when that is set, as
+/// for the browser tests), when it is there.
 pub fn shared_dumps_dir() -> Option<PathBuf> {
-    let dir = manifest_dir().join("..").join("shared").join("dumps");
+    let shared = std::env::var_os("BUFSCOPE_SHARED")
+        .map_or_else(|| manifest_dir().join("..").join("shared"), PathBuf::from);
+    let dir = shared.join("dumps");
     dir.is_dir().then_some(dir)
 }
 
