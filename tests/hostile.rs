@@ -102,162 +102,38 @@ fn the_hostile_dump_reads_with_its_names_intact() {
     );
 }
 
-// ------------------------------------------------------------------ a small XML checker
+// ---------------------------------------------------- what the SVG holds, read by roxmltree
 
-/// What a well-formed XML document (no DTD) told us.
+/// What a well-formed XML document told us.
 #[derive(Default, Debug)]
 struct Xml {
+    /// Element names (local, without a namespace prefix).
     elements: BTreeSet<String>,
+    /// Attribute names: local, and `prefix:local` too when the attribute has a namespace.
     attributes: BTreeSet<String>,
-    attribute_values: Vec<String>,
-    /// The (unescaped) text of every element, trimmed.
+    /// The (unescaped) text runs between tags, trimmed, the empty ones left out.
     texts: Vec<String>,
 }
 
-fn legal_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
-/// Undoes the five predefined entities and numeric references; an `&` that starts none of
-/// them is an error.
-fn unescape(s: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(p) = rest.find('&') {
-        out.push_str(&rest[..p]);
-        let after = &rest[p + 1..];
-        let end = after.find(';').ok_or_else(|| format!("bare & in {s:?}"))?;
-        let entity = &after[..end];
-        let c = match entity {
-            "lt" => '<',
-            "gt" => '>',
-            "amp" => '&',
-            "quot" => '"',
-            "apos" => '\'',
-            e if e.starts_with("#x") => u32::from_str_radix(&e[2..], 16)
-                .ok()
-                .and_then(char::from_u32)
-                .ok_or_else(|| format!("bad reference &{e}; in {s:?}"))?,
-            e if e.starts_with('#') => e[1..]
-                .parse::<u32>()
-                .ok()
-                .and_then(char::from_u32)
-                .ok_or_else(|| format!("bad reference &{e}; in {s:?}"))?,
-            e => return Err(format!("unknown entity &{e}; in {s:?}")),
-        };
-        out.push(c);
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
-}
-
-/// Checks that `doc` is well-formed XML (elements, attributes, text, an optional `<?xml?>`
-/// declaration; no comments, CDATA or DTD, which plotters never writes) and returns what
-/// it holds.
+/// Parses `doc` with roxmltree, a strict XML parser (well-formedness, legal characters,
+/// entities, no DTD), and collects its elements, attributes and texts.
 fn parse_xml(doc: &str) -> Result<Xml, String> {
-    if let Some(c) = doc.chars().find(|&c| !legal_xml_char(c)) {
-        return Err(format!("character {c:?} is not allowed in XML"));
-    }
+    let tree = roxmltree::Document::parse(doc).map_err(|e| e.to_string())?;
     let mut xml = Xml::default();
-    let mut stack: Vec<String> = Vec::new();
-    let mut roots = 0;
-    let mut text = String::new();
-    let mut i = doc;
-    if let Some(rest) = i.strip_prefix("<?xml") {
-        i = &rest[rest.find("?>").ok_or("unclosed <?xml")? + 2..];
-    }
-    while !i.is_empty() {
-        let Some(lt) = i.find('<') else {
-            text.push_str(i);
-            break;
-        };
-        text.push_str(&i[..lt]);
-        i = &i[lt + 1..];
-        let t = unescape(&text)?;
-        if !t.trim().is_empty() {
-            if stack.is_empty() {
-                return Err(format!("text outside the root element: {t:?}"));
-            }
-            xml.texts.push(t.trim().to_string());
-        }
-        text.clear();
-        if let Some(rest) = i.strip_prefix('/') {
-            let end = rest.find('>').ok_or("unclosed end tag")?;
-            let name = rest[..end].trim_end();
-            match stack.pop() {
-                Some(open) if open == name => {}
-                open => return Err(format!("</{name}> closes {open:?}")),
-            }
-            i = &rest[end + 1..];
-            continue;
-        }
-        let name_len = i
-            .find(|c: char| !is_name_char(c))
-            .ok_or("tag runs to the end")?;
-        if name_len == 0 {
-            return Err(format!("bad tag at {:?}", &i[..i.len().min(40)]));
-        }
-        let name = i[..name_len].to_string();
-        i = &i[name_len..];
-        let mut seen = BTreeSet::new();
-        loop {
-            let trimmed = i.trim_start();
-            let had_space = trimmed.len() < i.len();
-            i = trimmed;
-            if let Some(rest) = i.strip_prefix("/>") {
-                i = rest;
-                if stack.is_empty() {
-                    roots += 1;
+    for node in tree.descendants() {
+        if node.is_element() {
+            xml.elements.insert(node.tag_name().name().to_string());
+            for a in node.attributes() {
+                xml.attributes.insert(a.name().to_string());
+                if let Some(prefix) = a.namespace().and_then(|ns| node.lookup_prefix(ns)) {
+                    xml.attributes.insert(format!("{prefix}:{}", a.name()));
                 }
-                break;
             }
-            if let Some(rest) = i.strip_prefix('>') {
-                i = rest;
-                if stack.is_empty() {
-                    roots += 1;
-                }
-                stack.push(name.clone());
-                break;
+        } else if let Some(t) = node.text().filter(|_| node.is_text()) {
+            if !t.trim().is_empty() {
+                xml.texts.push(t.trim().to_string());
             }
-            if !had_space {
-                return Err(format!("no space before an attribute of <{name}>"));
-            }
-            let an_len = i.find(|c: char| !is_name_char(c)).unwrap_or(i.len());
-            if an_len == 0 {
-                return Err(format!(
-                    "bad attribute in <{name}> at {:?}",
-                    &i[..i.len().min(40)]
-                ));
-            }
-            let attr = i[..an_len].to_string();
-            i = &i[an_len..];
-            let rest = i
-                .strip_prefix("=\"")
-                .ok_or_else(|| format!("attribute {attr} of <{name}> is not =\"…\""))?;
-            let end = rest.find('"').ok_or("unclosed attribute value")?;
-            let raw = &rest[..end];
-            if raw.contains('<') {
-                return Err(format!("raw < in attribute {attr} of <{name}>"));
-            }
-            xml.attribute_values.push(unescape(raw)?);
-            if !seen.insert(attr.clone()) {
-                return Err(format!("attribute {attr} twice in <{name}>"));
-            }
-            xml.attributes.insert(attr);
-            i = &rest[end + 1..];
         }
-        xml.elements.insert(name);
-    }
-    if !stack.is_empty() {
-        return Err(format!("unclosed elements {stack:?}"));
-    }
-    if roots != 1 {
-        return Err(format!("{roots} root elements"));
     }
     Ok(xml)
 }
@@ -273,6 +149,14 @@ fn the_xml_checker_catches_injection() {
     assert!(parse_xml("<svg><text>a & b</text></svg>").is_err());
     assert!(parse_xml("<svg><text>\u{1b}[31m</text></svg>").is_err());
     assert!(parse_xml("<svg></svg><script/>").is_err());
+    assert!(parse_xml("<svg><text>x</svg>").is_err());
+    assert!(parse_xml(r#"<svg a="1" a="2"></svg>"#).is_err());
+    assert!(parse_xml(r#"<svg a="<b>"></svg>"#).is_err());
+    assert!(parse_xml("<svg>").is_err());
+    assert!(parse_xml(r#"<!DOCTYPE svg [<!ENTITY x "y">]><svg>&x;</svg>"#).is_err());
+    let x = parse_xml(r#"<svg xmlns:xlink="http://www.w3.org/1999/xlink"><a xlink:href="j"/></svg>"#)
+        .unwrap();
+    assert!(x.attributes.contains("xlink:href"), "{:?}", x.attributes);
     let x = parse_xml("<svg><text>\n&lt;b&gt;&amp;&quot;&apos;\n</text></svg>").unwrap();
     assert_eq!(x.texts, vec!["<b>&\"'".to_string()]);
 }

@@ -9,19 +9,15 @@ mod common;
 use bufscope::model::Module;
 use bufscope::{load_files, Load, Loader};
 use common::*;
+use proptest::prelude::RngExt;
+use proptest::test_runner::{RngAlgorithm, TestRng};
 
-/// Deterministic pseudo-random numbers (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// Deterministic pseudo-random numbers: proptest's generator (ChaCha) from a fixed seed,
+/// so failures reproduce.
+fn seeded(seed: u64) -> TestRng {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
 }
 
 /// Replaces (or with `insert`, inserts before) 1-based line `n` of `bytes` by `new`.
@@ -36,12 +32,12 @@ fn edit_line(bytes: &[u8], n: usize, new: &[u8], insert: bool) -> Vec<u8> {
 }
 
 /// The lines to corrupt in a file: all of a small one, else a sample.
-fn sample_lines(bytes: &[u8], rng: &mut Rng, max: usize) -> Vec<usize> {
+fn sample_lines(bytes: &[u8], rng: &mut TestRng, max: usize) -> Vec<usize> {
     let n = line_starts(bytes).len() - usize::from(bytes.ends_with(b"\n"));
     if n <= max {
         (1..=n).collect()
     } else {
-        let mut v: Vec<usize> = (0..max).map(|_| 1 + rng.below(n)).collect();
+        let mut v: Vec<usize> = (0..max).map(|_| rng.random_range(1..=n)).collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -78,7 +74,7 @@ fn corrupt_lines(
     what: &str,
     corrupt: impl Fn(&[u8], usize) -> Option<(Vec<u8>, usize)>,
 ) {
-    let mut rng = Rng(seed);
+    let mut rng = seeded(seed);
     let mut missing = Vec::new();
     let mut tried = 0;
     for m in fixture_modules() {
@@ -314,8 +310,8 @@ fn files_that_are_not_dumps_give_one_error() {
     assert_not_a_dump("empty.txt", b"");
     assert_not_a_dump("empty.buffer-assignment.txt", b"");
     let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    let mut rng = Rng(99);
-    png.extend((0..20_000).map(|_| rng.next() as u8));
+    let mut rng = seeded(99);
+    png.extend((0..20_000).map(|_| rng.random::<u8>()));
     assert_not_a_dump("picture.png", &png);
     assert_not_a_dump("picture.buffer-assignment.txt", &png);
     let readme = std::fs::read(fixtures_dir().join("README.md")).unwrap();

@@ -5,7 +5,10 @@
 //! with `bufscope::parse`, so that a parser bug cannot hide behind the same bug here.
 #![allow(dead_code)]
 
+pub mod occupied;
+
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One module's files: `(file name, bytes)`, in a stable order.
@@ -53,10 +56,40 @@ pub fn fixtures_dir() -> PathBuf {
     manifest_dir().join("tests").join("fixtures")
 }
 
-/// `../shared/dumps` next to the repository, when it is there.
+/// `../shared/dumps` next to the repository (`$BUFSCOPE_SHARED/dumps` when that is set, as
+/// for the browser tests), when it is there.
 pub fn shared_dumps_dir() -> Option<PathBuf> {
-    let dir = manifest_dir().join("..").join("shared").join("dumps");
+    let shared = std::env::var_os("BUFSCOPE_SHARED")
+        .map_or_else(|| manifest_dir().join("..").join("shared"), PathBuf::from);
+    let dir = shared.join("dumps");
     dir.is_dir().then_some(dir)
+}
+
+/// Whether the tests run under CI (`CI=true`, as CI services and `.ci/run` set it).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Marks the calling test as skipped for want of `needs` (`../shared/dumps`): prints
+/// `SKIPPED: TEST: needs ...` on the terminal, past libtest's capture of passing tests'
+/// output, so a skip does not pass as a silent `ok`. Under CI, which always has `needs`,
+/// the test fails instead.
+pub fn skip(test: &str, needs: &str) {
+    let line = format!("SKIPPED: {test}: needs {needs}");
+    if under_ci() {
+        panic!("{line}, and CI=true: CI must not skip it");
+    }
+    // `eprintln!` would be captured (and hidden) for a passing test: write to fd 2.
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// `../shared/dumps`, or `None` after reporting `test` as skipped ([`skip`]).
+pub fn shared_dumps_or_skip(test: &str) -> Option<PathBuf> {
+    let dir = shared_dumps_dir();
+    if dir.is_none() {
+        skip(test, "../shared/dumps beside the repository");
+    }
+    dir
 }
 
 /// The stem of a dump file name: everything before the first `.`.

@@ -1,12 +1,20 @@
 // What the browser test files share: the fixtures, headless Chromium with one page, ways
 // to hand files to the app as a user would (drop, pick), the waits on its outcome, and the
-// runner that prints `ok`/`FAIL` per test and the closing `N passed, M failed` line that
-// tests/e2e/run.sh adds up. Not a test file itself (run.sh runs *.test.mjs).
+// runner that prints `ok`/`FAIL`/`SKIP` per test and the closing `N passed, M failed` line
+// (`, K skipped` added when a test skipped) that tests/e2e/run.sh adds up. Not a test file
+// itself (run.sh runs *.test.mjs).
 //
-//   import { open, test, run, ... } from './harness.mjs';
+//   import { open, test, skip, run, ... } from './harness.mjs';
 //   const app = await open();           // browser + page, console and requests recorded
-//   test('name', async () => { ... });
+//   test('name', async () => { ... });  // inside, `skip('needs ...')` ends it as skipped
 //   await run(app);                     // runs the tests in order, prints, exits
+//
+// Why a runner of its own rather than node:test (which Node 20 ships): every test of a file
+// runs in order on one shared page opened once, a failure leaves a screenshot of that page,
+// and run.sh sums one closing line per file. node:test would give `t.skip` and reporters,
+// but the page would be opened in a `before` hook, each test wrapped to take its failure
+// screenshot, and run.sh would parse a TAP or spec summary instead of one line; for the
+// forty lines `test`/`skip`/`run` take here, that is no gain.
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -194,21 +202,39 @@ export function test(name, fn) {
   tests.push({ name, fn });
 }
 
+/** Thrown by {@link skip}: the test did not run, for the reason given. */
+class Skip extends Error {}
+
+/**
+ * Ends the running test as skipped (`SKIP NAME: reason`, counted in the closing line), for
+ * want of something it needs (`../shared`). run.sh fails under CI=true when a test skipped.
+ */
+export function skip(reason) {
+  throw new Skip(reason);
+}
+
 /**
  * Runs the registered tests in order, prints `ok NAME` / `FAIL NAME` (with a screenshot
- * of the page in tests/artifacts/fail-<file>-<n>.png) and the closing `N passed, M failed`
- * line, closes the browser and exits (1 when a test failed).
+ * of the page in tests/artifacts/fail-<file>-<n>.png) / `SKIP NAME: reason` and the closing
+ * `N passed, M failed` line (`, K skipped` when K > 0), closes the browser and exits (1
+ * when a test failed).
  */
 export async function run(app) {
   const file = path.basename(process.argv[1] || 'test', '.test.mjs');
   let passed = 0;
   let failed = 0;
+  let skipped = 0;
   for (const [i, { name, fn }] of tests.entries()) {
     try {
       await fn();
       passed++;
       console.log(`ok   ${name}`);
     } catch (err) {
+      if (err instanceof Skip) {
+        skipped++;
+        console.log(`SKIP ${name}: ${err.message}`);
+        continue;
+      }
       failed++;
       console.log(`FAIL ${name}\n  ${String(err?.stack || err).split('\n').slice(0, 6).join('\n  ')}`);
       try {
@@ -219,6 +245,6 @@ export async function run(app) {
   for (const w of app.consoleWarnings) console.log(`note: ${w}`);
   await app.context.close();
   rmSync(app.profile, { recursive: true, force: true });
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 ? 1 : 0);
 }

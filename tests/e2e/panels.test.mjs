@@ -7,7 +7,7 @@
 // `N passed, M failed`; the exit status is 1 when M > 0.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, artifacts, assert, base, fixture, open as openBrowser, run, search as searchFor, test } from './harness.mjs';
+import { SHARED, artifacts, assert, base, fixture, open as openBrowser, run, search as searchFor, skip, test } from './harness.mjs';
 
 const shot = (name) => path.join(artifacts, `panels-${name}.png`);
 
@@ -371,8 +371,7 @@ test('(p9) the three split files of a new-XLA dump make one module with live ran
 test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak stay quick', async () => {
   const big = path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
   if (!existsSync(big)) {
-    console.log('note: (p10) skipped: no ../shared dump cpu_deep_unrolled_500');
-    return;
+    skip(`needs ${big} (../shared beside the repo)`);
   }
   const before = consoleErrors.length;
   // The values whose live range, as the dump prints it, covers the step the app calls the

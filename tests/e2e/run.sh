@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Browser tests: builds the app with Trunk once, serves it on 127.0.0.1 (a free port), runs
 # every tests/e2e/*.test.mjs one after another against that one server (each gets the URL as
-# its argv[2] and closes with a line `N passed, M failed`), stops the server, and prints the
-# sum of those lines as its own last line, `N passed, M failed`. Exits non-zero when a file
-# failed, exited non-zero, or printed no closing line.
+# its argv[2] and closes with a line `N passed, M failed`, or `N passed, M failed, K skipped`
+# when tests skipped for want of ../shared), stops the server, and prints the sum of those
+# lines as its own last line, `N passed, M failed, K skipped`. Exits non-zero when a file
+# failed, exited non-zero, or printed no closing line, and, with CI=true in the environment
+# (CI always has ../shared), when a test skipped.
 #   tests/e2e/run.sh                   build, then test
 #   E2E_NO_BUILD=1 tests/e2e/run.sh    test the dist already in target/e2e-dist
 #   E2E_DIST=target/my-dist tests/e2e/run.sh   build into (and serve) another folder
@@ -48,24 +50,27 @@ url=$(head -n1 "$work/url")
 
 total_passed=0
 total_failed=0
+total_skipped=0
 bad=()
 for f in "${files[@]}"; do
   printf '\n== %s\n' "$f"
   status=0
   node "$f" "$url" 2>&1 | tee "$work/out" || status=$?
-  closing=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/out" | tail -n1 || true)
+  closing=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$work/out" | tail -n1 || true)
   if [ -z "$closing" ]; then
     bad+=("$f (no closing line, exit $status)")
     total_failed=$((total_failed + 1))
     continue
   fi
-  read -r p _ m _ <<<"$closing"
+  read -r p _ m _ k _ <<<"${closing//,/}"
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + m))
+  total_skipped=$((total_skipped + ${k:-0}))
   if [ "$m" -gt 0 ] || [ "$status" -ne 0 ]; then bad+=("$f ($closing, exit $status)"); fi
+  if [ "${k:-0}" -gt 0 ] && [ "${CI:-}" = true ]; then bad+=("$f ($closing: CI=true, and CI must not skip)"); fi
 done
 
 echo
 for b in "${bad[@]}"; do echo "failed: $b"; done
-echo "$total_passed passed, $total_failed failed"
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 [ "${#bad[@]}" -eq 0 ]
