@@ -9,8 +9,8 @@
 mod common;
 
 use bufscope::parse::oom::{
-    group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm, OomLog,
-    OomMessage, NO_OOM_MESSAGE,
+    coverage, group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm,
+    OomLog, OomMessage, NO_OOM_MESSAGE,
 };
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -322,22 +322,11 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// The figure after `key` in the first line that has it.
+/// The figure after `key` in the first line that has it (`Used 21.50G of` → `21.50G`).
 fn figure(text: &str, key: &str) -> String {
     let rest = text.lines().find_map(|l| after(l, key)).unwrap();
-    rest.split([' ', '.', ';'])
-        .next()
-        .map(|s| {
-            // `21.50G` is split at its dot by the sentence split above; take it whole.
-            let p = rest.find(s).unwrap();
-            rest[p..]
-                .split(' ')
-                .next()
-                .unwrap()
-                .trim_end_matches('.')
-                .to_string()
-        })
-        .unwrap()
+    let token = rest.split(' ').next().unwrap();
+    token.trim_end_matches('.').to_string()
 }
 
 #[test]
@@ -597,6 +586,20 @@ fn another_error_is_no_message_with_the_sentence_of_what_was_looked_for() {
         assert!(err.contains(looked_for), "{err}");
     }
     assert!(read_oom("").is_none());
+}
+
+#[test]
+fn buffer_assignment_dumps_are_not_oom_messages() {
+    let dumps = common::fixture_modules();
+    for m in &dumps {
+        for (name, bytes) in &m.files {
+            assert!(
+                read_oom_bytes(bytes).is_err(),
+                "{}/{name} read as an OOM message",
+                m.label
+            );
+        }
+    }
 }
 
 /// The first `n` lines of `text`, or the lines from `from` on.
