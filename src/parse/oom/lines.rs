@@ -43,9 +43,17 @@ pub(crate) fn clean(log: &str) -> Vec<Line<'_>> {
     out
 }
 
-/// Lines that carry a quoted value a terminal may have wrapped.
+/// Entry lines long enough for a terminal to wrap: the operator metadata, shapes, labels.
 fn may_wrap(line: &str) -> bool {
-    line.contains("Operator:") || line.contains("XLA label:")
+    const LONG: [&str; 5] = [
+        "Operator:",
+        "Shape:",
+        "XLA label:",
+        "XLA Label:",
+        "Entry Parameter Subshape:",
+    ];
+    let t = line.trim_start();
+    LONG.iter().any(|k| t.starts_with(k))
 }
 
 /// A physical line that goes on the line before it: text at the very margin, with no log
@@ -193,6 +201,16 @@ mod tests {
         assert_eq!(strip_prefix("72[2m[36m(W pid=4, ip=1.2.3.4)[0m y"), "y");
         assert_eq!(strip_prefix("  1. Size: 2.00G"), "  1. Size: 2.00G");
         assert_eq!(strip_prefix("(not a worker) x"), "(not a worker) x");
+    }
+
+    #[test]
+    fn wrapped_shapes_join_and_margin_lines_after_other_lines_do_not() {
+        let log = "\t\tShape: (f32[5104,2571\n52], s8[4194304])\n\t\t=====\nValueError: x";
+        let lines = clean(log);
+        assert_eq!(lines[0].text, "\t\tShape: (f32[5104,257152], s8[4194304])");
+        assert_eq!(lines.len(), 3);
+        let log = "  File \"x.py\", line 3\nValueError: y";
+        assert_eq!(clean(log).len(), 2);
     }
 
     #[test]
