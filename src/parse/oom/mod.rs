@@ -2,11 +2,11 @@
 //!
 //! Owns: finding every OOM message in a whole log (other output around it, several
 //! messages, a logger's or a worker's prefix on every line, lines a terminal wrapped) and
-//! reading each with the grammar of its form: [`gpu`] (`BufferAssignment OOM Debugging.`,
-//! CUDA and ROCm) and [`tpu`] (`Ran out of memory in memory space hbm`, and the older
-//! `Attempting to reserve … at the bottom of memory`). [`lines`] cleans the lines, [`size`]
-//! reads sizes, [`fields`] and [`entries`] the parts both forms share, [`group`] adds the
-//! listed buffers up by op_name and source line. A message cut by the log keeps what was
+//! reading each with the grammar of its form: `gpu` (`BufferAssignment OOM Debugging.`,
+//! CUDA and ROCm) and `tpu` (`Ran out of memory in memory space hbm`, and the older
+//! `Attempting to reserve … at the bottom of memory`). `lines` cleans the lines, `size`
+//! reads sizes, `fields` and `entries` the parts both forms share, [`group`] adds the
+//! listed buffers up by op_name and source line; `model` holds the result types. A message cut by the log keeps what was
 //! read, and its `warnings` name what is missing. Nothing here panics on any input.
 
 mod entries;
