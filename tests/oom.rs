@@ -200,8 +200,7 @@ fn every_real_message_reads_with_its_figures() {
             params,
             "{name}"
         );
-        for (line, shape) in text.lines().filter_map(|l| Some((l, after(l, "Shape: ")?))) {
-            let _ = line;
+        for shape in text.lines().filter_map(|l| after(l, "Shape: ")) {
             assert!(
                 buffers.iter().any(|b| b.shape.as_deref() == Some(shape)),
                 "{name}: {shape}"
