@@ -17,6 +17,7 @@ mod lex;
 mod live_range;
 mod names;
 mod report;
+pub mod oom;
 mod used_values;
 
 use crate::model::{

@@ -1,0 +1,91 @@
+//! XLA's out-of-memory messages: text → [`OomLog`].
+//!
+//! Owns: finding every OOM message in a whole log (other output around it, several
+//! messages, a logger's or a worker's prefix on every line, lines a terminal wrapped) and
+//! reading each with the grammar of its form: `gpu` (`BufferAssignment OOM Debugging.`,
+//! CUDA and ROCm) and `tpu` (`Ran out of memory in memory space hbm`, and the older
+//! `Attempting to reserve … at the bottom of memory`). `lines` cleans the lines, `size`
+//! reads sizes, `fields` and `entries` the parts both forms share, [`group`] adds the
+//! listed buffers up by op_name and source line; `model` holds the result types. A message cut by the log keeps what was
+//! read, and its `warnings` name what is missing. Nothing here panics on any input.
+
+mod entries;
+mod fields;
+mod gpu;
+pub mod group;
+mod lines;
+mod model;
+mod size;
+mod tpu;
+
+pub use group::{coverage, fold_layers, group_by_op_name, group_by_source, Coverage, OomGroup};
+pub use model::{
+    ByteSize, Capacity, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator, Percent, Stat,
+    StatSection,
+};
+
+use lines::Line;
+
+/// What [`read_oom`] looked for, as one sentence for a log that has none of it.
+pub const NO_OOM_MESSAGE: &str = "no XLA out-of-memory message: looked for the GPU \
+`BufferAssignment OOM Debugging.` / `Peak buffers:` message, the TPU `Ran out of memory in \
+memory space …` / `Largest program allocations in …:` one and the older TPU `Attempting to \
+reserve … at the bottom of memory` one";
+
+/// Every out-of-memory message in `log`, in order; None when there is none.
+pub fn read_oom(log: &str) -> Option<OomLog> {
+    let lines = lines::clean(log);
+    let mut messages = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let read = if gpu::starts(&lines, i) {
+            Some(gpu::read(&lines, i))
+        } else if tpu::starts(&lines, i) {
+            Some(tpu::read(&lines, i))
+        } else {
+            None
+        };
+        match read {
+            Some((message, next)) => {
+                messages.push(message);
+                i = next.max(i + 1);
+            }
+            None => i += 1,
+        }
+    }
+    (!messages.is_empty()).then_some(OomLog { messages })
+}
+
+/// [`read_oom`] for bytes (invalid UTF-8 replaced), with [`NO_OOM_MESSAGE`] when there is
+/// no message.
+pub fn read_oom_bytes(bytes: &[u8]) -> Result<OomLog, String> {
+    read_oom(&String::from_utf8_lossy(bytes)).ok_or_else(|| NO_OOM_MESSAGE.to_string())
+}
+
+fn new_message(form: OomForm, first_line: usize) -> OomMessage {
+    OomMessage {
+        form,
+        first_line,
+        last_line: first_line,
+        error: None,
+        request: None,
+        memory_space: None,
+        capacity: None,
+        sections: Vec::new(),
+        notes: Vec::new(),
+        buffers: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// Sets the message's last line: the last non-blank one of `lines[start..end]`.
+fn finish(m: &mut OomMessage, lines: &[Line], start: usize, end: usize) {
+    let end = end.min(lines.len());
+    if let Some(l) = lines[start.min(end)..end]
+        .iter()
+        .rev()
+        .find(|l| !l.text.trim().is_empty())
+    {
+        m.last_line = l.no;
+    }
+}
