@@ -262,7 +262,7 @@ impl Builder {
         };
         let Some(peak) = &s.peak else { return };
         let t = peak.time;
-        let covers = |r: &LiveRange| r.start <= t && t <= r.end;
+        let covers = |r: &LiveRange| r.contains(t);
         let live = self
             .module
             .values

@@ -136,6 +136,11 @@ impl Finishing {
     }
 }
 
+/// Whether `bytes` start with gzip's magic bytes (`1f 8b`).
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
 /// Reads whole files at once: `(file name, bytes)`.
 pub fn load_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Load {
     let mut loader = Loader::new();
@@ -314,7 +319,7 @@ impl FileState {
                 self.head = Some(head);
                 return;
             }
-            if head.starts_with(&[0x1f, 0x8b]) {
+            if is_gzip(&head) {
                 self.gzip = true;
                 self.gz = Some(flate2::write::MultiGzDecoder::new(Vec::new()));
             }
