@@ -111,7 +111,7 @@ pub fn live_at(module: &Module, t: u32) -> Vec<u32> {
         .filter(|&i| {
             module.values[i as usize]
                 .live
-                .is_some_and(|r| r.start <= t && t <= r.end)
+                .is_some_and(|r| r.contains(t))
         })
         .collect()
 }
@@ -263,8 +263,9 @@ fn find_peak(space: &mut Space, module: &Module) {
         .filter(|&(_, b)| *b > 0)
     {
         // `rev` + `max_by_key` (last maximum) yields the first step reaching the peak.
+        let step = t as u32;
         space.peak_bytes = bytes;
-        space.peak_time = Some(t as u32);
+        space.peak_time = Some(step);
         space.live_at_peak = space
             .timed
             .iter()
@@ -272,7 +273,7 @@ fn find_peak(space: &mut Space, module: &Module) {
             .filter(|&v| {
                 module.values[v as usize]
                     .live
-                    .is_some_and(|r| r.start as usize <= t && t <= r.end as usize)
+                    .is_some_and(|r| r.contains(step))
             })
             .collect();
     }

@@ -190,6 +190,13 @@ pub struct LiveRange {
     pub end: u32,
 }
 
+impl LiveRange {
+    /// Whether the value is live at `step` (`start <= step <= end`).
+    pub fn contains(self, step: u32) -> bool {
+        self.start <= step && step <= self.end
+    }
+}
+
 /// An `HloValue` with its slice of an allocation.
 #[derive(Clone, Copy, Debug)]
 pub struct Value {

@@ -1,8 +1,11 @@
-//! Grammar of the `BufferAssignment:` section (`BufferAllocation::ToString`): allocation
+//! The `BufferAssignment:` section (`BufferAllocation::ToString`): its grammar (allocation
 //! headers with their flags, ` value:` lines, the "reused by buffers of a different color"
-//! block, and the `Total bytes used:` line. One function per line kind; no state.
+//! block, the `Total bytes used:` line; one function per line kind) and its reader
+//! ([`Allocations`]), which adds the allocations and values to the module.
 
 use super::lex::{all, i64, short_value, u32, u64, In, Res, ShortValue};
+use super::section::{Cx, Flow, SectionReader};
+use crate::model::{AllocFlags, Allocation, EntryParameter};
 use nom::bytes::complete::{tag, take_until};
 use nom::Parser;
 
@@ -149,6 +152,163 @@ pub(crate) fn total_line(line: In) -> Option<u64> {
     (rest.is_empty() || (rest.starts_with(b" (") && rest.ends_with(b")"))).then_some(n)
 }
 
+/// Where in the section the reader is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum At {
+    #[default]
+    Allocations,
+    /// Under ` reused by buffers of a different color:`.
+    CrossColor,
+    /// After the allocations' closing blank line.
+    After,
+}
+
+/// Reader of the `BufferAssignment:` section.
+#[derive(Default)]
+pub(super) struct Allocations {
+    at: At,
+}
+
+impl SectionReader for Allocations {
+    fn start(&mut self, _header: &[u8], _total: Option<u64>, _cx: &mut Cx) {
+        self.at = At::Allocations;
+    }
+
+    fn line(&mut self, line: &[u8], cx: &mut Cx) -> Flow {
+        if self.at == At::After {
+            return self.after(line, cx);
+        }
+        if line.first() == Some(&b'a') {
+            return match alloc_header(line) {
+                Some(h) => {
+                    self.at = At::Allocations;
+                    allocation(&h, cx);
+                    Flow::Read
+                }
+                None => Flow::Malformed("`allocation N: size N[, flags]:`"),
+            };
+        }
+        if line.starts_with(b" value: ") && self.at == At::Allocations {
+            return match value_line(line) {
+                Some(v) => value(&v, cx),
+                None => Flow::Malformed("` value: <ID NAME> (size=N,offset=N): SHAPE`"),
+            };
+        }
+        if line == b" reused by buffers of a different color:" {
+            self.at = At::CrossColor;
+            return Flow::Read;
+        }
+        if self.at == At::CrossColor && xcolor_value(line).is_some() {
+            return Flow::Read; // Repeats of values listed above (XLA says so); not counted twice.
+        }
+        if line.is_empty() {
+            self.at = At::After;
+            return Flow::Read;
+        }
+        if line.starts_with(b"  ")
+            && memchr::memchr(b'[', line).is_some()
+            && self.at == At::Allocations
+        {
+            cx.warn("value line in the pre-2019-09 format, which bufscope does not read".into());
+            return Flow::Read;
+        }
+        Flow::Other("an `allocation` or ` value:` line")
+    }
+
+    fn label(&self) -> &'static str {
+        match self.at {
+            At::Allocations | At::CrossColor => "BufferAssignment (allocations)",
+            At::After => "Total bytes used",
+        }
+    }
+
+    fn end(&mut self, _at_file_end: bool, _cx: &mut Cx) {
+        self.at = At::Allocations;
+    }
+}
+
+impl Allocations {
+    /// After the blank line that closes the allocations.
+    fn after(&mut self, line: &[u8], cx: &mut Cx) -> Flow {
+        if line.is_empty() {
+            return Flow::Read;
+        }
+        if line.starts_with(b"allocation ") {
+            // A blank line inside the allocations (a joined or edited file): go on reading.
+            self.at = At::Allocations;
+            return self.line(line, cx);
+        }
+        Flow::Other("`Total bytes used: N` or `Used values:`")
+    }
+}
+
+/// An `allocation N:` line: a new allocation (XLA prints them in index order).
+fn allocation(h: &AllocHeader, cx: &mut Cx) {
+    let expected = cx.builder().map_or(0, |b| b.module.allocations.len());
+    if h.index as usize != expected {
+        cx.warn(format!(
+            "allocation {} where {expected} was expected (XLA prints them in index order): \
+             a duplicated, missing or misplaced allocation",
+            h.index
+        ));
+    }
+    let Some(b) = cx.builder() else {
+        return;
+    };
+    let s = &mut b.module.strings;
+    let parameter = h.parameter.map(|(number, shape, index)| EntryParameter {
+        number,
+        shape: s.intern_bytes(shape),
+        shape_index: s.intern_bytes(index),
+    });
+    let output_shape = h.output_shape.map(|o| s.intern_bytes(o));
+    let at = b.module.values.len() as u32;
+    b.module.allocations.push(Allocation {
+        index: h.index,
+        size: h.size,
+        color: h.color,
+        page: h.page,
+        parameter,
+        output_shape,
+        flags: AllocFlags {
+            constant: h.constant,
+            thread_local: h.thread_local,
+            maybe_live_out: h.maybe_live_out,
+            preallocated_temp: h.preallocated_temp,
+        },
+        values: at..at,
+    });
+}
+
+/// A ` value:` line: a value of the last allocation, checked against it.
+fn value(v: &ValueLine, cx: &mut Cx) -> Flow {
+    let line_no = cx.line_no;
+    let Some(b) = cx.builder() else {
+        return Flow::Read;
+    };
+    let Some(a) = b.module.allocations.last() else {
+        return Flow::Malformed("an `allocation N:` line before its values");
+    };
+    let inside = v
+        .offset
+        .checked_add(v.size)
+        .is_some_and(|end| end <= a.size);
+    let previous =
+        (a.values.end > a.values.start).then(|| b.module.values[a.values.end as usize - 1].id);
+    b.add_value(v, line_no);
+    if !inside {
+        cx.warn(format!("value {} lies outside its allocation", v.value.id));
+    }
+    if let Some(p) = previous.filter(|&p| p >= v.value.id) {
+        cx.warn(format!(
+            "value {} follows value {p}: XLA prints an allocation's values in id order \
+             (a duplicated or misplaced line)",
+            v.value.id
+        ));
+    }
+    Flow::Read
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,5 +363,40 @@ mod tests {
         );
         assert_eq!(total_line(b"Total bytes used: 52288"), Some(52288));
         assert_eq!(total_line(b"Total bytes used: 52x"), None);
+    }
+
+    /// Lines of `tests/fixtures/cpu/jax0.6.2/cpu_tiny.buffer-assignment.txt`, one value
+    /// moved out of its allocation and one allocation index changed.
+    #[test]
+    fn reader() {
+        let text = "BufferAssignment:
+allocation 0: size 4096, output shape is |f32[8,128]|, maybe-live-out:
+ value: <9 broadcast_add_fusion @0> (size=4096,offset=0): f32[8,128]{1,0}
+allocation 1: size 4096, parameter 1, shape |f32[8,128]| at ShapeIndex {}:
+ value: <7 Arg_1.2 @0> (size=4096,offset=8): f32[8,128]{1,0}
+allocation 5: size 4096, parameter 0, shape |f32[8,128]| at ShapeIndex {}:
+ value: <8 Arg_0.1 @0> (size=4096,offset=0): f32[8,128]{1,0}
+ value: <8 Arg_0.1 @0> (size=4096,offset=0)
+
+Total bytes used: 12288 (12.0KiB)";
+        let (b, said) = super::super::section::run(&mut Allocations::default(), text);
+        let m = &b.module;
+        assert_eq!(m.allocations.len(), 3);
+        assert_eq!(m.values.len(), 3);
+        assert_eq!(m.allocations[1].values, 1..2);
+        assert!(m.allocations[0].flags.maybe_live_out);
+        assert_eq!(m.allocations[2].parameter.map(|p| p.number), Some(0));
+        assert_eq!(m.value_name(&m.values[1]), "Arg_1.2");
+        assert_eq!((m.values[1].offset, m.values[1].size), (8, 4096));
+        assert_eq!(
+            said,
+            [
+                "5: value 7 lies outside its allocation",
+                "6: allocation 5 where 2 was expected (XLA prints them in index order): \
+                 a duplicated, missing or misplaced allocation",
+                "8: malformed: ` value: <ID NAME> (size=N,offset=N): SHAPE`",
+                "10: other: `Total bytes used: N` or `Used values:`",
+            ]
+        );
     }
 }

@@ -1,9 +1,11 @@
-//! Grammar of `*-memory-usage-report.txt` (`BufferAssignment::MemoryUsageReport`), both
-//! formats: A (2024-10 … 2026-03: sorted allocation lists) and B (2026-03 on: one block per
-//! memory space). bufscope keeps the totals; every other line is only recognised, so that a
-//! line that fits no rule gives a warning.
+//! `*-memory-usage-report.txt` (`BufferAssignment::MemoryUsageReport`), both formats:
+//! A (2024-10 … 2026-03: sorted allocation lists) and B (2026-03 on: one block per memory
+//! space). Its grammar, and its reader ([`Report`]), which keeps the totals; every other
+//! line is only recognised, so that a line that fits no rule gives a warning.
 
 use super::lex::{all, u32, u64, In};
+use super::section::{Cx, Flow, SectionReader};
+use crate::model::{MemoryReport, ReportSpace};
 use nom::bytes::complete::{tag, take_until};
 use nom::sequence::{delimited, preceded, terminated};
 use nom::Parser;
@@ -75,6 +77,72 @@ fn is_row(body: In) -> bool {
     t[..p].contains(&b'(') && t[..p].first().is_some_and(u8::is_ascii_digit)
 }
 
+/// Whether `line` opens a report inside another file: `Memory Space: NAME (color=N)` or
+/// `Allocations sorted by size:`.
+pub(super) fn opens(line: In) -> bool {
+    line == b"Allocations sorted by size:"
+        || (line.starts_with(b"Memory Space: ")
+            && matches!(report_line(line), Some(ReportLine::MemorySpace(..))))
+}
+
+/// Reader of a memory-usage report.
+#[derive(Default)]
+pub(super) struct Report;
+
+impl SectionReader for Report {
+    /// The header is a line of the report; `total` is its `Total bytes used` when the
+    /// header is format A's `Allocations sorted by size:`.
+    fn start(&mut self, header: &[u8], total: Option<u64>, cx: &mut Cx) {
+        self.line(header, cx);
+        if let Some(total) = total.filter(|_| header == b"Allocations sorted by size:") {
+            if let Some(b) = cx.builder() {
+                b.module
+                    .memory_report
+                    .get_or_insert_with(MemoryReport::default)
+                    .total_bytes = Some(total);
+            }
+        }
+    }
+
+    fn line(&mut self, line: &[u8], cx: &mut Cx) -> Flow {
+        let Some(r) = report_line(line) else {
+            return Flow::Other("a line of the memory-usage report");
+        };
+        let Some(b) = cx.builder() else {
+            return Flow::Read;
+        };
+        let s = &mut b.module.strings;
+        let rep = b
+            .module
+            .memory_report
+            .get_or_insert_with(MemoryReport::default);
+        match r {
+            ReportLine::TotalUsed(n) => rep.total_bytes = Some(n),
+            ReportLine::MemorySpace(name, color) => {
+                let name = s.intern_bytes(name);
+                rep.spaces.push(ReportSpace {
+                    name,
+                    color,
+                    total_bytes: 0,
+                });
+            }
+            ReportLine::SpaceTotal(n) => {
+                if let Some(sp) = rep.spaces.last_mut() {
+                    sp.total_bytes = n;
+                }
+            }
+            ReportLine::Known => {}
+        }
+        Flow::Read
+    }
+
+    fn label(&self) -> &'static str {
+        "memory-usage report"
+    }
+
+    fn end(&mut self, _at_file_end: bool, _cx: &mut Cx) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +177,26 @@ mod tests {
             );
         }
         assert_eq!(report_line(b"hello"), None);
+    }
+
+    /// `tests/fixtures/cpu/jax0.10.2/cpu_tiny.memory-usage-report.txt` (format B), with
+    /// one line that is not the report's.
+    #[test]
+    fn reader() {
+        let text = "Memory Space: default (color=0)
+Total bytes: 12288 (12.0KiB)
+  cumulative_size;       size;       offset; used_by_n_values; shapes_list
+  ------------------------------------------------------------
+     4.0KiB(100%);     4.0KiB;            0;                1; f32[8,128]
+Total bytes: twelve
+
+  cumulative_size;       size;       offset; used_by_n_values; shapes_list";
+        let (b, said) = super::super::section::run(&mut Report, text);
+        let r = b.module.memory_report.as_ref().unwrap();
+        assert_eq!(r.total_bytes, None);
+        assert_eq!(r.spaces.len(), 1);
+        assert_eq!((r.spaces[0].color, r.spaces[0].total_bytes), (0, 12288));
+        assert_eq!(b.module.str(r.spaces[0].name), "default");
+        assert_eq!(said, ["6: other: a line of the memory-usage report"]);
     }
 }

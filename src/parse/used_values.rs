@@ -1,9 +1,12 @@
-//! Grammar of the `Used values:` section (`HloValue::ToString`): position and use lines, and
-//! what bufscope keeps of a `from instruction:` line: the opcode and the metadata's op_name,
-//! source file and line, stack frame id. The rest of that line (which can be 300,000
-//! characters) is skipped, never copied.
+//! The `Used values:` section (`HloValue::ToString`): its grammar (position and use lines,
+//! and what bufscope keeps of a `from instruction:` line: the opcode and the metadata's
+//! op_name, source file and line, stack frame id; the rest of that line, which can be
+//! 300,000 characters, is skipped, never copied) and its reader ([`UsedValues`]), which
+//! keeps each value's positions and uses and its instruction's facts for the join.
 
-use super::lex::{name, shape_index, u32, In};
+use super::lex::{self, name, shape_index, text, u32, In};
+use super::section::{Cx, Flow, SectionReader};
+use crate::model::{Warning, USES_MARK};
 use nom::bytes::complete::tag;
 use nom::combinator::opt;
 use nom::sequence::preceded;
@@ -199,6 +202,181 @@ fn unescape(i: In) -> Vec<u8> {
     out
 }
 
+/// Where a `Used values` entry is: between its `<id ...>` line and its `from instruction:`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EntryAt {
+    /// After `<id ...>`: ` positions:` comes next.
+    Header,
+    Positions,
+    Uses,
+    /// After ` uses are not initialized yet.`: the from line comes next.
+    UsesUnknown,
+}
+
+/// The entry being read.
+struct Entry {
+    id: u32,
+    /// Its instruction's `from instruction:` was read with an earlier value.
+    known: bool,
+    line: u64,
+    at: EntryAt,
+}
+
+/// Reader of the `Used values:` section.
+#[derive(Default)]
+pub(super) struct UsedValues {
+    entry: Option<Entry>,
+    /// The entry's positions and uses, as the dump's lines joined by `\n`.
+    scratch: String,
+    /// Instruction name of the previous entry: the values of one instruction follow each
+    /// other, and only the first one's `from instruction:` is read.
+    previous_name: Vec<u8>,
+}
+
+impl SectionReader for UsedValues {
+    /// `total` is the module's `Total bytes used`, printed just before this section.
+    fn start(&mut self, _header: &[u8], total: Option<u64>, cx: &mut Cx) {
+        self.entry = None;
+        let (Some(total), file, line) = (total, cx.notes.file.clone(), cx.line_no) else {
+            return;
+        };
+        if let Some(b) = cx.builder() {
+            if let Some(message) = b.set_total(total) {
+                b.module.warnings.push(Warning {
+                    file,
+                    line,
+                    message,
+                });
+            }
+        }
+    }
+
+    fn line(&mut self, line: &[u8], cx: &mut Cx) -> Flow {
+        let at = self.entry.as_ref().map(|e| e.at);
+        match line.first() {
+            Some(b'<') if at.is_none() => return self.header(line, cx),
+            Some(b' ') => {}
+            None if at.is_none() => return Flow::Read, // The blank line(s) after the section.
+            _ if at.is_none() => return Flow::Other("a `Used values` entry line"),
+            _ => return Flow::Malformed("a `Used values` entry line"),
+        }
+        if let Some(rest) = line.strip_prefix(b" from instruction:") {
+            if !matches!(at, Some(EntryAt::Uses | EntryAt::UsesUnknown)) {
+                return Flow::Malformed("` uses:` before ` from instruction:`");
+            }
+            let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+            let (instr_text, glued) = lex::split_glued(rest);
+            self.close(instr_text, cx);
+            if let Some(v) = glued {
+                self.open(v.id, v.name, cx);
+            }
+            return Flow::Read;
+        }
+        let Some(at) = at else {
+            return Flow::Malformed("`<ID NAME>`");
+        };
+        self.entry_line(at, line)
+    }
+
+    fn label(&self) -> &'static str {
+        "Used values"
+    }
+
+    fn end(&mut self, _at_file_end: bool, cx: &mut Cx) {
+        if let Some(e) = self.entry.take() {
+            cx.warn(format!(
+                "the Used values section is cut short: the entry of value {} (line {}) is incomplete",
+                e.id, e.line
+            ));
+        }
+    }
+}
+
+impl UsedValues {
+    /// A line of the open entry, after its `<id ...>` line.
+    fn entry_line(&mut self, at: EntryAt, line: &[u8]) -> Flow {
+        match (at, line) {
+            (EntryAt::Header, b" positions:") => self.set(EntryAt::Positions),
+            (EntryAt::Positions, b" uses:") => {
+                self.scratch.push_str(USES_MARK);
+                self.scratch.push('\n');
+                self.set(EntryAt::Uses);
+            }
+            (EntryAt::Positions, b" uses are not initialized yet.") => {
+                self.set(EntryAt::UsesUnknown)
+            }
+            (EntryAt::Positions, l) if is_position(l) => self.push(l),
+            (EntryAt::Uses, b"  (none)") => {}
+            (EntryAt::Uses, l) if is_use(l) => self.push(l),
+            _ => {
+                return Flow::Malformed(match at {
+                    EntryAt::Header => "` positions:`",
+                    EntryAt::Positions => "a position `  NAME[ {INDEX}]` or ` uses:`",
+                    EntryAt::Uses => "a use `  NAME, operand N[ {INDEX}]` or ` from instruction:`",
+                    EntryAt::UsesUnknown => "` from instruction:`",
+                })
+            }
+        }
+        Flow::Read
+    }
+
+    fn set(&mut self, at: EntryAt) {
+        if let Some(e) = self.entry.as_mut() {
+            e.at = at;
+        }
+    }
+
+    fn push(&mut self, line: &[u8]) {
+        self.scratch.push_str(&text(&line[2..]));
+        self.scratch.push('\n');
+    }
+
+    /// `<ID NAME[{INDEX}][ (phi)][ @COLOR]>`: an entry starts.
+    fn header(&mut self, line: &[u8], cx: &mut Cx) -> Flow {
+        match lex::all(lex::short_value(line)) {
+            Some(v) => {
+                self.open(v.id, v.name, cx);
+                Flow::Read
+            }
+            None => Flow::Malformed("`<ID NAME[{INDEX}][ (phi)][ @COLOR]>`"),
+        }
+    }
+
+    fn open(&mut self, id: u32, name: &[u8], cx: &mut Cx) {
+        if cx.module.is_none() {
+            return;
+        }
+        let known = self.previous_name == name;
+        if !known {
+            self.previous_name.clear();
+            self.previous_name.extend_from_slice(name);
+        }
+        self.scratch.clear();
+        self.entry = Some(Entry {
+            id,
+            known,
+            line: cx.line_no,
+            at: EntryAt::Header,
+        });
+    }
+
+    /// The entry's `from instruction:` line: the entry is kept for the join.
+    fn close(&mut self, instr_text: &[u8], cx: &mut Cx) {
+        let Some(e) = self.entry.take() else { return };
+        let Some(b) = cx.builder() else {
+            return;
+        };
+        let uses = b.module.uses_strings.push(&self.scratch);
+        b.used.push((e.id, uses));
+        self.scratch.clear();
+        if !e.known {
+            if let Some(info) = instruction(instr_text) {
+                b.add_instruction_info(e.id, &info);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +406,46 @@ mod tests {
         assert_eq!(i.op_name.as_deref(), Some("café".as_bytes()));
         assert!(instruction(b"%c = f32[").is_none());
         assert!(instruction(b"garbage").is_none());
+    }
+
+    /// Lines of `tests/fixtures/cpu/jax0.6.2/cpu_tiny.buffer-assignment.txt`, one
+    /// ` positions:` line dropped (so the entry of value 8 takes the next one's lines, the
+    /// `<9 ...>` line being out of place) and the section cut short.
+    #[test]
+    fn reader() {
+        let text = r#"Used values:
+<7 Arg_1.2 @0>
+ positions:
+  Arg_1.2
+ uses:
+  broadcast_add_fusion, operand 0
+ from instruction: %Arg_1.2 = f32[8,128]{1,0} parameter(1), metadata={op_name="y"}
+<8 Arg_0.1 @0>
+  Arg_0.1
+<9 broadcast_add_fusion @0>
+ positions:
+  broadcast_add_fusion
+ uses:"#;
+        let (b, said) = super::super::section::run(&mut UsedValues::default(), text);
+        assert_eq!(b.used.len(), 1);
+        assert_eq!(b.used[0].0, 7);
+        assert_eq!(
+            b.module.uses_strings.get(b.used[0].1),
+            format!("Arg_1.2\n{USES_MARK}\nbroadcast_add_fusion, operand 0\n")
+        );
+        assert_eq!(b.infos.len(), 1);
+        let (id, info) = &b.infos[0];
+        assert_eq!(
+            (*id, b.module.str(info.opcode), b.module.str(info.op_name)),
+            (7, "parameter", "y")
+        );
+        assert_eq!(
+            said,
+            [
+                "9: malformed: ` positions:`",
+                "10: malformed: a `Used values` entry line",
+                "13: the Used values section is cut short: the entry of value 8 (line 8) is incomplete",
+            ]
+        );
     }
 }

@@ -1,0 +1,370 @@
+//! One file being read: its lines routed to section readers. Follows the `*** Begin/End ***`
+//! wrappers of stdout dumps (each wrapped file is a virtual file of its own), chooses the
+//! section by its header line, routes each section to its module by file name (so split
+//! files join), and turns the lines a reader gives back into warnings.
+
+use super::assemble::Builder;
+use super::buffer_assignment::{self, Allocations};
+use super::input::Input;
+use super::lex::text;
+use super::live_range::{self, LiveRanges};
+use super::names;
+use super::report::{self, Report};
+use super::section::{Cx, Flow, Notes, SectionReader};
+use super::used_values::UsedValues;
+use super::Part;
+
+/// Lines read before the first section header before a file is judged not a dump.
+const MAX_PREAMBLE_LINES: u64 = 1000;
+
+/// Which section the file reader is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Section {
+    /// Nothing recognised yet in this (virtual) file.
+    Preamble,
+    /// Inside `*** Begin NAME ***` of a file that is not a buffer-assignment dump.
+    Skip,
+    /// A `Total bytes used:` line was read; the next header says whose it is.
+    Total(u64),
+    Allocations,
+    UsedValues,
+    LiveRange,
+    Report,
+}
+
+/// One reader per section.
+#[derive(Default)]
+struct Readers {
+    allocations: Allocations,
+    used_values: UsedValues,
+    live_range: LiveRanges,
+    report: Report,
+}
+
+impl Readers {
+    fn get(&mut self, section: Section) -> Option<&mut dyn SectionReader> {
+        match section {
+            Section::Preamble | Section::Skip | Section::Total(_) => None,
+            Section::Allocations => Some(&mut self.allocations),
+            Section::UsedValues => Some(&mut self.used_values),
+            Section::LiveRange => Some(&mut self.live_range),
+            Section::Report => Some(&mut self.report),
+        }
+    }
+}
+
+/// A file being read: its bytes ([`Input`]) and where its lines go.
+pub(super) struct File {
+    input: Input,
+    lines: Lines,
+}
+
+impl File {
+    pub fn new(name: &str) -> Self {
+        File {
+            input: Input::new(),
+            lines: Lines::new(name),
+        }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
+        let lines = &mut self.lines;
+        self.input
+            .feed(chunk, &mut |line: &[u8]| lines.line(line, builders));
+    }
+
+    pub fn finish(mut self, builders: &mut Vec<Builder>, errors: &mut Vec<String>) {
+        let lines = &mut self.lines;
+        if let Some(last) = self
+            .input
+            .finish(&mut |line: &[u8]| lines.line(line, builders))
+        {
+            lines.last_line_open = true;
+            lines.line(&last, builders);
+        }
+        if self.input.gz_failed() {
+            lines.warn_file(
+                builders,
+                "the gzip data is corrupt or cut short; what came before was read".into(),
+            );
+        }
+        lines.end_virtual_file(builders);
+        if !lines.recognised {
+            errors.push(self.input.not_a_dump(&lines.notes.file));
+        } else if lines.notes.suppressed > 0 {
+            let msg = format!(
+                "{} more warnings in this file were not listed",
+                lines.notes.suppressed
+            );
+            lines.notes.suppressed = 0;
+            lines.warn_file(builders, msg);
+        }
+    }
+}
+
+/// The lines of a file: which module and section they go to.
+struct Lines {
+    notes: Notes,
+    /// The name the current module is keyed on (the file's, or a `*** Begin` name).
+    virtual_name: String,
+    /// Position in `builders` of the current module, once a section header was seen.
+    module: Option<usize>,
+    line_no: u64,
+    /// `true` while the last line handed over had no `\n` (only at the end of a file).
+    last_line_open: bool,
+    section: Section,
+    readers: Readers,
+    /// A section header was recognised somewhere in the physical file.
+    recognised: bool,
+    /// Preamble lines skipped before the current virtual file's first header.
+    preamble_lines: u64,
+    given_up: bool,
+}
+
+impl Lines {
+    fn new(name: &str) -> Self {
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_string();
+        let section = if names::is_report(&base) {
+            Section::Report
+        } else {
+            Section::Preamble
+        };
+        Lines {
+            notes: Notes::new(base.clone()),
+            virtual_name: base,
+            module: None,
+            line_no: 0,
+            last_line_open: false,
+            section,
+            readers: Readers::default(),
+            recognised: false,
+            preamble_lines: 0,
+            given_up: false,
+        }
+    }
+
+    /// One line, without its `\n`; false once the file is given up on.
+    fn line(&mut self, raw: &[u8], builders: &mut Vec<Builder>) -> bool {
+        self.line_no += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if line.starts_with(b"*** ") && self.wrapper(line, builders) {
+            return true;
+        }
+        match self.section {
+            Section::Skip => return true,
+            Section::Preamble => {
+                self.preamble(line, builders);
+                return !self.given_up;
+            }
+            Section::Report if self.module.is_none() => {
+                // A report file's first line claims its module.
+                if line.is_empty() {
+                    return true;
+                }
+                self.enter(builders, Part::Report);
+            }
+            _ => {}
+        }
+        let mut cx = Cx {
+            module: self.module.and_then(|m| builders.get_mut(m)),
+            notes: &mut self.notes,
+            line_no: self.line_no,
+        };
+        let r = &mut self.readers;
+        let flow = match self.section {
+            Section::Skip | Section::Preamble => Flow::Read,
+            Section::Total(_) if line.is_empty() => Flow::Read,
+            Section::Total(_) => Flow::Other("`Used values:` after `Total bytes used:`"),
+            Section::Allocations => r.allocations.line(line, &mut cx),
+            Section::UsedValues => r.used_values.line(line, &mut cx),
+            Section::LiveRange => r.live_range.line(line, &mut cx),
+            Section::Report => r.report.line(line, &mut cx),
+        };
+        match flow {
+            Flow::Read => {}
+            Flow::Other(expected) => {
+                if !self.top_header(line, builders) {
+                    self.malformed(builders, expected);
+                }
+            }
+            Flow::Malformed(expected) => self.malformed(builders, expected),
+        }
+        true
+    }
+
+    /// Stdout dumps: `*** Begin NAME ***` ... `*** End NAME ***`. Returns whether `line`
+    /// was one of those.
+    fn wrapper(&mut self, line: &[u8], builders: &mut [Builder]) -> bool {
+        if let Some(name) = line
+            .strip_prefix(b"*** Begin ")
+            .and_then(|l| l.strip_suffix(b" ***"))
+        {
+            self.end_virtual_file(builders);
+            self.virtual_name = text(name).into_owned();
+            self.section = if !names::is_ours(&self.virtual_name) {
+                Section::Skip
+            } else if names::is_report(&self.virtual_name) {
+                Section::Report
+            } else {
+                Section::Preamble
+            };
+            return true;
+        }
+        if line.starts_with(b"*** End ") && line.ends_with(b" ***") {
+            self.end_virtual_file(builders);
+            self.section = Section::Skip;
+            return true;
+        }
+        false
+    }
+
+    fn preamble(&mut self, line: &[u8], builders: &mut Vec<Builder>) {
+        if line.is_empty() || self.top_header(line, builders) {
+            return;
+        }
+        self.preamble_lines += 1;
+        if !self.recognised && self.preamble_lines >= MAX_PREAMBLE_LINES {
+            self.given_up = true;
+        }
+    }
+
+    /// Headers that may start a section anywhere. Returns whether `line` was one.
+    fn top_header(&mut self, line: &[u8], builders: &mut Vec<Builder>) -> bool {
+        let (section, part) = if line == b"BufferAssignment:" {
+            (Section::Allocations, Part::Allocations)
+        } else if let Some(n) = buffer_assignment::total_line(line) {
+            self.end_section(builders);
+            self.section = Section::Total(n);
+            return true;
+        } else if line == b"Used values:" {
+            (Section::UsedValues, Part::Values)
+        } else if live_range::opens(line) {
+            (Section::LiveRange, Part::LiveRange)
+        } else if report::opens(line) {
+            (Section::Report, Part::Report)
+        } else {
+            return false;
+        };
+        let total = match self.section {
+            Section::Total(n) => Some(n),
+            _ => None,
+        };
+        self.end_section(builders);
+        self.enter(builders, part);
+        self.section = section;
+        if let Some(reader) = self.readers.get(section) {
+            let mut cx = Cx {
+                module: self.module.and_then(|m| builders.get_mut(m)),
+                notes: &mut self.notes,
+                line_no: self.line_no,
+            };
+            reader.start(line, total, &mut cx);
+        }
+        true
+    }
+
+    /// The current section ends: its reader reports what it left open.
+    fn end_section_reader(&mut self, at_file_end: bool, builders: &mut [Builder]) {
+        let mut cx = Cx {
+            module: self.module.and_then(|m| builders.get_mut(m)),
+            notes: &mut self.notes,
+            line_no: self.line_no,
+        };
+        match self.readers.get(self.section) {
+            Some(reader) => reader.end(at_file_end, &mut cx),
+            None if at_file_end && matches!(self.section, Section::Total(_)) => {
+                cx.warn("the Used values section is missing after `Total bytes used`".to_string())
+            }
+            None => {}
+        }
+    }
+
+    /// Leaving a section for another.
+    fn end_section(&mut self, builders: &mut [Builder]) {
+        self.end_section_reader(false, builders);
+    }
+
+    /// End of a physical file or of a `*** Begin ***` section: what was left open.
+    fn end_virtual_file(&mut self, builders: &mut [Builder]) {
+        self.end_section_reader(true, builders);
+        self.section = Section::Preamble;
+        self.module = None;
+    }
+
+    /// Switches to the module of `part`, creating it when the current virtual file has
+    /// none yet. A module takes each part from one file: a second file with the same part
+    /// under the same name starts another module.
+    fn enter(&mut self, builders: &mut Vec<Builder>, part: Part) {
+        if self.preamble_lines > 0 && self.module.is_none() {
+            // Reported once the module exists.
+            let n = self.preamble_lines;
+            self.preamble_lines = 0;
+            self.attach(builders, part);
+            let msg = format!("{n} lines before the first section header were skipped");
+            self.warn_file(builders, msg);
+        } else {
+            self.attach(builders, part);
+        }
+        self.recognised = true;
+    }
+
+    fn attach(&mut self, builders: &mut Vec<Builder>, part: Part) {
+        let file_key = format!("{}\u{0}{}", self.notes.file, self.virtual_name);
+        if let Some(b) = self.module.and_then(|m| builders.get_mut(m)) {
+            if b.claim(part, &file_key) {
+                b.module.warnings.append(&mut self.notes.pending);
+                return;
+            }
+        }
+        let name = names::module_name(&self.virtual_name);
+        let found = builders
+            .iter()
+            .position(|b| b.base_name == name && b.can_claim(part, &file_key));
+        let idx = match found {
+            Some(i) => i,
+            None => {
+                let copies = builders.iter().filter(|b| b.base_name == name).count();
+                builders.push(Builder::new(&name, copies));
+                builders.len() - 1
+            }
+        };
+        builders[idx].claim(part, &file_key);
+        builders[idx].add_file(&self.virtual_name);
+        builders[idx]
+            .module
+            .warnings
+            .append(&mut self.notes.pending);
+        self.module = Some(idx);
+    }
+
+    /// The section's name in warnings.
+    fn label(&mut self) -> &'static str {
+        match self.section {
+            Section::Preamble | Section::Skip => "file header",
+            Section::Total(_) => "Total bytes used",
+            s => self.readers.get(s).map_or("", |r| r.label()),
+        }
+    }
+
+    /// A line that fits no rule of its section.
+    fn malformed(&mut self, builders: &mut [Builder], expected: &str) {
+        let section = self.label();
+        let msg = if self.last_line_open {
+            format!("the file ends in the middle of this line (in the {section} section)")
+        } else {
+            format!("malformed line in the {section} section: expected {expected}")
+        };
+        let line = self.line_no;
+        self.warn_at(builders, line, msg);
+    }
+
+    /// A warning about the whole file.
+    fn warn_file(&mut self, builders: &mut [Builder], message: String) {
+        self.warn_at(builders, 0, message);
+    }
+
+    fn warn_at(&mut self, builders: &mut [Builder], line: u64, message: String) {
+        let module = self.module.and_then(|m| builders.get_mut(m));
+        self.notes.warn(module, line, message);
+    }
+}

@@ -1,0 +1,409 @@
+//! The join and the checks, once every file of a module is in, done in pieces
+//! ([`Join::step`]): values ↔ `BufferLiveRange` on instruction name + shape index (no
+//! index = `{}`), values ↔ `Used values` on value id, the `from instruction:` facts to the
+//! instructions, and the dump's own totals and peak list against what was read.
+
+use super::assemble::Builder;
+use super::Part;
+use crate::model::{Instruction, LiveRange, Module, OrphanRange, Str};
+use hashbrown::HashMap;
+
+/// No value: the end of a chain in [`Join`].
+const NONE: u32 = u32::MAX;
+
+/// One module's join and checks, done in pieces so that the browser can paint between
+/// them: each [`Join::step`] handles a given number of values, live ranges or `Used values`
+/// entries. The result is the same however the work is cut.
+pub(crate) struct Join {
+    b: Builder,
+    phase: Phase,
+    /// Items of the current phase handled so far.
+    done: usize,
+    /// `{}`, the index of a value printed without one.
+    braces: Str,
+    /// The values of each instruction, chained (no hashing): its first value, and each
+    /// value's next one of the same instruction.
+    first: Vec<u32>,
+    next: Vec<u32>,
+    /// Values listed a second time (same instruction and index).
+    duplicates: Vec<u32>,
+    orphans: Vec<OrphanRange>,
+    /// `(line, message)` about `BufferLiveRange` lines.
+    problems: Vec<(u64, String)>,
+    by_id: Option<IdIndex>,
+    /// `Used values` ids in no allocation.
+    unknown: Vec<u32>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Values, last to first, into the chains; duplicates noted.
+    Chain,
+    /// `BufferLiveRange` lines to their values.
+    Ranges,
+    /// What `from instruction:` lines said, to the instructions.
+    Infos,
+    /// Positions and uses to the values.
+    Used,
+    Done,
+}
+
+impl Join {
+    /// Starts joining and checking `builder`'s module, to be done in pieces by
+    /// [`Join::step`]; a module with nothing but a memory-usage report is an error.
+    pub fn new(builder: Builder) -> Result<Join, String> {
+        let m = &builder.module;
+        if m.allocations.is_empty() && builder.used.is_empty() && m.schedule.is_none() {
+            let what = if m.memory_report.is_some() {
+                "only a memory-usage report"
+            } else {
+                "no buffer assignment"
+            };
+            return Err(format!(
+                "{}: {what} was found; drop the module's `-buffer-assignment.txt` too.",
+                m.files.join(", ")
+            ));
+        }
+        let mut b = builder;
+        let braces = b.module.strings.intern("{}");
+        let (instructions, values) = (b.module.instructions.len(), b.module.values.len());
+        Ok(Join {
+            b,
+            phase: Phase::Chain,
+            done: 0,
+            braces,
+            first: vec![NONE; instructions],
+            next: vec![NONE; values],
+            duplicates: Vec::new(),
+            orphans: Vec::new(),
+            problems: Vec::new(),
+            by_id: None,
+            unknown: Vec::new(),
+        })
+    }
+
+    /// Handles up to `work` items; true once everything is joined and checked.
+    pub fn step(&mut self, work: usize) -> bool {
+        let mut left = work.max(1);
+        while left > 0 && self.phase != Phase::Done {
+            let items = self.items();
+            let n = left.min(items - self.done);
+            let range = self.done..self.done + n;
+            match self.phase {
+                Phase::Chain => self.chain(range),
+                Phase::Ranges => self.ranges(range),
+                Phase::Infos => self.infos(range),
+                Phase::Used => self.used(range),
+                Phase::Done => {}
+            }
+            self.done += n;
+            // Ending a phase counts as an item, so that empty phases take work too.
+            left -= n.max(1).min(left);
+            if self.done == items {
+                self.end_phase();
+            }
+        }
+        self.phase == Phase::Done
+    }
+
+    /// The joined and checked module (once [`Join::step`] said true).
+    pub fn into_module(self) -> Module {
+        self.b.module
+    }
+
+    /// How many items the current phase has.
+    fn items(&self) -> usize {
+        match self.phase {
+            Phase::Chain => self.b.module.values.len(),
+            Phase::Ranges => self.b.ranges.len(),
+            Phase::Infos => self.b.infos.len(),
+            Phase::Used => self.b.used.len(),
+            Phase::Done => 0,
+        }
+    }
+
+    fn norm(&self, index: Str) -> Str {
+        if index.is_empty() {
+            self.braces
+        } else {
+            index
+        }
+    }
+
+    /// Chains values, walking backwards from the last: each chain ends up in value order
+    /// and a value's later duplicates are found.
+    fn chain(&mut self, range: std::ops::Range<usize>) {
+        let values = &self.b.module.values;
+        for done in range {
+            let i = values.len() - 1 - done;
+            let v = &values[i];
+            let mut k = self.first[v.instruction as usize];
+            while k != NONE {
+                if self.norm(values[k as usize].index) == self.norm(v.index) {
+                    self.duplicates.push(k);
+                    break;
+                }
+                k = self.next[k as usize];
+            }
+            self.next[i] = self.first[v.instruction as usize];
+            self.first[v.instruction as usize] = i as u32;
+        }
+    }
+
+    fn ranges(&mut self, range: std::ops::Range<usize>) {
+        let max = self.b.module.schedule.as_ref().map(|s| s.max);
+        for r in range {
+            let (instruction, index, live, line) = self.b.ranges[r];
+            if max.is_some_and(|max| live.end > max) {
+                self.problems.push((
+                    line,
+                    format!(
+                        "live range {}-{} ends after the schedule's end",
+                        live.start, live.end
+                    ),
+                ));
+            }
+            let values = &self.b.module.values;
+            let mut k = self
+                .first
+                .get(instruction as usize)
+                .copied()
+                .unwrap_or(NONE);
+            while k != NONE && self.norm(values[k as usize].index) != self.norm(index) {
+                k = self.next[k as usize];
+            }
+            if k == NONE {
+                self.orphans.push(OrphanRange {
+                    instruction,
+                    index,
+                    live,
+                });
+            } else if self.b.module.values[k as usize]
+                .live
+                .replace(live)
+                .is_some()
+            {
+                let name = self.b.module.value_name(&self.b.module.values[k as usize]);
+                self.problems
+                    .push((line, format!("a second live range for {name}")));
+            }
+        }
+    }
+
+    fn infos(&mut self, range: std::ops::Range<usize>) {
+        let m = &mut self.b.module;
+        let by_id = self.by_id.get_or_insert_with(|| IdIndex::new(&m.values));
+        for &(value_id, info) in &self.b.infos[range] {
+            let Some(v) = by_id.get(value_id) else {
+                continue;
+            };
+            let instruction = m.values[v as usize].instruction;
+            if let Some(i) = m.instructions.get_mut(instruction as usize) {
+                if i.opcode.is_empty() {
+                    *i = Instruction {
+                        name: i.name,
+                        ..info
+                    };
+                }
+            }
+        }
+    }
+
+    fn used(&mut self, range: std::ops::Range<usize>) {
+        let m = &mut self.b.module;
+        let by_id = self.by_id.get_or_insert_with(|| IdIndex::new(&m.values));
+        for &(id, text) in &self.b.used[range] {
+            match by_id.get(id) {
+                Some(v) => m.values[v as usize].uses_text = text,
+                None => self.unknown.push(id),
+            }
+        }
+    }
+
+    /// The warnings of the phase that ended, and the next phase.
+    fn end_phase(&mut self) {
+        self.done = 0;
+        self.phase = match self.phase {
+            Phase::Chain => {
+                for k in std::mem::take(&mut self.duplicates).into_iter().rev() {
+                    let line = self.b.value_lines.get(k as usize).copied().unwrap_or(0);
+                    let name = self.b.module.value_name(&self.b.module.values[k as usize]);
+                    self.b.warn(
+                        Part::Allocations,
+                        line.into(),
+                        format!("value {name} is listed twice"),
+                    );
+                }
+                Phase::Ranges
+            }
+            Phase::Ranges => {
+                for (line, message) in std::mem::take(&mut self.problems) {
+                    self.b.warn(Part::LiveRange, line, message);
+                }
+                let orphans = std::mem::take(&mut self.orphans);
+                if let Some(s) = self.b.module.schedule.as_mut() {
+                    s.orphan_ranges = orphans;
+                }
+                self.b.ranges = Vec::new();
+                self.first = Vec::new();
+                self.next = Vec::new();
+                // Without `Used values`, nothing more is joined.
+                if self.b.used.is_empty() {
+                    self.checks();
+                    Phase::Done
+                } else {
+                    Phase::Infos
+                }
+            }
+            Phase::Infos => {
+                self.b.infos = Vec::new();
+                Phase::Used
+            }
+            Phase::Used => {
+                self.used_warnings();
+                self.b.used = Vec::new();
+                self.by_id = None;
+                self.checks();
+                Phase::Done
+            }
+            Phase::Done => Phase::Done,
+        };
+    }
+
+    fn used_warnings(&mut self) {
+        let b = &mut self.b;
+        if b.module.allocations.is_empty() {
+            return;
+        }
+        let unknown = std::mem::take(&mut self.unknown);
+        if !unknown.is_empty() {
+            let first: Vec<String> = unknown.iter().take(5).map(u32::to_string).collect();
+            b.warn(
+                Part::Values,
+                0,
+                format!(
+                    "{} values in `Used values` are in no allocation (ids {}{})",
+                    unknown.len(),
+                    first.join(", "),
+                    if unknown.len() > 5 { ", ..." } else { "" }
+                ),
+            );
+        }
+        let missing = b
+            .module
+            .values
+            .iter()
+            .filter(|v| v.uses_text.is_empty())
+            .count();
+        if missing > 0 {
+            b.warn(Part::Values, 0, format!(
+                "`Used values` lacks {missing} of the {} allocated values: the section is incomplete",
+                b.module.values.len()
+            ));
+        }
+    }
+
+    /// The dump's own totals and peak list, and whether only the allocations were read.
+    fn checks(&mut self) {
+        self.check_totals();
+        self.check_peak_list();
+        let b = &mut self.b;
+        let m = &b.module;
+        if !m.allocations.is_empty()
+            && m.schedule.is_none()
+            && m.values.iter().all(|v| v.uses_text.is_empty())
+        {
+            b.warn(
+                Part::Allocations,
+                0,
+                "only the allocations were found: the `Used values` and `HloLiveRange` sections (in new XLA, \
+                 the -buffer-assignment-values.txt and -live-range.txt files) are missing or cut off, so no value \
+                 has a live range"
+                    .into(),
+            );
+        }
+    }
+
+    /// XLA's peak list holds every value live at its step: fewer entries means it was cut.
+    fn check_peak_list(&mut self) {
+        let b = &mut self.b;
+        let Some(s) = &b.module.schedule else {
+            return;
+        };
+        let Some(peak) = &s.peak else { return };
+        let t = peak.time;
+        let covers = |r: &LiveRange| r.contains(t);
+        let live = b
+            .module
+            .values
+            .iter()
+            .filter_map(|v| v.live)
+            .filter(covers)
+            .count()
+            + s.orphan_ranges.iter().filter(|o| covers(&o.live)).count();
+        if live != peak.entries.len() {
+            let n = peak.entries.len();
+            b.warn(Part::LiveRange, 0, format!(
+                "XLA's peak list at step {t} has {n} entries but {live} values are live there: the list is incomplete"
+            ));
+        }
+    }
+
+    fn check_totals(&mut self) {
+        let b = &mut self.b;
+        let sum = b.module.total_bytes();
+        if let Some(total) = b.module.total_bytes_line {
+            if !b.module.allocations.is_empty() && total != sum {
+                b.warn(Part::Allocations, 0, format!(
+                    "the allocations add up to {sum} bytes but the dump says `Total bytes used: {total}`: \
+                     the allocations are incomplete"
+                ));
+            }
+        }
+        let report_total = b.module.memory_report.as_ref().and_then(|r| {
+            r.total_bytes.or_else(|| {
+                (!r.spaces.is_empty()).then(|| r.spaces.iter().map(|s| s.total_bytes).sum())
+            })
+        });
+        if let Some(total) = report_total {
+            if !b.module.allocations.is_empty() && total != sum {
+                b.warn(Part::Report, 0, format!("the memory-usage report says {total} bytes but the allocations add up to {sum}"));
+            }
+        }
+    }
+}
+
+/// Value position by value id: an array when ids are dense (they are: XLA numbers values
+/// from 0, and fusion-internal gaps are small), a hash map otherwise.
+enum IdIndex {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u32, u32>),
+}
+
+impl IdIndex {
+    fn new(values: &[crate::model::Value]) -> Self {
+        let max = values.iter().map(|v| v.id as usize).max().unwrap_or(0);
+        if max <= values.len().saturating_mul(8).saturating_add(1024) {
+            let mut dense = vec![u32::MAX; max + 1];
+            for (i, v) in values.iter().enumerate() {
+                dense[v.id as usize] = i as u32;
+            }
+            IdIndex::Dense(dense)
+        } else {
+            IdIndex::Sparse(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v.id, i as u32))
+                    .collect(),
+            )
+        }
+    }
+
+    fn get(&self, id: u32) -> Option<u32> {
+        match self {
+            IdIndex::Dense(d) => d.get(id as usize).copied().filter(|&i| i != u32::MAX),
+            IdIndex::Sparse(m) => m.get(&id).copied(),
+        }
+    }
+}
