@@ -12,6 +12,7 @@
 //!   live at `t` (`start <= t <= end`): aliases and operand→user hand-offs count once.
 
 use crate::model::{Module, Value};
+use std::borrow::Borrow;
 
 /// Everything derived from one module.
 #[derive(Clone, Debug, Default)]
@@ -123,9 +124,10 @@ pub fn analyze(module: &Module) -> Analysis {
 
 /// The analysis of a module a piece at a time ([`Analyzer::step`]), so that a page can
 /// answer input between pieces while a big module is analysed. Same result as
-/// [`analyze`], which runs it to the end.
-pub struct Analyzer<'m> {
-    module: &'m Module,
+/// [`analyze`], which runs it to the end. `M` is `&Module`, or `Module` itself for a caller
+/// that keeps the analyzer beside nothing else ([`crate::pipeline`]).
+pub struct Analyzer<M: Borrow<Module>> {
+    module: M,
     steps: u32,
     /// Memory spaces still to analyse, in reverse order.
     colors: Vec<u32>,
@@ -134,8 +136,9 @@ pub struct Analyzer<'m> {
     current: Option<(Space, Option<Sweep>)>,
 }
 
-impl<'m> Analyzer<'m> {
-    pub fn new(module: &'m Module) -> Analyzer<'m> {
+impl<M: Borrow<Module>> Analyzer<M> {
+    pub fn new(owner: M) -> Analyzer<M> {
+        let module = owner.borrow();
         // A handful of colours among millions of values: collected without sorting them all.
         let mut colors: Vec<u32> = Vec::new();
         let all = module.allocations.iter().map(|a| a.color);
@@ -145,9 +148,10 @@ impl<'m> Analyzer<'m> {
             }
         }
         colors.sort_unstable_by(|a, b| b.cmp(a));
+        let steps = time_steps(module);
         Analyzer {
-            module,
-            steps: time_steps(module),
+            module: owner,
+            steps,
             colors,
             spaces: Vec::new(),
             current: None,
@@ -159,21 +163,22 @@ impl<'m> Analyzer<'m> {
     /// complete.
     pub fn step(&mut self, work: usize) -> bool {
         let work = work.max(1);
+        let module = self.module.borrow();
         match self.current.take() {
             None => {
                 let Some(color) = self.colors.pop() else {
                     return true;
                 };
-                self.current = Some((space_layout(self.module, color), None));
+                self.current = Some((space_layout(module, color), None));
             }
             Some((space, None)) => {
-                let sweep = Sweep::new(&space, self.module, self.steps);
+                let sweep = Sweep::new(&space, module, self.steps);
                 self.current = Some((space, Some(sweep)));
             }
             Some((mut space, Some(mut sweep))) => {
                 if sweep.run(work) {
                     space.curve = std::mem::take(&mut sweep.curve);
-                    find_peak(&mut space, self.module);
+                    find_peak(&mut space, module);
                     self.spaces.push(space);
                 } else {
                     self.current = Some((space, Some(sweep)));
@@ -184,12 +189,18 @@ impl<'m> Analyzer<'m> {
     }
 
     /// Runs what is left and returns the analysis.
-    pub fn finish(mut self) -> Analysis {
+    pub fn finish(self) -> Analysis {
+        self.finish_with_module().1
+    }
+
+    /// [`Analyzer::finish`], handing back the module too.
+    pub fn finish_with_module(mut self) -> (M, Analysis) {
         while !self.step(usize::MAX) {}
-        Analysis {
+        let analysis = Analysis {
             steps: self.steps,
             spaces: self.spaces,
-        }
+        };
+        (self.module, analysis)
     }
 }
 

@@ -53,13 +53,7 @@ fn split(src: &[u8]) -> Result<Sections<'_>, String> {
         ));
     }
     let number = |line: &[u8], prefix: &str| -> Result<u64, String> {
-        let rest = &line[prefix.len()..];
-        let digits: Vec<u8> = rest
-            .iter()
-            .copied()
-            .take_while(u8::is_ascii_digit)
-            .collect();
-        String::from_utf8_lossy(&digits).parse().map_err(|_| {
+        leading_number(&line[prefix.len()..]).0.ok_or_else(|| {
             format!(
                 "cannot read the number in `{}`",
                 String::from_utf8_lossy(line)
@@ -103,11 +97,8 @@ impl Copy {
 
     /// Rewrites `<ID NAME...>` at the start of `s`; returns the bytes consumed.
     fn value_token(&self, out: &mut Vec<u8>, s: &[u8]) -> usize {
-        let digits = s[1..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let id: u64 = std::str::from_utf8(&s[1..1 + digits])
-            .ok()
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(0);
+        let (id, digits) = leading_number(&s[1..]);
+        let id = id.unwrap_or(0);
         let name_start = 1 + digits + 1;
         let name_len = s[name_start.min(s.len())..]
             .iter()
@@ -125,21 +116,15 @@ fn name_char(c: u8) -> bool {
 
 fn allocation_line(c: &Copy, out: &mut Vec<u8>, line: &[u8]) {
     if let Some(rest) = line.strip_prefix(b"allocation ") {
-        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-        let index: u64 = std::str::from_utf8(&rest[..digits])
-            .ok()
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(0);
+        let (index, digits) = leading_number(rest);
+        let index = index.unwrap_or(0);
         out.extend_from_slice(format!("allocation {}", index + c.k * c.allocations).as_bytes());
         let rest = &rest[digits..];
         match find(rest, b", parameter ") {
             Some(p) => {
                 let after = &rest[p + 12..];
-                let d = after.iter().take_while(|c| c.is_ascii_digit()).count();
-                let n: u64 = std::str::from_utf8(&after[..d])
-                    .ok()
-                    .and_then(|d| d.parse().ok())
-                    .unwrap_or(0);
+                let (n, d) = leading_number(after);
+                let n = n.unwrap_or(0);
                 out.extend_from_slice(&rest[..p + 12]);
                 out.extend_from_slice((n + c.k * c.parameters).to_string().as_bytes());
                 out.extend_from_slice(&after[d..]);
@@ -241,52 +226,63 @@ fn human(n: u64) -> String {
 /// Writes `copies` copies of `src`'s program as one dump; returns the bytes written.
 pub fn generate(src: &[u8], copies: u64, out: &mut impl Write) -> Result<u64, String> {
     let s = split(src)?;
-    let max_id = s
-        .used
-        .iter()
-        .filter(|l| l.starts_with(b"<"))
-        .filter_map(|l| {
-            let d: Vec<u8> = l[1..]
-                .iter()
-                .copied()
-                .take_while(u8::is_ascii_digit)
-                .collect();
-            String::from_utf8_lossy(&d).parse::<u64>().ok()
-        })
-        .max()
-        .unwrap_or(0);
-    let allocations = s
-        .allocations
-        .iter()
-        .filter(|l| l.starts_with(b"allocation "))
-        .count() as u64;
-    let parameters = s
-        .allocations
-        .iter()
-        .filter_map(|l| find(l, b", parameter ").map(|p| &l[p + 12..]))
-        .filter_map(|r| {
-            let d: Vec<u8> = r.iter().copied().take_while(u8::is_ascii_digit).collect();
-            String::from_utf8_lossy(&d).parse::<u64>().ok()
-        })
-        .max()
-        .map_or(0, |m| m + 1);
-    let copy = |k| Copy {
-        k,
-        id_span: max_id + 1,
-        allocations,
-        parameters,
-        max: s.max,
-    };
-
+    let spans = Spans::of(&s);
     let mut w = Counting {
         inner: out,
         bytes: 0,
     };
+    write_copies(&s, &spans, copies, &mut w).map_err(|e| e.to_string())?;
+    Ok(w.bytes)
+}
+
+/// What each copy adds to value ids, allocation indices and parameter numbers.
+struct Spans {
+    ids: u64,
+    allocations: u64,
+    parameters: u64,
+}
+
+impl Spans {
+    fn of(s: &Sections) -> Spans {
+        let max_id = s
+            .used
+            .iter()
+            .filter_map(|l| l.strip_prefix(b"<"))
+            .filter_map(|rest| leading_number(rest).0)
+            .max()
+            .unwrap_or(0);
+        let allocations = s
+            .allocations
+            .iter()
+            .filter(|l| l.starts_with(b"allocation "))
+            .count() as u64;
+        let parameters = s
+            .allocations
+            .iter()
+            .filter_map(|l| find(l, b", parameter ").map(|p| &l[p + 12..]))
+            .filter_map(|rest| leading_number(rest).0)
+            .max()
+            .map_or(0, |m| m + 1);
+        Spans {
+            ids: max_id + 1,
+            allocations,
+            parameters,
+        }
+    }
+}
+
+/// The dump: each section with every copy's lines, the totals recomputed, the tail as is.
+fn write_copies(s: &Sections, spans: &Spans, copies: u64, w: &mut impl Write) -> io::Result<()> {
     let mut buf = Vec::with_capacity(1 << 16);
-    let err = |e: io::Error| e.to_string();
-    let mut section = |w: &mut Counting<_>, lines: &[&[u8]], f: fn(&Copy, &mut Vec<u8>, &[u8])| {
+    let mut section = |w: &mut dyn Write, lines: &[&[u8]], f: fn(&Copy, &mut Vec<u8>, &[u8])| {
         for k in 0..copies {
-            let c = copy(k);
+            let c = Copy {
+                k,
+                id_span: spans.ids,
+                allocations: spans.allocations,
+                parameters: spans.parameters,
+                max: s.max,
+            };
             for line in lines {
                 f(&c, &mut buf, line);
                 buf.push(b'\n');
@@ -300,31 +296,38 @@ pub fn generate(src: &[u8], copies: u64, out: &mut impl Write) -> Result<u64, St
         buf.clear();
         Ok::<(), io::Error>(())
     };
-    w.write_all(b"BufferAssignment:\n").map_err(err)?;
-    section(&mut w, &s.allocations, allocation_line).map_err(err)?;
+    w.write_all(b"BufferAssignment:\n")?;
+    section(w, &s.allocations, allocation_line)?;
     let total = s.total.saturating_mul(copies);
     write!(
         w,
         "\nTotal bytes used: {total} ({})\n\nUsed values:\n",
         human(total)
-    )
-    .map_err(err)?;
-    section(&mut w, &s.used, used_line).map_err(err)?;
+    )?;
+    section(w, &s.used, used_line)?;
     write!(
         w,
         "\n\nHloLiveRange (max {}):\n  InstructionSequence:\n",
         s.max * copies
-    )
-    .map_err(err)?;
-    section(&mut w, &s.sequence, sequence_line).map_err(err)?;
-    w.write_all(b"  BufferLiveRange:\n").map_err(err)?;
-    section(&mut w, &s.ranges, range_line).map_err(err)?;
+    )?;
+    section(w, &s.sequence, sequence_line)?;
+    w.write_all(b"  BufferLiveRange:\n")?;
+    section(w, &s.ranges, range_line)?;
     for line in &s.tail {
-        w.write_all(line).map_err(err)?;
-        w.write_all(b"\n").map_err(err)?;
+        w.write_all(line)?;
+        w.write_all(b"\n")?;
     }
-    w.flush().map_err(err)?;
-    Ok(w.bytes)
+    w.flush()
+}
+
+/// The number the decimal digits at the start of `s` spell (`None`: no digits, or too
+/// big), and how many digits there are.
+fn leading_number(s: &[u8]) -> (Option<u64>, usize) {
+    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    let n = std::str::from_utf8(&s[..digits])
+        .ok()
+        .and_then(|d| d.parse().ok());
+    (n, digits)
 }
 
 /// How many copies make at least `target` bytes from a source of `size` bytes.

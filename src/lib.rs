@@ -1,13 +1,15 @@
 //! bufscope core: bytes of XLA buffer-assignment dumps in, model and analysis out.
 //!
 //! The data flows one way: [`parse`] (bytes → [`model::Module`]) → [`analysis`] (layout,
-//! occupied bytes, peak) → [`render`] (plotters, any backend) and [`summary`]. The core does
-//! no I/O and builds natively and for `wasm32-unknown-unknown`; the CLI (`src/cli.rs`) and
-//! the browser app (`src/ui/`) do the reading. See ARCHITECTURE.md.
+//! occupied bytes, peak) → [`render`] (plotters, any backend) and [`summary`]; [`pipeline`]
+//! drives reading, joining and analysing in pieces. The core does no I/O and builds natively
+//! and for `wasm32-unknown-unknown`; the CLI (`src/cli/`) and the browser app (`src/ui/`) do
+//! the reading. See ARCHITECTURE.md.
 
 pub mod analysis;
 pub mod model;
 pub mod parse;
+pub mod pipeline;
 pub mod query;
 pub mod render;
 pub mod shape;

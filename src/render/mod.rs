@@ -248,12 +248,7 @@ fn draw_module<DB: DrawingBackend>(
         "{} · {} · {} allocated",
         count(module.allocations.len(), "allocation"),
         count(module.values.len(), "value"),
-        human_bytes(
-            module
-                .allocations
-                .iter()
-                .fold(0u64, |s, a| s.saturating_add(a.size))
-        ),
+        human_bytes(module.total_bytes()),
     );
     match &module.schedule {
         Some(s) => facts.push_str(&format!(" · schedule of {}", count(s.max as usize, "step"))),

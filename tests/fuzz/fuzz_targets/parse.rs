@@ -7,12 +7,13 @@
 //! first `\n` is one dump file's bytes.
 //!
 //! Checked: nothing panics or hangs; reading the bytes in random chunks through
-//! `Loader::feed` and joining them in random pieces (`Finishing::step`) gives the same
-//! modules, values and warnings as one `load_files` call.
+//! `Pipeline::feed` and joining and analysing them in random pieces (`Pipeline::step`) gives
+//! the same modules, values, warnings and analyses as one `pipeline::open_files` call.
 
 #![no_main]
 
-use bufscope::{analysis, load_files, query, render, summary, Load, Loader};
+use bufscope::pipeline::{open_files, Loaded, Pipeline};
+use bufscope::{query, render, summary};
 use libfuzzer_sys::fuzz_target;
 
 const NAMES: [&str; 4] = [
@@ -38,35 +39,35 @@ impl Rng {
     }
 }
 
-fn streamed(name: &str, bytes: &[u8], seed: u64) -> Load {
+fn streamed(name: &str, bytes: &[u8], seed: u64) -> Loaded {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     // Tiny chunks (cut inside every token, the gzip header, CRLF), medium, large; tiny
     // ones, the slowest, an eighth of the time.
     let max = [3u64, 64, 64, 4096, 4096, 4096, 4096, 4096][(rng.next() % 8) as usize];
-    let mut loader = Loader::new();
-    loader.begin_file(name);
+    let mut pipeline = Pipeline::new();
+    pipeline.begin_file(name);
     let mut rest = bytes;
     while !rest.is_empty() {
         let n = (1 + rng.next() % max) as usize;
         let (chunk, tail) = rest.split_at(n.min(rest.len()));
-        loader.feed(chunk);
+        pipeline.feed(chunk);
         rest = tail;
     }
-    loader.end_file();
-    // Joined in pieces of a random size (1 to 64 items), as the browser joins.
+    pipeline.end_file();
+    // Joined and analysed in pieces of a random size (1 to 64 units), as the browser does.
     let work = 1 + (rng.next() % 64) as usize;
-    let mut finishing = loader.finishing();
-    while !finishing.step(work) {}
-    finishing.into_load()
+    while !pipeline.step(work).is_done() {}
+    pipeline.finish()
 }
 
-fn same(a: &Load, b: &Load) {
+fn same(a: &Loaded, b: &Loaded) {
     assert_eq!(
         a.errors, b.errors,
         "errors differ between one chunk and streaming"
     );
     assert_eq!(a.modules.len(), b.modules.len(), "module count differs");
-    for (x, y) in a.modules.iter().zip(&b.modules) {
+    for (ax, ay) in a.modules.iter().zip(&b.modules) {
+        let (x, y) = (&ax.module, &ay.module);
         assert_eq!(x.name, y.name);
         assert_eq!(
             x.allocations.len(),
@@ -77,6 +78,11 @@ fn same(a: &Load, b: &Load) {
         let wx: Vec<_> = x.warnings.iter().map(|w| (w.line, &w.message)).collect();
         let wy: Vec<_> = y.warnings.iter().map(|w| (w.line, &w.message)).collect();
         assert_eq!(wx, wy, "warnings differ between one chunk and streaming");
+        assert_eq!(
+            format!("{:?}", ax.analysis),
+            format!("{:?}", ay.analysis),
+            "analysis differs between one go and pieces"
+        );
     }
 }
 
@@ -89,19 +95,18 @@ fuzz_target!(|data: &[u8]| {
     let pattern = String::from_utf8_lossy(control.get(1..).unwrap_or(&[]));
     let name = NAMES[usize::from(selector & 3)];
 
-    let whole = load_files([(name, dump)]);
+    let whole = open_files([(name, dump)]);
     let parts = streamed(name, dump, u64::from(selector >> 2) ^ dump.len() as u64);
     same(&whole, &parts);
 
     let matcher = query::compile(&pattern).ok();
-    let mut analyses = Vec::new();
-    for m in &whole.modules {
-        let a = analysis::analyze(m);
+    for shown in &whole.modules {
+        let (m, a) = (&shown.module, &shown.analysis);
         if selector & 0xc0 == 0xc0
             && m.values.len() <= RENDER_MAX_VALUES
             && m.allocations.len() <= RENDER_MAX_ALLOCATIONS
         {
-            let svg = render::render_svg(m, &a, 320);
+            let svg = render::render_svg(m, a, 320);
             assert!(svg.starts_with("<svg"));
         }
         if let Some(re) = &matcher {
@@ -110,9 +115,8 @@ fuzz_target!(|data: &[u8]| {
             query::sort_values(m, &mut hits, column, selector & 0x20 != 0);
             let _ = query::group_by_op_name(m, &hits);
         }
-        analyses.push(a);
     }
-    let s = summary::Summary::new(whole.modules.iter().zip(&analyses));
+    let s = summary::Summary::new(whole.modules.iter().map(|s| (&s.module, &s.analysis)));
     let _ = s.to_json();
 });
 

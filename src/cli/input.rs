@@ -1,0 +1,184 @@
+//! Reading for the command line: which files the operands name (folders give their dump
+//! files), reading them in chunks into the core's [`Pipeline`], and choosing the module to
+//! draw. Problems with single files go to stderr; no module at all is a [`Failure`].
+
+use super::Failure;
+use bufscope::pipeline::{Analysed, Loaded, Pipeline};
+use bufscope::summary::human_bytes;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Files are read and fed to the pipeline in chunks of this size.
+pub const CHUNK: usize = 4 << 20;
+
+/// Reads every dump file named by `paths` (files, or folders of dumps), joins and analyses
+/// the modules.
+pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
+    let files = dump_files(paths);
+    if files.is_empty() {
+        return Err(Failure("no dump file to read".into()));
+    }
+    let mut pipeline = Pipeline::new();
+    let mut buf = vec![0u8; CHUNK];
+    for path in &files {
+        if let Err(e) = feed_file(&mut pipeline, path, &mut buf) {
+            eprintln!("bufscope: cannot read {}: {e}", path.display());
+        }
+    }
+    let loaded = pipeline.finish();
+    for e in &loaded.errors {
+        eprintln!("bufscope: {e}");
+    }
+    if loaded.modules.is_empty() {
+        let what = if files.len() == 1 {
+            "the file given"
+        } else {
+            "any of the files given"
+        };
+        return Err(Failure(format!("no module could be read from {what}")));
+    }
+    Ok(loaded)
+}
+
+/// Streams one file into the pipeline, `buf.len()` bytes at a time.
+fn feed_file(pipeline: &mut Pipeline, path: &Path, buf: &mut [u8]) -> std::io::Result<()> {
+    let mut file = File::open(path)?;
+    pipeline.begin_file(&path.to_string_lossy());
+    let result = loop {
+        match file.read(buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => pipeline.feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    pipeline.end_file();
+    result
+}
+
+/// The files to read: each file operand as is, and the dump files of each folder operand
+/// in name order. Operands that are neither are reported on stderr.
+fn dump_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for path in paths {
+        let p = path.display();
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => match folder_dumps(path) {
+                Ok(found) if found.is_empty() => {
+                    eprintln!("bufscope: no dump files in {p} (no .txt or .txt.gz file)")
+                }
+                Ok(found) => files.extend(found),
+                Err(e) => eprintln!("bufscope: cannot list {p}: {e}"),
+            },
+            Ok(_) => files.push(path.clone()),
+            Err(e) => eprintln!("bufscope: cannot read {p}: {e}"),
+        }
+    }
+    files
+}
+
+/// The dump files of a folder, in name order ([`bufscope::parse::folder_selection`]).
+fn folder_dumps(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok(bufscope::parse::folder_selection(&names)
+        .into_iter()
+        .map(|i| files[i].clone())
+        .collect())
+}
+
+/// The module called `name` (or, failing that, the only one whose name contains it); by
+/// default [`bufscope::pipeline::default_module`], saying so when there was a choice.
+pub fn pick_module<'a>(loaded: &'a Loaded, name: Option<&str>) -> Result<&'a Analysed, Failure> {
+    let modules = &loaded.modules;
+    let names = || {
+        modules
+            .iter()
+            .map(|a| a.module.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(name) = name {
+        if let Some(a) = modules.iter().find(|a| a.module.name == name) {
+            return Ok(a);
+        }
+        let partial: Vec<&Analysed> = modules
+            .iter()
+            .filter(|a| a.module.name.contains(name))
+            .collect();
+        return match partial.as_slice() {
+            [one] => Ok(one),
+            [] => Err(Failure(format!(
+                "no module named '{name}'; read: {}",
+                names()
+            ))),
+            _ => Err(Failure(format!(
+                "several modules match '{name}': {}",
+                names()
+            ))),
+        };
+    }
+    let best = loaded
+        .default_module()
+        .ok_or_else(|| Failure("no module to draw".into()))?;
+    if modules.len() > 1 {
+        eprintln!(
+            "bufscope: {} modules read; drawing {} ({} allocated), the largest; choose another with --module NAME",
+            modules.len(),
+            best.module.name,
+            human_bytes(best.module.total_bytes())
+        );
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_give_their_dump_files_in_name_order() {
+        let dir = std::env::temp_dir().join(format!("bufscope-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub.buffer-assignment.txt")).unwrap();
+        for name in [
+            "b.live-range.txt.gz",
+            "a.buffer-assignment.txt",
+            "a.buffer-assignment-values.txt",
+            "a.memory-usage-report.txt",
+            "notes.txt",
+            "a.buffer-assignment.txt.bak",
+        ] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let found = folder_dumps(&dir).unwrap();
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            names,
+            [
+                "a.buffer-assignment-values.txt",
+                "a.buffer-assignment.txt",
+                "a.memory-usage-report.txt",
+                "b.live-range.txt.gz"
+            ]
+        );
+    }
+}

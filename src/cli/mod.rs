@@ -1,0 +1,280 @@
+//! The `bufscope` command line (native only): `summary`, `render`, `bench` and `generate`.
+//!
+//! Owns: the commands, their arguments (clap, derived from the types below, which also
+//! write `--help`) and what they print. Reading dump files and folders into the core's
+//! [`bufscope::pipeline`] is [`input`]'s; the scale benchmark is [`bench`]'s.
+//!
+//! Exit codes: 0 done (and `--help`, `--version`); 1 nothing to show (no module could be
+//! read, an output could not be written); 2 the arguments are wrong (clap's message and
+//! usage line on stderr).
+
+mod bench;
+mod input;
+
+use bufscope::render;
+use bufscope::summary::Summary;
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+
+const PATHS: &str = "\
+PATH is a dump file or a folder. A file named explicitly is read whatever its name; from a
+folder (not recursively) bufscope reads the files ending in buffer-assignment.txt,
+buffer-assignment-values.txt, live-range.txt or memory-usage-report.txt (each optionally
+.gz), in name order; when none is named so, every .txt and .txt.gz file.";
+
+/// bufscope: a viewer for XLA buffer-assignment dumps
+#[derive(Parser)]
+#[command(name = "bufscope", version, arg_required_else_help = true, after_help = PATHS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Summary(SummaryArgs),
+    Render(RenderArgs),
+    Bench(bench::BenchArgs),
+    Generate(GenerateArgs),
+}
+
+/// Key figures of every module, as a table or JSON
+///
+/// Per module: allocations, values, bytes, and per memory space the allocated bytes and the
+/// peak of live bytes.
+#[derive(Args)]
+#[command(args_override_self = true, after_help = PATHS)]
+struct SummaryArgs {
+    /// Print one JSON object instead of a table
+    #[arg(long)]
+    json: bool,
+    /// Dump files or folders of dumps
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+}
+
+/// Draws a module as an SVG, one panel per memory space
+#[derive(Args)]
+#[command(args_override_self = true, after_help = PATHS)]
+struct RenderArgs {
+    /// Dump files or folders of dumps
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+    /// Where to write the SVG; '-' for standard output
+    #[arg(long, value_name = "OUT.svg")]
+    svg: PathBuf,
+    /// The module to draw (a name, or a part of one name); by default the one with the most
+    /// allocated bytes
+    #[arg(long, value_name = "NAME")]
+    module: Option<String>,
+    /// Width of the drawing in pixels
+    #[arg(long, value_name = "PX", default_value_t = 1400)]
+    width: u32,
+}
+
+/// Writes a bigger, valid dump for scale tests
+///
+/// SRC's program repeated in one module with fresh ids and names until OUT has at least
+/// SIZE bytes.
+#[derive(Args)]
+#[command(args_override_self = true)]
+struct GenerateArgs {
+    /// A one-file dump with all its sections
+    #[arg(value_name = "SRC")]
+    src: PathBuf,
+    /// At least this many bytes: 250M, 1G, 1GiB, 1000000 (decimal units; K/M/G or
+    /// KiB/MiB/GiB)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    size: u64,
+    /// The file to write
+    #[arg(long, value_name = "OUT")]
+    out: PathBuf,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    run(std::env::args_os())
+}
+
+/// Runs the command line `args` (the program name first).
+fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with 0, mistakes to stderr with 2.
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let result = match cli.command {
+        Command::Summary(args) => summary(args),
+        Command::Render(args) => render(args),
+        Command::Bench(args) => bench::bench(args),
+        Command::Generate(args) => generate(args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Failure(msg)) => {
+            eprintln!("bufscope: {msg}");
+            1
+        }
+    }
+}
+
+/// Why a command had nothing to show: one sentence for stderr (exit 1).
+struct Failure(String);
+
+type CmdResult = Result<(), Failure>;
+
+fn summary(args: SummaryArgs) -> CmdResult {
+    let loaded = input::open(&args.paths)?;
+    let summary = Summary::new(loaded.modules.iter().map(|a| (&a.module, &a.analysis)));
+    let text = if args.json {
+        let mut json = summary.to_json();
+        json.push('\n');
+        json
+    } else {
+        summary.to_table()
+    };
+    write_stdout(text.as_bytes())
+}
+
+fn render(args: RenderArgs) -> CmdResult {
+    let loaded = input::open(&args.paths)?;
+    let shown = input::pick_module(&loaded, args.module.as_deref())?;
+    let (module, analysis) = (&shown.module, &shown.analysis);
+    let svg = render::render_svg(module, analysis, args.width);
+    let out = &args.svg;
+    if out.as_os_str() == "-" {
+        return write_stdout(svg.as_bytes());
+    }
+    std::fs::write(out, svg)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))?;
+    eprintln!(
+        "bufscope: drew {} ({} memory space{}) into {}",
+        module.name,
+        analysis.spaces.len(),
+        if analysis.spaces.len() == 1 { "" } else { "s" },
+        out.display()
+    );
+    Ok(())
+}
+
+fn generate(args: GenerateArgs) -> CmdResult {
+    let (src, out) = (args.src.display(), args.out.display());
+    let bytes =
+        std::fs::read(&args.src).map_err(|e| Failure(format!("cannot read {src}: {e}")))?;
+    let copies = crate::generate::copies_for(bytes.len() as u64, args.size);
+    let file = File::create(&args.out).map_err(|e| Failure(format!("cannot write {out}: {e}")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let written = crate::generate::generate(&bytes, copies, &mut w)
+        .map_err(|e| Failure(format!("{src}: {e}")))?;
+    eprintln!("bufscope: wrote {out}: {copies} copies of {src}'s program, {written} bytes");
+    Ok(())
+}
+
+/// `250M`, `1G`, `1GiB`, `1000000`: bytes.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("cannot read the size '{s}'")),
+    };
+    match number.parse::<f64>() {
+        Ok(n) => Ok((n * scale) as u64),
+        Err(_) => Err(format!("cannot read the size '{s}'")),
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> CmdResult {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure(format!("cannot write the output: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("bufscope").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_argument_types_agree_with_each_other() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_options_and_operands_in_any_order() {
+        let Ok(Cli {
+            command: Command::Render(r),
+        }) = parse(&["render", "a.txt", "--svg", "out.svg", "--width=900", "dir", "--", "--odd"])
+        else {
+            panic!("render did not parse")
+        };
+        let paths: Vec<_> = r.paths.iter().map(|p| p.to_string_lossy()).collect();
+        assert_eq!(paths, ["a.txt", "dir", "--odd"]);
+        assert_eq!(r.svg, PathBuf::from("out.svg"));
+        assert_eq!((r.width, r.module), (900, None));
+        // The last of a repeated option counts.
+        let Ok(Cli {
+            command: Command::Summary(s),
+        }) = parse(&["summary", "--json", "x", "--json"])
+        else {
+            panic!("summary did not parse")
+        };
+        assert!(s.json);
+        for wrong in [
+            &["summary", "--nope", "x"][..],
+            &["render", "x", "--svg"],
+            &["render", "x", "--svg", "o.svg", "--width", "x"],
+            &["generate", "src", "--size", "12 parsecs", "--out", "o"],
+        ] {
+            let e = parse(wrong).err().unwrap_or_else(|| panic!("{wrong:?} parsed"));
+            assert_eq!(e.exit_code(), 2, "{wrong:?}");
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("250M"), Ok(250_000_000));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_size(" 1.5k "), Ok(1500));
+        assert_eq!(parse_size("1000000"), Ok(1_000_000));
+        assert!(parse_size("1T").is_err());
+        assert!(parse_size("M").is_err());
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(run(["bufscope", "--help"]), 0);
+        assert_eq!(run(["bufscope", "summary", "--help"]), 0);
+        assert_eq!(run(["bufscope", "--version"]), 0);
+        assert_eq!(run(["bufscope"]), 2);
+        assert_eq!(run(["bufscope", "frobnicate"]), 2);
+        assert_eq!(run(["bufscope", "summary"]), 2);
+        assert_eq!(run(["bufscope", "summary", "/nonexistent/bufscope/file"]), 1);
+        assert_eq!(run(["bufscope", "render", "x.txt"]), 2);
+        assert_eq!(run(["bufscope", "bench", "x.txt", "--runs", "0"]), 2);
+        assert_eq!(run(["bufscope", "bench", "x.txt", "--zoom", "sideways"]), 2);
+    }
+}
