@@ -7,7 +7,9 @@
 //! * **peak heap** = the highest occupied bytes inside the space's `preallocated-temp`
 //!   allocation(s) (at one step, all of them together) + the size of every allocation of the
 //!   space that is an entry parameter, `maybe-live-out` or constant (each once).
-//!   Thread-local allocations are left out. The space is the allocation's colour.
+//!   Thread-local allocations are left out, and so is an allocation holding no value of
+//!   non-zero size (XProf counts an allocation through its largest value). The space is the
+//!   allocation's colour.
 //! * **fragmentation** = (total − peak heap) / (total − parameter, maybe-live-out and
 //!   constant bytes), where total is the sum of the space's allocation sizes, thread-local
 //!   ones left out; 0 when the denominator is 0.
@@ -44,8 +46,12 @@ fn is_temp(a: &Allocation, color: u32) -> bool {
     a.color == color && a.flags.preallocated_temp
 }
 
-fn is_indefinite(a: &Allocation) -> bool {
-    a.parameter.is_some() || a.flags.maybe_live_out || a.flags.constant
+fn is_indefinite(module: &Module, a: &Allocation) -> bool {
+    let held = module
+        .values
+        .get(a.values.start as usize..a.values.end as usize)
+        .is_some_and(|vs| vs.iter().any(|v| v.size > 0));
+    held && (a.parameter.is_some() || a.flags.maybe_live_out || a.flags.constant)
 }
 
 /// XProf's peak heap and fragmentation for `space`.
@@ -56,7 +62,7 @@ pub fn xprof_figures(module: &Module, space: &Space) -> XprofFigures {
         .filter(|a| !a.flags.thread_local)
         .fold(0u64, |s, a| s.saturating_add(a.size));
     let indefinite_bytes = own()
-        .filter(|a| !a.flags.thread_local && is_indefinite(a))
+        .filter(|a| !a.flags.thread_local && is_indefinite(module, a))
         .fold(0u64, |s, a| s.saturating_add(a.size));
     let temp = temp_curve(module, space);
     let (temp_peak_step, temp_peak_bytes) = temp
