@@ -7,6 +7,7 @@
 //! the reading. See ARCHITECTURE.md.
 
 pub mod analysis;
+pub mod answers;
 pub mod model;
 pub mod parse;
 pub mod pipeline;

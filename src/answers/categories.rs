@@ -1,0 +1,241 @@
+//! The live bytes of a step by category: parameters (split into model parameters, optimizer
+//! state and inputs where the dump names parameters after Python arguments), outputs,
+//! constants, temporaries. Each category carries the rule that puts a value in it; the split
+//! of parameters is a heuristic and says so.
+//!
+//! A value's kind is [`Module::kind`]. A parameter's *path* is its instruction's op_name when
+//! that reads as a Python path (jax < 0.7 writes `opt_state[0].mu[0]['w']`, `p['ln1']`, `x`
+//! there), else its instruction name without the `.N` suffix when jax ≥ 0.7 named it after
+//! the argument (`params_0___w__.1`, `opt_state_0__mu_0___w__.1`). Names XLA makes up
+//! (`Arg_0.1`, `arg3.1`, `parameter.2`, `p0.1`) and op_names such as `XLA_Args` give no path.
+//! The path's root (up to the first `[`, `.`, `'` or `(`; in an instruction name up to the
+//! first `_` followed by `_` or a digit) decides.
+
+use serde::Serialize;
+
+use crate::answers::LiveSet;
+use crate::model::{Module, ValueKind};
+
+/// A category of live values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    ModelParameters,
+    OptimizerState,
+    Inputs,
+    /// Parameters whose names tell nothing.
+    Parameters,
+    Outputs,
+    Constants,
+    Temporaries,
+    ThreadLocal,
+}
+
+impl Category {
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::ModelParameters => "model parameters",
+            Category::OptimizerState => "optimizer state",
+            Category::Inputs => "inputs",
+            Category::Parameters => "parameters",
+            Category::Outputs => "outputs",
+            Category::Constants => "constants",
+            Category::Temporaries => "temporaries",
+            Category::ThreadLocal => "thread-local",
+        }
+    }
+
+    /// The rule that puts a value in this category.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Category::ModelParameters => "heuristic: an entry parameter whose Python path starts with params, param, p, weights, w, variables, vars or model",
+            Category::OptimizerState => "heuristic: an entry parameter whose Python path starts with opt (opt_state, optimizer), adam, momentum, mu or nu",
+            Category::Inputs => "heuristic: an entry parameter with any other Python path (x, y, batch, ...)",
+            Category::Parameters => "an entry parameter whose name is made up by XLA (Arg_0.1, arg3.1, parameter.2): no Python path to split by",
+            Category::Outputs => "a value in a maybe-live-out allocation that lives to the end of the program",
+            Category::Constants => "a value in a constant allocation",
+            Category::Temporaries => "any other value: intermediate results, including those that reuse a donated parameter's buffer before the end",
+            Category::ThreadLocal => "a value in a thread-local allocation",
+        }
+    }
+
+    pub fn is_heuristic(self) -> bool {
+        matches!(
+            self,
+            Category::ModelParameters | Category::OptimizerState | Category::Inputs
+        )
+    }
+}
+
+/// One category's share of the live bytes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CategoryRow {
+    pub category: Category,
+    pub label: &'static str,
+    pub rule: &'static str,
+    pub heuristic: bool,
+    pub bytes: u64,
+    pub value_bytes: u64,
+    pub count: u32,
+    pub percent: f64,
+    #[serde(skip)]
+    pub values: Vec<u32>,
+}
+
+/// The category of one value.
+pub fn category(module: &Module, value: u32) -> Category {
+    let v = &module.values[value as usize];
+    match module.kind(v) {
+        ValueKind::Parameter => parameter_category(module, value),
+        ValueKind::Output => Category::Outputs,
+        ValueKind::Constant => Category::Constants,
+        ValueKind::ThreadLocal => Category::ThreadLocal,
+        ValueKind::Temporary => Category::Temporaries,
+    }
+}
+
+fn parameter_category(module: &Module, value: u32) -> Category {
+    let i = module.instruction(&module.values[value as usize]);
+    let root = python_root(module.str(i.op_name), module.str(i.name));
+    let Some(root) = root else {
+        return Category::Parameters;
+    };
+    let root = root.to_ascii_lowercase();
+    let w_digits = root
+        .strip_prefix('w')
+        .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
+    if root.starts_with("opt") || ["adam", "momentum", "mu", "nu"].contains(&root.as_str()) {
+        Category::OptimizerState
+    } else if w_digits
+        || [
+            "params",
+            "param",
+            "p",
+            "weights",
+            "variables",
+            "vars",
+            "model",
+        ]
+        .contains(&root.as_str())
+    {
+        Category::ModelParameters
+    } else {
+        Category::Inputs
+    }
+}
+
+/// The root of a parameter's Python path, from its op_name or else its instruction name.
+fn python_root<'a>(op_name: &'a str, name: &'a str) -> Option<&'a str> {
+    let op = op_name.trim();
+    let pythonic = !op.is_empty()
+        && !op.contains('/')
+        && !op.contains("jit(")
+        && op != "XLA_Args"
+        && !made_up(op);
+    if pythonic {
+        let end = op.find(['[', '.', '\'', '(']).unwrap_or(op.len());
+        return Some(&op[..end]).filter(|r| !r.is_empty());
+    }
+    let base = name.rsplit_once('.').map_or(name, |(b, n)| {
+        if n.bytes().all(|c| c.is_ascii_digit()) {
+            b
+        } else {
+            name
+        }
+    });
+    if base.is_empty() || made_up(base) {
+        return None;
+    }
+    let bytes = base.as_bytes();
+    let end = (0..bytes.len())
+        .find(|&k| {
+            bytes[k] == b'_'
+                && bytes
+                    .get(k + 1)
+                    .is_some_and(|&c| c == b'_' || c.is_ascii_digit())
+        })
+        .unwrap_or(bytes.len());
+    Some(&base[..end]).filter(|r| !r.is_empty())
+}
+
+/// Names XLA gives parameters itself: `Arg_0`, `arg3`, `parameter`, `parameter.2`, `p0`,
+/// `param_1`.
+fn made_up(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let base = lower.split('.').next().unwrap_or("");
+    ["arg_", "arg", "parameter_", "parameter", "param_", "p"]
+        .iter()
+        .any(|p| {
+            base.strip_prefix(p).is_some_and(|rest| {
+                rest.bytes().all(|b| b.is_ascii_digit()) && (!rest.is_empty() || *p == "parameter")
+            })
+        })
+}
+
+/// The live set by category, largest first.
+pub fn by_category(module: &Module, live: &LiveSet) -> Vec<CategoryRow> {
+    let mut rows: Vec<CategoryRow> = Vec::new();
+    for lv in &live.values {
+        let c = category(module, lv.value);
+        let at = match rows.iter().position(|r| r.category == c) {
+            Some(at) => at,
+            None => {
+                rows.push(CategoryRow {
+                    category: c,
+                    label: c.label(),
+                    rule: c.rule(),
+                    heuristic: c.is_heuristic(),
+                    bytes: 0,
+                    value_bytes: 0,
+                    count: 0,
+                    percent: 0.0,
+                    values: Vec::new(),
+                });
+                rows.len() - 1
+            }
+        };
+        let r = &mut rows[at];
+        r.bytes += lv.bytes;
+        r.value_bytes += lv.size;
+        r.count += 1;
+        r.values.push(lv.value);
+    }
+    for r in &mut rows {
+        r.percent = crate::answers::groups::percent(r.bytes, live.occupied_bytes);
+    }
+    rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.category.cmp(&b.category)));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_roots() {
+        assert_eq!(
+            python_root("opt_state[0].mu[0]['w']", "Arg_9.10"),
+            Some("opt_state")
+        );
+        assert_eq!(python_root("p['ln1']", "Arg_0.1"), Some("p"));
+        assert_eq!(python_root("x", "Arg_0.1"), Some("x"));
+        assert_eq!(python_root("", "params_0___w__.1"), Some("params"));
+        assert_eq!(
+            python_root("opt_state[0].count", "opt_state_0__count.1"),
+            Some("opt_state")
+        );
+        assert_eq!(
+            python_root("", "opt_state_0__mu_0___w__.1"),
+            Some("opt_state")
+        );
+        assert_eq!(python_root("", "p__ln1__.1"), Some("p"));
+        assert_eq!(python_root("", "batch_images.1"), Some("batch_images"));
+        assert_eq!(python_root("XLA_Args", "arg2.1"), None);
+        assert_eq!(python_root("", "Arg_0.1"), None);
+        assert_eq!(
+            python_root("jit(f)/jit(main)/reduce_sum", "parameter.3"),
+            None
+        );
+        assert_eq!(python_root("", "p0.1"), None);
+    }
+}

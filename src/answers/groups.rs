@@ -1,0 +1,300 @@
+//! What the live bytes of a step are made of, by op_name path (a tree, for an icicle chart)
+//! and by source line.
+//!
+//! Both group a [`LiveSet`] and add up each value's credited `bytes` (so they sum to the
+//! step's occupied bytes; see [`crate::answers`] on aliases) and its own `size`
+//! (`value_bytes`). Values with no op_name or no source are one group like any other, sorted
+//! by size.
+//!
+//! **Folding numbered repeats.** With `fold`, siblings whose segments differ only in their
+//! numbers are one node: a segment's key is the segment with every run of ASCII digits
+//! replaced by `#` (`decoder_layer_0096` → `decoder_layer_#`, `3` → `#`,
+//! `dot_general.1234` → `dot_general.#`). Merged siblings merge their subtrees; the node's
+//! `repeats` counts the distinct segments merged (`×500`), and its label is the key when
+//! there are several, the segment itself when there is one.
+
+use std::borrow::Cow;
+
+use hashbrown::{HashMap, HashSet};
+use serde::Serialize;
+
+use crate::answers::LiveSet;
+use crate::model::{Module, Str};
+
+/// Label of the group of values whose instruction has no op_name.
+pub const NO_OP_NAME: &str = "(no op_name)";
+/// Label of the group of values with no source location.
+pub const NO_SOURCE: &str = "(no source)";
+
+/// A node of the op_name tree: one path prefix.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OpNode {
+    /// The path segment (the folded key when several were merged); empty at the root.
+    pub label: String,
+    /// Distinct segments merged into this node (1 when nothing was folded).
+    pub repeats: u32,
+    /// Occupied bytes credited to the values under this node.
+    pub bytes: u64,
+    /// Sum of the own sizes of the values under this node.
+    pub value_bytes: u64,
+    /// Number of values under this node.
+    pub count: u32,
+    /// Largest `bytes` first, then by label.
+    pub children: Vec<OpNode>,
+    /// Values whose path ends here (in value order); not serialized.
+    #[serde(skip)]
+    pub values: Vec<u32>,
+}
+
+impl OpNode {
+    /// Every value under this node (its own and its descendants').
+    pub fn all_values(&self) -> Vec<u32> {
+        let mut out = self.values.clone();
+        for c in &self.children {
+            out.extend(c.all_values());
+        }
+        out.sort_unstable();
+        out
+    }
+}
+
+/// The op_name tree of the live set: the root covers every live value; its children are the
+/// first path segments (and [`NO_OP_NAME`]).
+pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
+    // Values grouped by op_name first: each distinct op_name is split once.
+    let mut by_op: HashMap<Str, (u64, u64, Vec<u32>)> = HashMap::new();
+    for lv in &live.values {
+        let op = module
+            .instructions
+            .get(module.values[lv.value as usize].instruction as usize)
+            .map_or(Str::EMPTY, |i| i.op_name);
+        let e = by_op.entry(op).or_default();
+        e.0 += lv.bytes;
+        e.1 += lv.size;
+        e.2.push(lv.value);
+    }
+    let mut root = Builder::default();
+    for (op, (bytes, size, values)) in by_op {
+        let text = module.str(op);
+        let mut node = &mut root;
+        node.add(bytes, size, values.len());
+        let segments: Vec<&str> = if text.is_empty() {
+            vec![NO_OP_NAME]
+        } else {
+            text.split('/').collect()
+        };
+        for seg in segments {
+            let key = if fold {
+                fold_key(seg)
+            } else {
+                Cow::Borrowed(seg)
+            };
+            node = node.children.entry(key).or_default();
+            node.segments.insert(seg);
+            node.add(bytes, size, values.len());
+        }
+        node.values.extend(values);
+    }
+    root.finish("")
+}
+
+/// `segment` with every run of ASCII digits replaced by `#`.
+pub fn fold_key(segment: &str) -> Cow<'_, str> {
+    if !segment.bytes().any(|b| b.is_ascii_digit()) {
+        return Cow::Borrowed(segment);
+    }
+    let mut out = String::with_capacity(segment.len());
+    let mut in_digits = false;
+    for c in segment.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[derive(Default)]
+struct Builder<'m> {
+    bytes: u64,
+    value_bytes: u64,
+    count: u32,
+    segments: HashSet<&'m str>,
+    children: HashMap<Cow<'m, str>, Builder<'m>>,
+    values: Vec<u32>,
+}
+
+impl Builder<'_> {
+    fn add(&mut self, bytes: u64, size: u64, count: usize) {
+        self.bytes += bytes;
+        self.value_bytes += size;
+        self.count += count as u32;
+    }
+
+    fn finish(self, key: &str) -> OpNode {
+        let repeats = self.segments.len().max(1) as u32;
+        let label = match (repeats, self.segments.iter().next()) {
+            (1, Some(only)) => only.to_string(),
+            _ => key.to_string(),
+        };
+        let mut children: Vec<OpNode> = self
+            .children
+            .into_iter()
+            .map(|(k, b)| b.finish(&k))
+            .collect();
+        children.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
+        let mut values = self.values;
+        values.sort_unstable();
+        OpNode {
+            label,
+            repeats,
+            bytes: self.bytes,
+            value_bytes: self.value_bytes,
+            count: self.count,
+            children,
+            values,
+        }
+    }
+}
+
+/// One source line's share of the live bytes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SourceLine {
+    /// The file, `stack frame N` when the dump gives only a frame id, or [`NO_SOURCE`].
+    pub file: String,
+    /// 0 when unknown.
+    pub line: u32,
+    pub bytes: u64,
+    pub value_bytes: u64,
+    pub count: u32,
+    /// `bytes` as a percentage of the step's occupied bytes.
+    pub percent: f64,
+    /// Sum of `bytes` of this row and the rows above it.
+    pub running_bytes: u64,
+    #[serde(skip)]
+    pub values: Vec<u32>,
+}
+
+/// One file's share, with its lines.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SourceFile {
+    pub file: String,
+    pub bytes: u64,
+    pub value_bytes: u64,
+    pub percent: f64,
+    /// Largest first; `running_bytes` runs within the file.
+    pub lines: Vec<SourceLine>,
+}
+
+/// The live bytes by source line, largest first, with a running total over all lines.
+pub fn by_source_line(module: &Module, live: &LiveSet) -> Vec<SourceLine> {
+    let mut rows: HashMap<(Str, u32, Option<u32>), SourceLine> = HashMap::new();
+    for lv in &live.values {
+        let i = module.instruction(&module.values[lv.value as usize]);
+        let key = if !i.source_file.is_empty() {
+            (i.source_file, i.source_line, None)
+        } else {
+            (Str::EMPTY, 0, i.stack_frame_id)
+        };
+        let row = rows.entry(key).or_insert_with(|| SourceLine {
+            file: match key {
+                (f, _, _) if !f.is_empty() => module.str(f).to_string(),
+                (_, _, Some(id)) => format!("stack frame {id}"),
+                _ => NO_SOURCE.to_string(),
+            },
+            line: key.1,
+            bytes: 0,
+            value_bytes: 0,
+            count: 0,
+            percent: 0.0,
+            running_bytes: 0,
+            values: Vec::new(),
+        });
+        row.bytes += lv.bytes;
+        row.value_bytes += lv.size;
+        row.count += 1;
+        row.values.push(lv.value);
+    }
+    let mut rows: Vec<SourceLine> = rows.into_values().collect();
+    finish_rows(&mut rows, live.occupied_bytes);
+    rows
+}
+
+/// The live bytes by file, then line (each largest first).
+pub fn by_source_file(module: &Module, live: &LiveSet) -> Vec<SourceFile> {
+    let mut files: HashMap<String, Vec<SourceLine>> = HashMap::new();
+    for row in by_source_line(module, live) {
+        files.entry(row.file.clone()).or_default().push(row);
+    }
+    let mut out: Vec<SourceFile> = files
+        .into_iter()
+        .map(|(file, mut lines)| {
+            finish_rows(&mut lines, live.occupied_bytes);
+            SourceFile {
+                bytes: lines.iter().map(|l| l.bytes).sum(),
+                value_bytes: lines.iter().map(|l| l.value_bytes).sum(),
+                percent: 0.0,
+                file,
+                lines,
+            }
+        })
+        .collect();
+    for f in &mut out {
+        f.percent = percent(f.bytes, live.occupied_bytes);
+    }
+    out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.file.cmp(&b.file)));
+    out
+}
+
+/// Sorts rows largest first (then file, line) and fills percentages and running totals.
+fn finish_rows(rows: &mut [SourceLine], whole: u64) {
+    rows.sort_by(|a, b| {
+        b.bytes
+            .cmp(&a.bytes)
+            .then_with(|| b.value_bytes.cmp(&a.value_bytes))
+            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| a.line.cmp(&b.line))
+    });
+    let mut running = 0u64;
+    for r in rows.iter_mut() {
+        running += r.bytes;
+        r.running_bytes = running;
+        r.percent = percent(r.bytes, whole);
+        r.values.sort_unstable();
+    }
+}
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_keys() {
+        assert_eq!(fold_key("decoder_layer_0096"), "decoder_layer_#");
+        assert_eq!(fold_key("3"), "#");
+        assert_eq!(fold_key("dot_general.1234"), "dot_general.#");
+        assert_eq!(fold_key("jvp(mlp)"), "jvp(mlp)");
+        assert_eq!(fold_key("a1b22c"), "a#b#c");
+        assert_eq!(fold_key(""), "");
+    }
+
+    #[test]
+    fn percentages() {
+        assert_eq!(percent(1, 4), 25.0);
+        assert_eq!(percent(1, 0), 0.0);
+    }
+}

@@ -1,0 +1,201 @@
+//! Idle stretches, the candidates for rematerialisation or offload: every use of a value
+//! placed on the schedule, and for the values live at a step the longest stretch in which
+//! each is live but not used, ranked by idle bytes × steps.
+//!
+//! A use (`NAME, operand N` in `Used values`) is placed at the step of instruction `NAME` in
+//! the flattened schedule (`InstructionSequence`); a use of an instruction the schedule does
+//! not list stays unplaced. A value is *touched* where it is defined (the start of its live
+//! range), at each placed use inside its live range, and at the end of its live range (for
+//! parameters and outputs the end of the program). A stretch runs from one touch `a` to the
+//! next `b`; the value sits idle at the `b − a − 1` steps between them. Dumps without
+//! `Used values` (the `*-buffer-assignment-values.txt` file of new XLA) cannot answer.
+
+use hashbrown::HashMap;
+use serde::Serialize;
+
+use crate::answers::LiveSet;
+use crate::model::{Module, Value};
+
+/// Instruction name → its step in the flattened schedule (the first, if listed twice).
+pub struct ScheduleIndex<'m> {
+    steps: HashMap<&'m str, u32>,
+}
+
+impl<'m> ScheduleIndex<'m> {
+    pub fn new(module: &'m Module) -> ScheduleIndex<'m> {
+        let mut steps = HashMap::new();
+        if let Some(s) = &module.schedule {
+            for (step, &id) in s.sequence.iter().enumerate() {
+                if let Some(i) = module.instructions.get(id as usize) {
+                    steps.entry(module.str(i.name)).or_insert(step as u32);
+                }
+            }
+        }
+        ScheduleIndex { steps }
+    }
+
+    pub fn step_of(&self, instruction: &str) -> Option<u32> {
+        self.steps.get(instruction).copied()
+    }
+}
+
+/// One use of a value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Use {
+    /// The use as the dump printed it: `fusion.2, operand 1`.
+    pub text: String,
+    /// Its step; `None` when the schedule does not list the instruction.
+    pub step: Option<u32>,
+}
+
+/// A stretch between two touches of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Stretch {
+    /// The step where the value was defined or last used.
+    pub from: u32,
+    /// The step of the next use, or the end of the live range.
+    pub to: u32,
+    /// Whether `to` is a use (not the end of the live range).
+    pub to_use: bool,
+    /// Steps strictly between `from` and `to`.
+    pub idle_steps: u32,
+}
+
+/// The uses of a value and its stretches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValueUses {
+    pub value: u32,
+    pub uses: Vec<Use>,
+    /// In step order, the idle ones only.
+    pub stretches: Vec<Stretch>,
+}
+
+/// The instruction of a use line (`fusion.2, operand 1` → `fusion.2`).
+fn use_instruction(text: &str) -> &str {
+    text.trim().split(", operand").next().unwrap_or("").trim()
+}
+
+/// The uses of one value placed on the schedule; `None` when the dump has no `Used values`
+/// entry for it.
+pub fn value_uses(module: &Module, index: &ScheduleIndex, value: u32) -> Option<ValueUses> {
+    let v = &module.values[value as usize];
+    let (_, uses) = module.positions_and_uses(v)?;
+    let uses: Vec<Use> = uses
+        .iter()
+        .map(|u| Use {
+            text: u.trim().to_string(),
+            step: index.step_of(use_instruction(u)),
+        })
+        .collect();
+    let stretches = stretches(v, uses.iter().filter_map(|u| u.step));
+    Some(ValueUses {
+        value,
+        uses,
+        stretches,
+    })
+}
+
+/// The idle stretches of `v` given the steps of its uses.
+fn stretches(v: &Value, use_steps: impl Iterator<Item = u32>) -> Vec<Stretch> {
+    let Some(r) = v.live else {
+        return Vec::new();
+    };
+    let mut touches: Vec<(u32, bool)> = use_steps
+        .filter(|&s| r.start <= s && s <= r.end)
+        .map(|s| (s, true))
+        .collect();
+    touches.push((r.start, false));
+    touches.push((r.end, false));
+    // Where a use and the definition or the live end fall on one step, the use is kept.
+    touches.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    touches.dedup_by_key(|t| t.0);
+    touches
+        .windows(2)
+        .filter(|w| w[1].0 > w[0].0 + 1)
+        .map(|w| Stretch {
+            from: w[0].0,
+            to: w[1].0,
+            to_use: w[1].1,
+            idle_steps: w[1].0 - w[0].0 - 1,
+        })
+        .collect()
+}
+
+/// One candidate: a value live at the step, with its longest idle stretch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IdleRow {
+    pub value: u32,
+    pub size: u64,
+    pub longest: Stretch,
+    /// `size × longest.idle_steps` (saturating).
+    pub idle_byte_steps: u64,
+    /// The stretch the step falls in, if the value is idle there (what rematerialising or
+    /// offloading it would free at this step).
+    pub across_step: Option<Stretch>,
+}
+
+/// The ranked candidates at a step, or why there are none.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IdleAnswer {
+    pub step: u32,
+    /// `false` when the dump has no `Used values`; `message` says what is needed.
+    pub available: bool,
+    pub message: Option<String>,
+    /// Largest `idle_byte_steps` first.
+    pub rows: Vec<IdleRow>,
+}
+
+/// The message for dumps without `Used values`.
+pub const NEEDS_VALUES: &str = "Idle stretches need the uses of each value: the `Used values` section, which new XLA writes to the *-buffer-assignment-values.txt file; load it with the dump.";
+
+/// Whether any value of the module has its `Used values` entry.
+pub fn has_uses(module: &Module) -> bool {
+    module.values.iter().any(|v| !v.uses_text.is_empty())
+}
+
+/// The values live at `live.step`, ranked by idle bytes × steps of their longest stretch;
+/// values never idle are left out.
+pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> IdleAnswer {
+    if !has_uses(module) {
+        return IdleAnswer {
+            step: live.step,
+            available: false,
+            message: Some(NEEDS_VALUES.to_string()),
+            rows: Vec::new(),
+        };
+    }
+    let t = live.step;
+    let mut rows: Vec<IdleRow> = live
+        .values
+        .iter()
+        .filter_map(|lv| {
+            let v = &module.values[lv.value as usize];
+            let (_, uses) = module.positions_and_uses(v)?;
+            let steps = uses
+                .iter()
+                .filter_map(|u| index.step_of(use_instruction(u)));
+            let stretches = stretches(v, steps);
+            let longest = *stretches
+                .iter()
+                .max_by(|a, b| a.idle_steps.cmp(&b.idle_steps).then(b.from.cmp(&a.from)))?;
+            Some(IdleRow {
+                value: lv.value,
+                size: lv.size,
+                idle_byte_steps: lv.size.saturating_mul(u64::from(longest.idle_steps)),
+                longest,
+                across_step: stretches.iter().copied().find(|s| s.from < t && t < s.to),
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.idle_byte_steps
+            .cmp(&a.idle_byte_steps)
+            .then(a.value.cmp(&b.value))
+    });
+    IdleAnswer {
+        step: t,
+        available: true,
+        message: None,
+        rows,
+    }
+}

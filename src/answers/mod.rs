@@ -1,0 +1,126 @@
+//! Answers: the questions an engineer fixing an out-of-memory error asks of one memory space
+//! at one step, computed from the model and its analysis.
+//!
+//! Owns: the live set at any step with each value's share of the occupied bytes
+//! ([`live`]), the curve's several peaks ([`peaks`]), what the live bytes are made of
+//! ([`groups`]: op_name tree and source lines; [`categories`]), padding ([`padding`]),
+//! capacity and headroom ([`capacity`]), idle stretches for rematerialisation or offload
+//! ([`idle`]), and XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]).
+//! Pure functions of a [`Module`](crate::model::Module) and its
+//! [`Analysis`](crate::analysis::Analysis); every result type is `serde::Serialize` so
+//! `bufscope summary --json` can print it.
+//!
+//! **How aliases are counted.** Several values can share bytes of one allocation (a
+//! parameter and its in-place update, an operand handed to its user at the step both are
+//! live). Every byte occupied at a step is credited to exactly one live value, its *owner*:
+//! among the values covering the byte, the one defined latest (then the larger, then the
+//! lower value index). A value's `bytes` is its share; its `size` is its own allocated size.
+//! Groupings add up `bytes`, so every grouping sums to the occupied bytes of the step (the
+//! curve's figure); each group also carries `value_bytes`, the sum of its members' own sizes,
+//! which counts shared bytes once per value.
+
+pub mod capacity;
+pub mod categories;
+pub mod groups;
+pub mod idle;
+pub mod live;
+pub mod padding;
+pub mod peaks;
+pub mod xprof;
+
+pub use live::{live_set, LiveSet, LiveValue};
+
+use serde::Serialize;
+
+use crate::analysis::Space;
+use crate::model::Module;
+
+/// What [`space_answers`] is asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A peak must reach this fraction of the highest ([`peaks::DEFAULT_FRACTION`]).
+    pub peak_fraction: f64,
+    /// Fold numbered repeats in the op_name tree.
+    pub fold: bool,
+    /// Rows kept in the ranked lists (source lines, padding, idle stretches).
+    pub top: usize,
+    pub capacity: Option<capacity::Capacity>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            peak_fraction: peaks::DEFAULT_FRACTION,
+            fold: true,
+            top: 20,
+            capacity: None,
+        }
+    }
+}
+
+/// Every answer for one memory space at one step, ready to serialize.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpaceAnswers {
+    pub color: u32,
+    pub step: u32,
+    /// The curve at `step`: what every grouping sums to.
+    pub occupied_bytes: u64,
+    pub value_bytes: u64,
+    pub live_values: u32,
+    pub peaks: Vec<peaks::Peak>,
+    pub xla_peak_step: Option<u32>,
+    pub op_names: groups::OpNode,
+    /// The first `top` rows.
+    pub source_lines: Vec<groups::SourceLine>,
+    pub categories: Vec<categories::CategoryRow>,
+    pub padding: padding::SpacePadding,
+    /// Σ (allocated − logical) over the values live at the space's peak.
+    pub peak_padding_bytes: u64,
+    /// The space's peak against the capacity asked for.
+    pub capacity: Option<capacity::Verdict>,
+    /// The first `top` rows.
+    pub idle: idle::IdleAnswer,
+    pub xprof: xprof::XprofFigures,
+    /// XProf's peak heap (the name the summary JSON uses).
+    pub xprof_peak_heap_bytes: u64,
+    pub three_peaks: xprof::ThreePeaks,
+}
+
+/// Every answer for `space` at `step` (its peak when `None`, step 0 without one).
+pub fn space_answers(
+    module: &Module,
+    space: &Space,
+    step: Option<u32>,
+    options: &Options,
+) -> SpaceAnswers {
+    let step = step.or(space.peak_time).unwrap_or(0);
+    let live = live_set(module, space, step);
+    let index = idle::ScheduleIndex::new(module);
+    let mut idle = idle::idle_ranking(module, &index, &live);
+    idle.rows.truncate(options.top);
+    let mut source_lines = groups::by_source_line(module, &live);
+    source_lines.truncate(options.top);
+    let xprof = xprof::xprof_figures(module, space);
+    SpaceAnswers {
+        color: space.color,
+        step,
+        occupied_bytes: live.occupied_bytes,
+        value_bytes: live.value_bytes,
+        live_values: live.values.len() as u32,
+        peaks: peaks::peaks(&space.curve, options.peak_fraction),
+        xla_peak_step: peaks::xla_peak_step(module),
+        op_names: groups::op_name_tree(module, &live, options.fold),
+        source_lines,
+        categories: categories::by_category(module, &live),
+        padding: padding::space_padding(module, space, &live, options.top),
+        peak_padding_bytes: padding::peak_padding_bytes(module, space),
+        capacity: options
+            .capacity
+            .as_ref()
+            .map(|c| capacity::verdict(space.peak_bytes, c)),
+        idle,
+        xprof_peak_heap_bytes: xprof.xprof_peak_heap_bytes,
+        three_peaks: xprof::three_peaks(module, space, &xprof),
+        xprof,
+    }
+}

@@ -1,0 +1,259 @@
+//! XProf's Memory Viewer figures for a memory space, and the three peaks of a space (bufscope's
+//! occupied peak, XLA's peak list, XProf's peak heap) each explained in one sentence.
+//!
+//! XProf (`hlo_proto_to_memory_visualization_utils.cc`) simulates the heap of the space's
+//! temporary allocation from XLA's heap-simulator trace and adds every allocation whose
+//! lifetime is the whole program. From the text dump, with the trace absent:
+//! * **peak heap** = the highest occupied bytes inside the space's `preallocated-temp`
+//!   allocation(s) (at one step, all of them together) + the size of every allocation of the
+//!   space that is an entry parameter, `maybe-live-out` or constant (each once).
+//!   Thread-local allocations are left out, and so is an allocation holding no value of
+//!   non-zero size (XProf counts an allocation through its largest value). The space is the
+//!   allocation's colour.
+//! * **fragmentation** = (total − peak heap) / (total − parameter, maybe-live-out and
+//!   constant bytes), where total is the sum of the space's allocation sizes, thread-local
+//!   ones left out; 0 when the denominator is 0.
+//!
+//! The occupied bytes inside the temporary allocations are the space's curve less what its
+//! other allocations occupy at each step (the allocations lie apart on the space's axis).
+
+use serde::Serialize;
+
+use crate::analysis::Space;
+use crate::answers::peaks::{xla_peak_bytes, xla_peak_step};
+use crate::model::{Allocation, Module};
+use crate::summary::{group_digits, human_bytes};
+
+/// XProf's figures for one memory space.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct XprofFigures {
+    pub color: u32,
+    /// XProf's "peak heap": `temp_peak_bytes + indefinite_bytes`.
+    pub xprof_peak_heap_bytes: u64,
+    /// Highest occupied bytes inside the space's `preallocated-temp` allocation(s).
+    pub temp_peak_bytes: u64,
+    /// First step where it is reached.
+    pub temp_peak_step: Option<u32>,
+    /// Sizes of the entry-parameter, `maybe-live-out` and constant allocations.
+    pub indefinite_bytes: u64,
+    /// Sizes of the space's allocations, thread-local ones left out.
+    pub total_bytes: u64,
+    /// `(total − peak heap) / (total − indefinite)`.
+    pub fragmentation: f64,
+}
+
+fn is_temp(a: &Allocation, color: u32) -> bool {
+    a.color == color && a.flags.preallocated_temp
+}
+
+fn is_indefinite(module: &Module, a: &Allocation) -> bool {
+    let held = module
+        .values
+        .get(a.values.start as usize..a.values.end as usize)
+        .is_some_and(|vs| vs.iter().any(|v| v.size > 0));
+    held && (a.parameter.is_some() || a.flags.maybe_live_out || a.flags.constant)
+}
+
+/// XProf's peak heap and fragmentation for `space`.
+pub fn xprof_figures(module: &Module, space: &Space) -> XprofFigures {
+    let color = space.color;
+    let own = || module.allocations.iter().filter(move |a| a.color == color);
+    let total_bytes = own()
+        .filter(|a| !a.flags.thread_local)
+        .fold(0u64, |s, a| s.saturating_add(a.size));
+    let indefinite_bytes = own()
+        .filter(|a| !a.flags.thread_local && is_indefinite(module, a))
+        .fold(0u64, |s, a| s.saturating_add(a.size));
+    let temp = temp_curve(module, space);
+    let (temp_peak_step, temp_peak_bytes) = temp
+        .iter()
+        .enumerate()
+        .rev()
+        .max_by_key(|&(_, b)| *b)
+        .filter(|&(_, b)| *b > 0)
+        .map_or((None, 0), |(t, &b)| (Some(t as u32), b));
+    let peak = temp_peak_bytes.saturating_add(indefinite_bytes);
+    let spare = total_bytes.saturating_sub(indefinite_bytes);
+    XprofFigures {
+        color,
+        xprof_peak_heap_bytes: peak,
+        temp_peak_bytes,
+        temp_peak_step,
+        indefinite_bytes,
+        total_bytes,
+        fragmentation: if spare == 0 {
+            0.0
+        } else {
+            total_bytes.saturating_sub(peak) as f64 / spare as f64
+        },
+    }
+}
+
+/// Occupied bytes inside the space's temporary allocations at each step: the curve less the
+/// other allocations' occupied bytes.
+fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
+    let steps = space.curve.len();
+    // Timed values of the space outside its temporary allocations, by allocation.
+    let mut others: Vec<u32> = space
+        .timed
+        .iter()
+        .copied()
+        .filter(|&i| {
+            !is_temp(
+                module.allocation_of(&module.values[i as usize]),
+                space.color,
+            )
+        })
+        .collect();
+    others.sort_by_key(|&i| module.values[i as usize].allocation);
+    let mut delta = vec![0i128; steps + 1];
+    for group in others.chunk_by(|&a, &b| {
+        module.values[a as usize].allocation == module.values[b as usize].allocation
+    }) {
+        add_occupied(module, group, &mut delta);
+    }
+    let mut less = 0i128;
+    space
+        .curve
+        .iter()
+        .zip(&delta)
+        .map(|(&c, d)| {
+            less += d;
+            (i128::from(c) - less).clamp(0, i128::from(u64::MAX)) as u64
+        })
+        .collect()
+}
+
+/// Adds to `delta` (a difference array over steps) the occupied bytes of `values`, all of one
+/// allocation: between two consecutive starts or ends nothing changes, so the union of the
+/// live byte ranges is taken once per such stretch, over the values live in it.
+fn add_occupied(module: &Module, values: &[u32], delta: &mut [i128]) {
+    let steps = delta.len() - 1;
+    // (start, end + 1, byte range), by start.
+    let mut ranges: Vec<(usize, usize, (u64, u64))> = values
+        .iter()
+        .filter_map(|&i| {
+            let v = &module.values[i as usize];
+            let r = v.live?;
+            let end = (r.end as usize).saturating_add(1).min(steps);
+            let bytes = (v.offset, v.offset.saturating_add(v.size));
+            ((r.start as usize) < end).then_some((r.start as usize, end, bytes))
+        })
+        .collect();
+    ranges.sort_unstable_by_key(|r| r.0);
+    let mut bounds: Vec<usize> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let (mut before, mut next) = (0u64, 0usize);
+    let mut active: Vec<(usize, (u64, u64))> = Vec::new();
+    let mut scratch: Vec<(u64, u64)> = Vec::new();
+    for &b in &bounds {
+        active.retain(|a| a.0 > b);
+        while next < ranges.len() && ranges[next].0 <= b {
+            active.push((ranges[next].1, ranges[next].2));
+            next += 1;
+        }
+        scratch.clear();
+        scratch.extend(active.iter().map(|a| a.1));
+        let now = union_length(&mut scratch);
+        delta[b] += i128::from(now) - i128::from(before);
+        before = now;
+    }
+}
+
+/// Length of the union of byte ranges.
+fn union_length(ranges: &mut [(u64, u64)]) -> u64 {
+    ranges.sort_unstable();
+    let (mut total, mut reach) = (0u64, 0u64);
+    for &(lo, hi) in ranges.iter() {
+        let lo = lo.max(reach);
+        if hi > lo {
+            total += hi - lo;
+            reach = hi;
+        }
+    }
+    total
+}
+
+/// One of the three peak figures, with what it counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PeakFigure {
+    pub bytes: Option<u64>,
+    pub step: Option<u32>,
+    /// One sentence: what the figure counts.
+    pub sentence: String,
+}
+
+/// bufscope's occupied peak, XLA's peak list and XProf's peak heap of one memory space.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ThreePeaks {
+    pub color: u32,
+    pub occupied: PeakFigure,
+    pub xla: PeakFigure,
+    pub xprof: PeakFigure,
+}
+
+fn at(step: Option<u32>) -> String {
+    step.map_or_else(String::new, |t| {
+        format!(" at step {}", group_digits(u64::from(t)))
+    })
+}
+
+/// The three peaks of `space`, each explained in one sentence; `f` is the space's
+/// [`xprof_figures`].
+pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePeaks {
+    let occupied = PeakFigure {
+        bytes: Some(space.peak_bytes),
+        step: space.peak_time,
+        sentence: format!(
+            "bufscope's peak, {}{}: the most bytes of this memory space covered at one step by live values, at their allocated sizes (padding included), bytes shared by several values counted once; thread-local values have no live range and are left out.",
+            human_bytes(space.peak_bytes),
+            at(space.peak_time)
+        ),
+    };
+    let (xla_bytes, xla_step) = (xla_peak_bytes(module), xla_peak_step(module));
+    let xla = PeakFigure {
+        bytes: xla_bytes,
+        step: xla_step,
+        sentence: match xla_bytes {
+            Some(b) => format!(
+                "XLA's peak list, {}{}: the sum of the logical sizes (no padding) of the values live at the step where that sum is highest, every memory space together, a value sharing another's buffer counted again.",
+                human_bytes(b),
+                at(xla_step)
+            ),
+            None => "XLA's peak list: this dump prints none (the live-range section is missing, too old, or the peak was undetermined).".to_string(),
+        },
+    };
+    let xprof = PeakFigure {
+        bytes: Some(f.xprof_peak_heap_bytes),
+        step: f.temp_peak_step,
+        sentence: format!(
+            "XProf's peak heap, {}: the highest occupied bytes inside the temporary allocation(s), {}{}, plus every parameter, maybe-live-out and constant allocation whole, {}, as if all were live throughout; thread-local allocations left out.",
+            human_bytes(f.xprof_peak_heap_bytes),
+            human_bytes(f.temp_peak_bytes),
+            at(f.temp_peak_step),
+            human_bytes(f.indefinite_bytes)
+        ),
+    };
+    ThreePeaks {
+        color: space.color,
+        occupied,
+        xla,
+        xprof,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::union_length;
+
+    #[test]
+    fn unions() {
+        assert_eq!(union_length(&mut []), 0);
+        assert_eq!(
+            union_length(&mut [(0, 10), (5, 15), (20, 30), (22, 25)]),
+            25
+        );
+        assert_eq!(union_length(&mut [(5, 5), (0, 1)]), 1);
+    }
+}

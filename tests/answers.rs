@@ -1,0 +1,475 @@
+//! The answers of `bufscope::answers` on real dumps: the groupings add up to the curve, padding
+//! and idle stretches checked by hand against the dump text, XProf's peak heap against what
+//! XProf 2.24.2 reported for the same compilations, and timings on the 94 MB dump (printed,
+//! never asserted).
+
+mod common;
+
+use bufscope::analysis::{analyze, live_at, Analysis, Space};
+use bufscope::answers::categories::{by_category, category, Category};
+use bufscope::answers::groups::{by_source_file, by_source_line, op_name_tree, OpNode, NO_OP_NAME};
+use bufscope::answers::idle::{idle_ranking, value_uses, ScheduleIndex, Stretch};
+use bufscope::answers::padding::{peak_padding_bytes, space_padding, tiling, value_padding};
+use bufscope::answers::peaks::{peaks, xla_peak_step};
+use bufscope::answers::xprof::{three_peaks, xprof_figures};
+use bufscope::answers::{live_set, space_answers, Options};
+use bufscope::model::Module;
+
+fn load_module(files: &common::ModuleFiles) -> Module {
+    let mut load = bufscope::load_files(files.dump_files());
+    load.modules.remove(0)
+}
+
+fn load(label: &str) -> Module {
+    load_module(&common::fixture_module(label))
+}
+
+fn value_named(m: &Module, name: &str) -> u32 {
+    (0..m.values.len() as u32)
+        .find(|&i| m.value_name(&m.values[i as usize]) == name)
+        .unwrap_or_else(|| panic!("no value {name}"))
+}
+
+/// The steps every grouping is checked at: the peak, both ends, the middle and XLA's peak.
+fn steps_of(m: &Module, a: &Analysis, s: &Space) -> Vec<u32> {
+    let mut steps = vec![0, a.steps / 2, a.steps.saturating_sub(1)];
+    steps.extend(s.peak_time);
+    steps.extend(xla_peak_step(m));
+    steps
+}
+
+fn tree_is_consistent(node: &OpNode) -> (u64, u64, u32) {
+    let mut sums = (0u64, 0u64, node.values.len() as u32);
+    for c in &node.children {
+        let (b, v, n) = tree_is_consistent(c);
+        sums = (sums.0 + b, sums.1 + v, sums.2 + n);
+    }
+    // A node's own values add to its children's.
+    assert!(
+        sums.0 <= node.bytes && sums.1 <= node.value_bytes,
+        "{}",
+        node.label
+    );
+    assert_eq!(sums.2, node.count, "{}", node.label);
+    (node.bytes, node.value_bytes, node.count)
+}
+
+#[test]
+fn every_grouping_sums_to_the_steps_occupied_bytes() {
+    let mut checked = 0;
+    for files in common::fixture_modules() {
+        let m = load_module(&files);
+        let a = analyze(&m);
+        for s in &a.spaces {
+            for t in steps_of(&m, &a, s) {
+                let live = live_set(&m, s, t);
+                let curve = s.curve.get(t as usize).copied().unwrap_or(0);
+                assert_eq!(
+                    live.occupied_bytes, curve,
+                    "{} color {} step {t}",
+                    files.label, s.color
+                );
+                // The live set is what analysis counts live at t, restricted to the space.
+                let expected: Vec<u32> = live_at(&m, t)
+                    .into_iter()
+                    .filter(|v| s.timed.binary_search(v).is_ok() && (t as usize) < s.curve.len())
+                    .collect();
+                assert_eq!(live.indices(), expected, "{} step {t}", files.label);
+                let sizes: u64 = expected.iter().map(|&v| m.values[v as usize].size).sum();
+                assert_eq!(live.value_bytes, sizes);
+                assert!(live.values.iter().all(|v| v.bytes <= v.size));
+
+                for fold in [false, true] {
+                    let tree = op_name_tree(&m, &live, fold);
+                    assert_eq!((tree.bytes, tree.value_bytes), (curve, sizes));
+                    assert_eq!(tree.count as usize, live.values.len());
+                    let kids: u64 = tree.children.iter().map(|c| c.bytes).sum();
+                    assert_eq!(kids, curve, "{} step {t}", files.label);
+                    tree_is_consistent(&tree);
+                    assert_eq!(tree.all_values(), live.indices());
+                }
+                let lines = by_source_line(&m, &live);
+                assert_eq!(lines.iter().map(|l| l.bytes).sum::<u64>(), curve);
+                assert_eq!(lines.iter().map(|l| l.value_bytes).sum::<u64>(), sizes);
+                assert_eq!(lines.last().map_or(0, |l| l.running_bytes), curve);
+                assert!(lines.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+                let files_sum: u64 = by_source_file(&m, &live).iter().map(|f| f.bytes).sum();
+                assert_eq!(files_sum, curve);
+                let cats = by_category(&m, &live);
+                assert_eq!(cats.iter().map(|c| c.bytes).sum::<u64>(), curve);
+                assert_eq!(cats.iter().map(|c| c.value_bytes).sum::<u64>(), sizes);
+                checked += 1;
+            }
+            // At the peak the live set is the analysis' own.
+            if let Some(p) = s.peak_time {
+                assert_eq!(live_set(&m, s, p).indices(), s.live_at_peak);
+            }
+        }
+    }
+    println!("{checked} (module, space, step) checked");
+    assert!(checked > 100);
+}
+
+#[test]
+fn aliases_are_counted_once_in_bytes_and_per_value_in_value_bytes() {
+    // jax 0.10.2 mlp_train at XLA's peak step 92: allocation 2 holds
+    // opt_state_0__nu_0___w__.1 and its update multiply_add_fusion.19 (1,605,632 bytes each,
+    // offset 0), both live there per XLA's own peak list.
+    let m = load("cpu/jax0.10.2/cpu_mlp_train");
+    let a = analyze(&m);
+    let live = live_set(&m, a.space(0).unwrap(), 92);
+    let get = |name: &str| {
+        let v = value_named(&m, name);
+        *live.values.iter().find(|lv| lv.value == v).unwrap()
+    };
+    let (old, new) = (
+        get("opt_state_0__nu_0___w__.1"),
+        get("multiply_add_fusion.19"),
+    );
+    assert_eq!((old.size, new.size), (1_605_632, 1_605_632));
+    assert_eq!(
+        (old.bytes, new.bytes),
+        (0, 1_605_632),
+        "the later definition owns the bytes"
+    );
+    assert!(live.value_bytes > live.occupied_bytes);
+}
+
+#[test]
+fn xprof_peak_heap_equals_what_xprof_reported() {
+    for (label, expected) in [
+        ("cpu/jax0.10.2/cpu_mlp_train", 12_902_240u64),
+        ("cpu/jax0.10.2/cpu_scan_layers", 27_879_532),
+    ] {
+        let m = load(label);
+        let a = analyze(&m);
+        let s = a.space(0).unwrap();
+        let f = xprof_figures(&m, s);
+        println!("{label}: {f:?}");
+        assert_eq!(f.xprof_peak_heap_bytes, expected, "{label}");
+        assert!(f.fragmentation >= 0.0 && f.fragmentation < 0.01);
+        let three = three_peaks(&m, s, &f);
+        assert_eq!(three.xprof.bytes, Some(expected));
+        assert_eq!(three.occupied.bytes, Some(s.peak_bytes));
+        assert!(three.xla.bytes.is_some());
+        for p in [&three.occupied, &three.xla, &three.xprof] {
+            assert!(p.sentence.ends_with('.') && !p.sentence.contains('\n'));
+        }
+    }
+    // By hand for mlp_train: the dump's 21 parameter and 2 other maybe-live-out allocations
+    // and 2 constants total 9,983,832 bytes; the temp allocation is 2,918,468 bytes, of which
+    // at most 2,918,408 are occupied at once (60 bytes of the end are never live together);
+    // the 30 thread-local allocations of 4 bytes are left out.
+    let m = load("cpu/jax0.10.2/cpu_mlp_train");
+    let f = xprof_figures(&m, analyze(&m).space(0).unwrap());
+    assert_eq!(
+        (f.indefinite_bytes, f.temp_peak_bytes),
+        (9_983_832, 2_918_408)
+    );
+    assert_eq!(f.total_bytes, 12_902_420 - 30 * 4);
+}
+
+#[test]
+fn tiles_explain_every_tpu_allocated_size() {
+    let mut tiled = 0;
+    for files in common::fixture_modules()
+        .into_iter()
+        .filter(|f| f.folder == "tpu")
+    {
+        let m = load_module(&files);
+        for v in &m.values {
+            let shape = m.str(v.shape);
+            if let Some(t) = tiling(shape) {
+                assert_eq!(t.tiled_bytes, Some(v.size), "{}: {shape}", files.label);
+                tiled += 1;
+            }
+        }
+    }
+    println!("{tiled} tiled TPU values: tiled size = allocated size");
+    assert!(tiled > 50);
+}
+
+#[test]
+fn tpu_000_padding_by_hand() {
+    let m = load("tpu/000_0cb419b3147a3cb6");
+    let a = analyze(&m);
+    let s = a.space(0).unwrap();
+    // Peak of HBM (colour 0) at step 13: Arg_1.2 32 KiB (logical 16 KiB), Arg_2.3 16 KiB (8),
+    // Arg_0.1 8 KiB (4), fusion 8 KiB (f32[16,32]: 2 KiB) = 64 KiB, of which 34 KiB padding.
+    assert_eq!((s.peak_time, s.peak_bytes), (Some(13), 65_536));
+    assert_eq!(peak_padding_bytes(&m, s), 16_384 + 8_192 + 4_096 + 6_144);
+    let p = value_padding(&m, value_named(&m, "Arg_2.3"));
+    // f32[64,32]{0,1:T(8,128)}: dim 0 is most minor, 64 → 128; dim 1, 32, is a multiple of 8.
+    assert_eq!(
+        p.explanation,
+        "Dim 0 padded 64 → 128 by tile T(8,128) (8.0 KiB of padding)."
+    );
+    let p = value_padding(&m, value_named(&m, "fusion"));
+    assert_eq!(
+        p.explanation,
+        "Dim 1 padded 32 → 128 by tile T(8,128) (6.0 KiB of padding)."
+    );
+    let p = value_padding(&m, value_named(&m, "add.14"));
+    assert_eq!(
+        p.explanation,
+        "The scalar padded 1 → 128 elements by tile T(128) (508 B of padding)."
+    );
+    let live = live_set(&m, s, 13);
+    let sp = space_padding(&m, s, &live, 3);
+    assert_eq!(sp.step_padding_bytes, 34_816);
+    let top: Vec<String> = sp
+        .top
+        .iter()
+        .map(|p| m.value_name(&m.values[p.value as usize]))
+        .collect();
+    assert_eq!(top, ["Arg_1.2", "Arg_2.3", "fusion"]);
+    // Over all colour-0 values: the four above, three tuple tables (32 allocated, 24 or 16
+    // logical) and the nine thread-local scalars of allocations 0 and 5-12 (512 for 4).
+    assert_eq!(sp.all_padding_bytes, 34_816 + 8 + 8 + 16 + 9 * 508);
+}
+
+#[test]
+fn idle_stretches_of_tpu_000_by_hand() {
+    // Uses in the dump text, placed on its InstructionSequence:
+    // copy-start.1{0} @1, live 6-13: copy-done.1 (step 12), fusion (13).
+    // multiply_reduce_fusion{1} @1, live 5-13: fusion.5 (10), fusion.2 (11), fusion (13).
+    // multiply_reduce_fusion{0} @1, live 5-9: add_sqrt_fusion (9).
+    let m = load("tpu/000_0cb419b3147a3cb6");
+    let index = ScheduleIndex::new(&m);
+    let u = value_uses(&m, &index, value_named(&m, "multiply_reduce_fusion{1}")).unwrap();
+    let steps: Vec<Option<u32>> = u.uses.iter().map(|u| u.step).collect();
+    assert_eq!(steps, [Some(11), Some(10), Some(13)]);
+    let st = |from, to, to_use, idle_steps| Stretch {
+        from,
+        to,
+        to_use,
+        idle_steps,
+    };
+    assert_eq!(u.stretches, [st(5, 10, true, 4), st(11, 13, true, 1)]);
+
+    let a = analyze(&m);
+    let live = live_set(&m, a.space(1).unwrap(), 8);
+    let ranked = idle_ranking(&m, &index, &live);
+    assert!(ranked.available);
+    let rows: Vec<(String, u64, Option<Stretch>)> = ranked
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                m.value_name(&m.values[r.value as usize]),
+                r.idle_byte_steps,
+                r.across_step,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "copy-start.1{0}".to_string(),
+                16_384 * 5,
+                Some(st(6, 12, true, 5))
+            ),
+            (
+                "multiply_reduce_fusion{1}".to_string(),
+                8_192 * 4,
+                Some(st(5, 10, true, 4))
+            ),
+            (
+                "multiply_reduce_fusion{0}".to_string(),
+                512 * 3,
+                Some(st(5, 9, true, 3))
+            ),
+        ]
+    );
+}
+
+#[test]
+fn idle_stretches_need_the_values_file() {
+    // jax 0.10.2 writes Used values to a file of its own: without it, a clear answer.
+    let files = common::fixture_module("cpu/jax0.10.2/cpu_mlp_train");
+    let inputs: Vec<(&str, &[u8])> = files
+        .dump_files()
+        .filter(|(n, _)| !n.contains("-values"))
+        .collect();
+    let m = bufscope::load_files(inputs).modules.remove(0);
+    let a = analyze(&m);
+    let s = a.space(0).unwrap();
+    let live = live_set(&m, s, s.peak_time.unwrap());
+    let ans = idle_ranking(&m, &ScheduleIndex::new(&m), &live);
+    assert!(!ans.available && ans.rows.is_empty());
+    assert!(ans.message.unwrap().contains("buffer-assignment-values"));
+}
+
+#[test]
+fn parameters_split_by_their_python_path() {
+    for label in ["cpu/jax0.10.2/cpu_mlp_train", "cpu/jax0.6.2/cpu_mlp_train"] {
+        let m = load(label);
+        let mut seen = Vec::new();
+        for (i, v) in m.values.iter().enumerate() {
+            let c = category(&m, i as u32);
+            let ins = m.instruction(v);
+            // The Python path: jax 0.10.2 names the instruction after it, 0.6.2 puts it in
+            // the op_name.
+            let path = format!("{}|{}", m.str(ins.name), m.str(ins.op_name));
+            let expected = if m.kind(v) != bufscope::model::ValueKind::Parameter {
+                continue;
+            } else if path.starts_with("params") || path.contains("|params") {
+                Category::ModelParameters
+            } else if path.starts_with("opt_state") || path.contains("|opt_state") {
+                Category::OptimizerState
+            } else {
+                Category::Inputs
+            };
+            assert_eq!(c, expected, "{label}: {path}");
+            seen.push(c);
+        }
+        for c in [
+            Category::ModelParameters,
+            Category::OptimizerState,
+            Category::Inputs,
+        ] {
+            assert!(seen.contains(&c), "{label}: no {c:?}");
+        }
+    }
+}
+
+#[test]
+fn peaks_and_answers_serialize() {
+    let m = load("cpu/jax0.10.2/cpu_scan_layers");
+    let a = analyze(&m);
+    let s = a.space(0).unwrap();
+    let p = peaks(&s.curve, 0.5);
+    assert!(p
+        .iter()
+        .any(|p| Some(p.step) == s.peak_time && p.bytes == s.peak_bytes));
+    assert!(p.windows(2).all(|w| w[0].step < w[1].step));
+    let options = Options {
+        capacity: Some(bufscope::answers::capacity::parse_capacity("16MiB").unwrap()),
+        ..Options::default()
+    };
+    let ans = space_answers(&m, s, None, &options);
+    assert_eq!(ans.xprof_peak_heap_bytes, 27_879_532);
+    assert_eq!(ans.occupied_bytes, s.peak_bytes);
+    let json = serde_json::to_string(&ans).unwrap();
+    for key in [
+        "\"xprof_peak_heap_bytes\":27879532",
+        "\"peak_padding_bytes\":",
+        "\"op_names\"",
+        "\"three_peaks\"",
+    ] {
+        assert!(json.contains(key), "{key}");
+    }
+}
+
+/// The 94 MB dump in ../shared: the folded op_name tree, the source line the issue names,
+/// and the time each answer takes for one step (printed, not asserted).
+#[test]
+fn deep_unrolled_500_answers_and_timings() {
+    let Some(dir) = common::shared_dumps_dir() else {
+        println!("SKIPPED: ../shared/dumps is not there");
+        return;
+    };
+    let path = dir.join("cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt");
+    let Ok(bytes) = std::fs::read(&path) else {
+        println!("SKIPPED: {} is not there", path.display());
+        return;
+    };
+    let m = bufscope::load_files([(
+        "cpu_deep_unrolled_500.buffer-assignment.txt",
+        bytes.as_slice(),
+    )])
+    .modules
+    .remove(0);
+    let a = analyze(&m);
+    let s = a.space(0).unwrap();
+    let t = s.peak_time.unwrap();
+    // The best of three runs: the machine is shared.
+    let time = |what: &str, f: &mut dyn FnMut()| {
+        let best = (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                f();
+                start.elapsed().as_secs_f64() * 1e3
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!("  {what}: {best:.1} ms");
+    };
+    println!(
+        "cpu_deep_unrolled_500, step {t} ({} values live):",
+        s.live_at_peak.len()
+    );
+    let mut live = live_set(&m, s, t);
+    time("live set", &mut || live = live_set(&m, s, t));
+    let mut tree = OpNode::default();
+    time("op_name tree, folded", &mut || {
+        tree = op_name_tree(&m, &live, true)
+    });
+    time("op_name tree, unfolded", &mut || {
+        drop(op_name_tree(&m, &live, false))
+    });
+    let mut lines = Vec::new();
+    time("source lines", &mut || lines = by_source_line(&m, &live));
+    time("categories", &mut || drop(by_category(&m, &live)));
+    time("padding", &mut || drop(space_padding(&m, s, &live, 20)));
+    time("peaks", &mut || drop(peaks(&s.curve, 0.5)));
+    let mut index = None;
+    time("schedule index (once per module)", &mut || {
+        index = Some(ScheduleIndex::new(&m))
+    });
+    let index = index.unwrap();
+    let mut ranked = None;
+    time("idle stretches", &mut || {
+        ranked = Some(idle_ranking(&m, &index, &live))
+    });
+    let mut f = None;
+    time("xprof figures (once per space)", &mut || {
+        f = Some(xprof_figures(&m, s))
+    });
+    time("all answers", &mut || {
+        drop(space_answers(&m, s, Some(t), &Options::default()))
+    });
+
+    assert_eq!(live.occupied_bytes, s.peak_bytes);
+    // 500 layers fold into one node ×500.
+    fn find_repeats(n: &OpNode, out: &mut Vec<(String, u32)>) {
+        if n.repeats > 1 {
+            out.push((n.label.clone(), n.repeats));
+        }
+        n.children.iter().for_each(|c| find_repeats(c, out));
+    }
+    let mut folded = Vec::new();
+    find_repeats(&tree, &mut folded);
+    folded.sort_by_key(|f| std::cmp::Reverse(f.1));
+    println!("  folded: {:?}", &folded[..folded.len().min(5)]);
+    assert!(folded
+        .iter()
+        .any(|(l, r)| l.starts_with("decoder_layer_#") && *r >= 100));
+    let no_op = tree.children.iter().position(|c| c.label == NO_OP_NAME);
+    println!(
+        "  (no op_name) is child {no_op:?} of {}",
+        tree.children.len()
+    );
+    for l in lines.iter().take(3) {
+        println!(
+            "  {}:{} {} B ({:.1} %), own sizes {} B",
+            l.file, l.line, l.bytes, l.percent, l.value_bytes
+        );
+    }
+    let (mut positions, mut uses) = (0usize, 0usize);
+    for lv in &live.values {
+        if let Some((p, u)) = m.positions_and_uses(&m.values[lv.value as usize]) {
+            positions += p.len();
+            uses += u.len();
+        }
+    }
+    println!("  the live values have {positions} positions and {uses} uses");
+    let r = ranked.unwrap();
+    println!(
+        "  idle: available {}, {} rows; top {:?}",
+        r.available,
+        r.rows.len(),
+        r.rows.first()
+    );
+    println!("  xprof: {:?}", f.unwrap());
+}
