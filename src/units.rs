@@ -15,14 +15,21 @@ pub fn human_bytes(n: u64) -> String {
     if n < 1024 {
         return format!("{n} B");
     }
+    // Step up while the one-decimal figure would read 1024.0 or more.
+    let (value, unit) = scaled(n, 1023.95);
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// `n` (at least 1 KiB) in the unit that keeps it under `next` (or in EiB), and that unit's
+/// index in [`UNITS`].
+fn scaled(n: u64, next: f64) -> (f64, usize) {
     let mut value = n as f64 / 1024.0;
     let mut unit = 1;
-    // Step up while the one-decimal figure would read 1024.0 or more.
-    while value >= 1023.95 && unit + 1 < UNITS.len() {
+    while value >= next && unit + 1 < UNITS.len() {
         value /= 1024.0;
         unit += 1;
     }
-    format!("{value:.1} {}", UNITS[unit])
+    (value, unit)
 }
 
 /// Exact bytes with the human size after it: `"172,580 B (168.5 KiB)"`; below 1 KiB just
@@ -41,12 +48,7 @@ pub fn tsl_human_bytes(n: u64) -> String {
     if n < 1024 {
         return format!("{n}B");
     }
-    let mut v = n as f64 / 1024.0;
-    let mut unit = 1;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
+    let (v, unit) = scaled(n, 1024.0);
     if unit == 1 {
         format!("{v:.1}{}", UNITS[unit])
     } else {
