@@ -204,25 +204,6 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay, needle)
 }
 
-/// `tsl::strings::HumanReadableNumBytes`, as in the `Total bytes used` line.
-fn human(n: u64) -> String {
-    if n < 1024 {
-        return format!("{n}B");
-    }
-    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = n as f64 / 1024.0;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{v:.1}{}", units[u])
-    } else {
-        format!("{v:.2}{}", units[u])
-    }
-}
-
 /// Writes `copies` copies of `src`'s program as one dump; returns the bytes written.
 pub fn generate(src: &[u8], copies: u64, out: &mut impl Write) -> Result<u64, String> {
     let s = split(src)?;
@@ -302,7 +283,7 @@ fn write_copies(s: &Sections, spans: &Spans, copies: u64, w: &mut impl Write) ->
     write!(
         w,
         "\nTotal bytes used: {total} ({})\n\nUsed values:\n",
-        human(total)
+        bufscope::units::tsl_human_bytes(total)
     )?;
     section(w, &s.used, used_line)?;
     write!(

@@ -1,7 +1,7 @@
 //! bufscope core: bytes of XLA buffer-assignment dumps in, model and analysis out.
 //!
 //! The data flows one way: [`parse`] (bytes → [`model::Module`]) → [`analysis`] (layout,
-//! occupied bytes, peak) → [`render`] (plotters, any backend) and [`summary`]; [`pipeline`]
+//! occupied bytes, peak) → [`render`] (plotters, any backend) and [`summary`]; [`units`] formats numbers for all; [`pipeline`]
 //! drives reading, joining and analysing in pieces. The core does no I/O and builds natively
 //! and for `wasm32-unknown-unknown`; the CLI (`src/cli/`) and the browser app (`src/ui/`) do
 //! the reading. See ARCHITECTURE.md.
@@ -15,5 +15,6 @@ pub mod query;
 pub mod render;
 pub mod shape;
 pub mod summary;
+pub mod units;
 
 pub use parse::{load_files, module_name, Finishing, Load, Loader};

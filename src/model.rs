@@ -379,67 +379,10 @@ impl Module {
         }
         Some((positions, uses))
     }
-
-    pub fn kind(&self, v: &Value) -> ValueKind {
-        let a = self.allocation_of(v);
-        let schedule_end = self.schedule.as_ref().map(|s| s.max);
-        if a.flags.constant {
-            ValueKind::Constant
-        } else if a.flags.thread_local {
-            ValueKind::ThreadLocal
-        } else if a.parameter.is_some() && self.is_entry_parameter(v) {
-            ValueKind::Parameter
-        } else if a.flags.maybe_live_out
-            && match (v.live, schedule_end) {
-                (Some(r), Some(max)) => r.end >= max,
-                _ => true,
-            }
-        {
-            ValueKind::Output
-        } else {
-            ValueKind::Temporary
-        }
-    }
-
-    fn is_entry_parameter(&self, v: &Value) -> bool {
-        // Entry parameters are live from step 0; the opcode, when a `from instruction:`
-        // line told it, rules out other values that share the parameter's buffer.
-        let opcode = self.str(self.instruction(v).opcode);
-        (opcode.is_empty() || opcode == "parameter") && v.live.is_none_or(|r| r.start == 0)
-    }
 }
 
 /// Separates positions from uses in [`Value::uses_text`].
 pub(crate) const USES_MARK: &str = "\u{1}uses";
-
-/// What a value is, for colouring.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ValueKind {
-    Parameter,
-    Output,
-    Constant,
-    ThreadLocal,
-    Temporary,
-}
-
-impl ValueKind {
-    pub const ALL: [ValueKind; 5] = [
-        ValueKind::Parameter,
-        ValueKind::Output,
-        ValueKind::Constant,
-        ValueKind::ThreadLocal,
-        ValueKind::Temporary,
-    ];
-    pub fn label(self) -> &'static str {
-        match self {
-            ValueKind::Parameter => "parameter",
-            ValueKind::Output => "output",
-            ValueKind::Constant => "constant",
-            ValueKind::ThreadLocal => "thread-local",
-            ValueKind::Temporary => "temporary",
-        }
-    }
-}
 
 /// XLA's name for a memory space colour (`GetMemorySpaceName`): 0 default, 1 vmem, 2 smem,
 /// 3 hbm, 4 host, 5 cmem, otherwise `color_N`.
@@ -457,7 +400,16 @@ pub fn memory_space_name(color: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Str, Strings};
+    use super::{memory_space_name, Str, Strings};
+
+    #[test]
+    fn memory_space_names_as_xla_writes_them() {
+        // `Memory Space: vmem (color=1)`, `Memory Space: color_6 (color=6)` in dumps.
+        let names: Vec<String> = (0..7).map(memory_space_name).collect();
+        let expected = ["default", "vmem", "smem", "hbm", "host", "cmem", "color_6"];
+        assert_eq!(names, expected);
+        assert_eq!(memory_space_name(u32::MAX), "color_4294967295");
+    }
 
     #[test]
     fn strings_across_chunks_and_longer_than_one() {

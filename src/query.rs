@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 use regex_lite::{Regex, RegexBuilder};
 
 use crate::model::{Module, Str, Value};
+use crate::analysis::value_kind;
 
 // ---------------------------------------------------------------- search
 
@@ -267,7 +268,7 @@ fn compare(module: &Module, column: Column, a: &Value, b: &Value) -> Option<Orde
             };
             opt(key(ia), key(ib))
         }
-        Column::Kind => Some(module.kind(a).cmp(&module.kind(b))),
+        Column::Kind => Some(value_kind(module, a).cmp(&value_kind(module, b))),
     }
 }
 

@@ -1,12 +1,14 @@
 //! Summary: the key figures of each module (allocations, values, bytes, per memory space
 //! the allocated bytes and the peak of live bytes), as JSON and as a text table.
 //!
-//! Owns: the shape of `bufscope summary` output, and the human-readable number formats
-//! ([`human_bytes`], [`group_digits`]) that the render uses too.
+//! Owns: the shape of `bufscope summary` output. Numbers are written by [`crate::units`]
+//! (re-exported here for the CLI).
 
 use crate::analysis::Analysis;
 use crate::model::{memory_space_name, Module};
 use serde::Serialize;
+
+pub use crate::units::{group_digits, human_bytes};
 
 /// Summary of a set of modules.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -185,35 +187,6 @@ fn align<const N: usize>(rows: &[[String; N]], right: &[bool; N]) -> String {
     out
 }
 
-/// Bytes for people: "512 B", "12.0 KiB", "1.5 GiB" (binary units, one decimal).
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    if n < 1024 {
-        return format!("{n} B");
-    }
-    let mut value = n as f64 / 1024.0;
-    let mut unit = 0;
-    // Step up while the one-decimal figure would read 1024.0 or more.
-    while value >= 1023.95 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-/// An integer with thousands separated by commas: "177,800".
-pub fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,19 +313,5 @@ module jit_f
     f.txt:7: odd line
 ";
         assert_eq!(table, expected);
-    }
-
-    #[test]
-    fn number_formats() {
-        assert_eq!(human_bytes(0), "0 B");
-        assert_eq!(human_bytes(1023), "1023 B");
-        assert_eq!(human_bytes(12 * 1024), "12.0 KiB");
-        assert_eq!(human_bytes(1024 * 1024 - 1), "1.0 MiB");
-        assert_eq!(human_bytes(220 * 1024 * 1024), "220.0 MiB");
-        assert_eq!(human_bytes(u64::MAX), "16.0 EiB");
-        assert_eq!(group_digits(0), "0");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(177_800), "177,800");
-        assert_eq!(group_digits(93_763_358), "93,763,358");
     }
 }

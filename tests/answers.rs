@@ -312,7 +312,7 @@ fn parameters_split_by_their_python_path() {
             // The Python path: jax 0.10.2 names the instruction after it, 0.6.2 puts it in
             // the op_name.
             let path = format!("{}|{}", m.str(ins.name), m.str(ins.op_name));
-            let expected = if m.kind(v) != bufscope::model::ValueKind::Parameter {
+            let expected = if bufscope::analysis::value_kind(&m, v) != bufscope::analysis::ValueKind::Parameter {
                 continue;
             } else if path.starts_with("params") || path.contains("|params") {
                 Category::ModelParameters

@@ -9,7 +9,7 @@
 mod common;
 
 use bufscope::parse::oom::{
-    coverage, group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm,
+    group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm,
     OomLog, OomMessage, NO_OOM_MESSAGE,
 };
 use proptest::prelude::*;

@@ -14,7 +14,8 @@
 use serde::Serialize;
 
 use crate::answers::LiveSet;
-use crate::model::{Module, ValueKind};
+use crate::analysis::{value_kind, ValueKind};
+use crate::model::Module;
 
 /// A category of live values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -85,7 +86,7 @@ pub struct CategoryRow {
 /// The category of one value.
 pub fn category(module: &Module, value: u32) -> Category {
     let v = &module.values[value as usize];
-    match module.kind(v) {
+    match value_kind(module, v) {
         ValueKind::Parameter => parameter_category(module, value),
         ValueKind::Output => Category::Outputs,
         ValueKind::Constant => Category::Constants,

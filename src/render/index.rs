@@ -4,11 +4,12 @@
 //! blocks also gets its levels of detail ([`Grid`]) here.
 
 use crate::analysis::{Analysis, Block, Slot, Space};
-use crate::model::{InstrId, Module, ValueKind};
+use crate::model::{InstrId, Module};
 
 use super::geometry::{Mapping, PxRect, Viewport};
+use super::kind::{kind_at, kind_index};
+use crate::analysis::{value_kind, ValueKind};
 use super::levels::{Grid, GridBuilder, Steps};
-use super::{kind_at, kind_index};
 use std::cell::{OnceCell, RefCell};
 
 /// Allocation slots are skipped in runs of this many.
@@ -74,7 +75,7 @@ impl IndexBuilder {
             };
             if b.x1 > b.x0 && b.y1 > b.y0 {
                 index.blocks.push(b);
-                index.kinds.push(module.kind(v));
+                index.kinds.push(value_kind(module, v));
                 index.instructions.push(v.instruction);
             }
         }

@@ -10,13 +10,16 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::blocks::MIN_BLOCK_PX;
 use super::coverage::Coverage;
+use super::curve::curve_mapping;
 use super::geometry::{Layout, Mapping, PxRect, Viewport};
 use super::index::SpaceIndex;
-use super::{border_color, curve_mapping, kind_color, DrawResult, Painter, Style, MIN_BLOCK_PX};
+use super::kind::{border_color, kind_color};
+use super::{DrawResult, Painter, Style};
 use crate::analysis::{Analysis, Space};
 use crate::model::InstrId;
-use crate::summary::{group_digits, human_bytes};
+use crate::units::{group_digits, human_bytes};
 
 /// What to mark on a diagram.
 #[derive(Clone, Copy, Debug, Default)]
@@ -71,8 +74,7 @@ pub fn draw_marks<DB: DrawingBackend>(
             };
             if r.width() >= MIN_BLOCK_PX && r.height() >= MIN_BLOCK_PX {
                 let color = kind_color(kind);
-                p.fill(r, border_color(color))?;
-                p.fill(inset(r, 1), color)?;
+                p.bordered(r, color, border_color(color))?;
                 p.outline(r, 1, style.mark, d)?;
             } else {
                 small
@@ -218,14 +220,6 @@ fn grow(r: PxRect, by: i32) -> PxRect {
         y0: r.y0 - by,
         x1: r.x1 + by,
         y1: r.y1 + by,
-    }
-}
-
-fn inset(r: PxRect, by: i32) -> PxRect {
-    if r.width() > 2 * by && r.height() > 2 * by {
-        grow(r, -by)
-    } else {
-        r
     }
 }
 

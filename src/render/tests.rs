@@ -1,7 +1,7 @@
 //! Tests of the render: drawn to SVG strings and read back.
 
 use super::*;
-use crate::analysis::analyze;
+use crate::analysis::{analyze, value_kind, ValueKind};
 use crate::model::{
     AllocFlags, Allocation, EntryParameter, Instruction, LiveRange, Schedule, Str, Value,
 };
@@ -179,7 +179,7 @@ fn draws_a_rectangle_per_value() {
     let rects = svg_rects(&svg);
     for b in space.blocks(&m) {
         let px = map.block_px(&b).unwrap();
-        let kind = m.kind(&m.values[b.value as usize]);
+        let kind = value_kind(&m, &m.values[b.value as usize]);
         let inner = PxRect {
             x0: px.x0 + 1,
             y0: px.y0 + 1,
@@ -428,7 +428,7 @@ fn marks_outline_the_selected_block_and_matches() {
         },
         None,
     );
-    let fill = hex(kind_color(m.kind(&m.values[2])));
+    let fill = hex(kind_color(value_kind(&m, &m.values[2])));
     assert!(svg_rects(&svg)
         .iter()
         .any(|(_, f)| f.eq_ignore_ascii_case(&fill)));
@@ -477,7 +477,7 @@ fn compare(a: &Raster, b: &Raster, rect: PxRect) -> (f64, f64, f64) {
         .iter()
         .flat_map(|&k| {
             let c = kind_color(k);
-            let d = border_color(c);
+            let d = kind::border_color(c);
             [[c.0, c.1, c.2], [d.0, d.1, d.2]]
         })
         .collect();

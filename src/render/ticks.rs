@@ -1,5 +1,5 @@
-//! Axis ticks: where they go and how they read. Steps take 1-2-5 steps; bytes take powers of
-//! two so that labels come out as round KiB/MiB/GiB figures.
+//! Axis ticks: where they go. Steps take 1-2-5 steps; bytes take powers of two so that
+//! their labels ([`crate::units::axis_bytes`]) come out as round KiB/MiB/GiB figures.
 
 /// At most about `max_ticks` integer positions in `lo ..= hi`, at a 1-2-5 spacing.
 pub(crate) fn step_ticks(lo: f64, hi: f64, max_ticks: usize) -> Vec<u64> {
@@ -48,43 +48,6 @@ fn multiples(lo: f64, hi: f64, step: u64) -> Vec<u64> {
     (first..=last).map(|k| k.saturating_mul(step)).collect()
 }
 
-const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-
-/// A byte tick's label: in the unit of the largest tick, with as few decimals as the
-/// spacing needs ("0", "256 KiB", "1.25 MiB").
-pub(crate) fn byte_label(value: u64, step: u64, largest: u64) -> String {
-    if value == 0 {
-        return "0".into();
-    }
-    let unit_of = |n: u64| {
-        (0..UNITS.len())
-            .rev()
-            .find(|&j| n >= 1u64 << (10 * j))
-            .unwrap_or(0)
-    };
-    let mut j = unit_of(largest.max(step));
-    let decimals_for = |j: usize| {
-        let ratio = step as f64 / (1u64 << (10 * j)) as f64;
-        (0..=3).find(|&d| {
-            let scaled = ratio * 10f64.powi(d);
-            (scaled - scaled.round()).abs() < 1e-6
-        })
-    };
-    let decimals = match decimals_for(j) {
-        Some(d) => d,
-        None => {
-            j = unit_of(step);
-            decimals_for(j).unwrap_or(3)
-        }
-    };
-    let scaled = value as f64 / (1u64 << (10 * j)) as f64;
-    let mut text = format!("{scaled:.prec$}", prec = decimals as usize);
-    if text.contains('.') {
-        text = text.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    format!("{text} {}", UNITS[j])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,15 +68,10 @@ mod tests {
         let (ticks, step) = byte_ticks(0.0, 1_300_000.0, 5);
         assert_eq!(step, 262_144);
         assert_eq!(ticks.len(), 5);
-        let labels: Vec<String> = ticks
-            .iter()
-            .map(|&t| byte_label(t, step, 1_048_576))
-            .collect();
-        assert_eq!(labels, ["0", "0.25 MiB", "0.5 MiB", "0.75 MiB", "1 MiB"]);
-        assert_eq!(byte_label(768, 256, 768), "768 B");
-        assert_eq!(byte_label(2048, 1024, 4096), "2 KiB");
-        // A fine spacing under a big offset falls back to a smaller unit.
-        assert_eq!(byte_label(1_048_578, 2, 1_048_578), "1048578 B");
-        assert_eq!(byte_label(u64::MAX, 1 << 62, u64::MAX), "16 EiB");
+        assert_eq!(ticks, [0, 262_144, 524_288, 786_432, 1_048_576]);
+        let (ticks, step) = byte_ticks(1000.0, 3000.0, 4);
+        assert_eq!(step, 512);
+        assert_eq!(ticks, [1024, 1536, 2048, 2560]);
+        assert!(byte_ticks(f64::NAN, 1.0, 4).0.is_empty());
     }
 }

@@ -469,7 +469,7 @@ impl Diagram {
         if css_width < 1.0 {
             return false;
         }
-        let css_height = (css_width * 0.5).clamp(380.0, 760.0);
+        let css_height = bufscope::render::panel_height(css_width);
         let size = (
             (css_width * dpr).round() as u32,
             (css_height * dpr).round() as u32,

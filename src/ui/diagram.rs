@@ -17,6 +17,7 @@
 //! Keys go to the focused diagram, or, when no other element has focus, to the diagram
 //! last pointed at (else the first).
 
+use bufscope::analysis::value_kind;
 use bufscope::render::kind_color;
 use leptos::ev;
 use leptos::prelude::*;
@@ -149,7 +150,7 @@ fn Tooltip(shared: Shared) -> impl IntoView {
         let m = &shown.module;
         let value = m.values.get(v as usize)?;
         let instr = m.instruction(value);
-        let kind = m.kind(value);
+        let kind = value_kind(m, value);
         let c = kind_color(kind);
         let swatch = format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2);
         let live = value.live.map_or_else(

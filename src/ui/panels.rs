@@ -21,31 +21,18 @@ use super::fmt;
 use super::state::Focus;
 
 /// A memory space as the page names it: the colour number, always, then XLA's name
-/// (`0 default (HBM)`, `1 vmem`, …, `7 color 7`).
+/// (`0 default (HBM)`, `1 vmem`, …, `7 color_7`).
 pub fn space_label(color: u32) -> String {
     match color {
         0 => "0 default (HBM)".to_string(),
-        1..=5 => format!("{color} {}", memory_space_name(color)),
-        n => format!("{n} color {n}"),
+        n => format!("{n} {}", memory_space_name(n)),
     }
 }
 
-/// `s` when it has at most `max` characters, else its start and end with `…` between
-/// (op_names and paths differ at their ends, names at both). For text shown in passing
-/// (labels, the tooltip): a dump may hold names of 300,000 characters, which would make a
-/// line of the page as long. The details pane and the titles show the whole text.
-pub fn clip_middle(s: &str, max: usize) -> String {
-    let count = s.chars().count();
-    if count <= max {
-        return s.to_string();
-    }
-    let head = max.saturating_sub(1) * 2 / 3;
-    let tail = max.saturating_sub(1) - head;
-    let mut out: String = s.chars().take(head).collect();
-    out.push('…');
-    out.extend(s.chars().skip(count - tail));
-    out
-}
+/// For text shown in passing (labels, the tooltip): a dump may hold names of 300,000
+/// characters, which would make a line of the page as long. The details pane and the
+/// titles show the whole text.
+pub use bufscope::render::text::clip_middle;
 
 /// The most characters of a text in a table cell or a one-line label that cuts it with an
 /// ellipsis anyway: far more than fits, far less than a 300,000-character name, whose

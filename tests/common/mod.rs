@@ -599,7 +599,7 @@ pub fn check_sane(m: &bufscope::model::Module, what: &str) {
         }
         let _ = m.value_name(v);
         let _ = m.positions_and_uses(v);
-        let _ = m.kind(v);
+        let _ = bufscope::analysis::value_kind(m, v);
     }
     if let Some(s) = &m.schedule {
         for &i in &s.sequence {

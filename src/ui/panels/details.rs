@@ -70,7 +70,7 @@ pub fn Details(focus: Focus) -> impl IntoView {
                     <dd>{if live { "live at its space's peak" } else { "not live at its space's peak" }}</dd>
                 })}
                 <dt>"Kind"</dt>
-                <dd class="kind">{m.kind(&value).label()}{value.phi.then_some(" (phi)")}</dd>
+                <dd class="kind">{bufscope::analysis::value_kind(m, &value).label()}{value.phi.then_some(" (phi)")}</dd>
                 {instruction(m, &value)}
             </dl>
             {positions_and_uses(m, &value)}

@@ -9,8 +9,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use bufscope::model::{Module, Str, ValueKind};
+use bufscope::model::{Module, Str};
 use bufscope::query::{self, Column, Group};
+use bufscope::analysis::{value_kind, ValueKind};
 use leptos::ev;
 use leptos::prelude::*;
 
@@ -277,7 +278,7 @@ fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl IntoView + 
             b.map(|b| format!("{} B", fmt::grouped(b)))
                 .unwrap_or_default()
         };
-        let kind = m.kind(&value);
+        let kind = value_kind(m, &value);
         // The whole text in the title, at most CELL_CHARS of it in the cell.
         let clip = |s: &str| clip_middle(s, CELL_CHARS);
         let (name_title, shape_title) = (name.clone(), shape.clone());

@@ -11,6 +11,9 @@
 //! * Occupied bytes at step `t` is the length of the union of the byte ranges of the values
 //!   live at `t` (`start <= t <= end`): aliases and operand→user hand-offs count once.
 
+mod kind;
+pub use kind::{value_kind, ValueKind};
+
 use crate::model::{Module, Value};
 use std::borrow::Borrow;
 

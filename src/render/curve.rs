@@ -1,0 +1,145 @@
+//! The occupied-bytes curve above the diagram (one point per pixel column, scaled to the
+//! space's peak) and the peak: a line at its step through curve and diagram, with a label.
+
+use super::geometry::{Layout, Mapping, PxRect, Viewport};
+use super::{DrawResult, Painter};
+use crate::analysis::{Analysis, Space};
+use crate::units::{group_digits, human_bytes};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+/// The curve's mapping: the steps in view, bytes from 0 to a third above the peak (room
+/// for the peak's label).
+pub(super) fn curve_mapping(space: &Space, view: &Viewport, rect: PxRect) -> Mapping {
+    let top = space.peak_bytes.max(1) as f64 * 1.35;
+    Mapping::new(
+        Viewport {
+            y0: 0.0,
+            y1: top,
+            ..*view
+        },
+        rect,
+    )
+}
+
+/// The curve's polylines in `r`: per pixel column the maximum of the steps it covers (of
+/// the first `steps`), flat stretches as one segment, broken where a column covers no step.
+fn curve_pieces(space: &Space, cm: &Mapping, r: PxRect, steps: usize) -> Vec<Vec<(i32, i32)>> {
+    let mut points: Vec<(i32, i32)> = Vec::new();
+    let mut pieces: Vec<Vec<(i32, i32)>> = Vec::new();
+    for x in r.x0..r.x1 {
+        // Saturating casts: a NaN would become 0 and an empty range.
+        let lo = cm.step_at(f64::from(x)).floor().max(0.0) as usize;
+        let hi = (cm.step_at(f64::from(x + 1)).ceil() as usize).min(steps);
+        if lo >= hi {
+            if !points.is_empty() {
+                pieces.push(std::mem::take(&mut points));
+            }
+            continue;
+        }
+        let max = space.curve[lo..hi].iter().copied().max().unwrap_or(0);
+        // The last row of the strip is its zero line.
+        let y = (cm.y_px(max as f64).round() as i32).min(r.y1 - 1);
+        // A flat stretch is one segment: move its end instead of adding points.
+        match points.as_mut_slice() {
+            [.., (_, y0), (x1, y1)] if *y0 == y && *y1 == y => *x1 = x + 1,
+            _ => points.extend([(x, y), (x + 1, y)]),
+        }
+    }
+    if !points.is_empty() {
+        pieces.push(points);
+    }
+    pieces
+}
+
+impl<DB: DrawingBackend> Painter<'_, DB> {
+    /// The occupied-bytes curve over the steps in view, one point per pixel column (the
+    /// maximum of the steps that column covers), scaled to the space's peak.
+    pub(super) fn curve(
+        &self,
+        layout: &Layout,
+        analysis: &Analysis,
+        space: &Space,
+        view: &Viewport,
+    ) -> DrawResult<DB> {
+        let r = layout.curve;
+        if r.is_empty() {
+            return Ok(());
+        }
+        let cm = curve_mapping(space, view, r);
+        let steps = space.curve.len().min(analysis.steps as usize);
+        for piece in curve_pieces(space, &cm, r, steps) {
+            let (Some(first), Some(last)) = (piece.first().copied(), piece.last().copied()) else {
+                continue;
+            };
+            let mut area = Vec::with_capacity(piece.len() + 2);
+            area.push((first.0, r.y1));
+            area.extend_from_slice(&piece);
+            area.push((last.0, r.y1));
+            self.area
+                .draw(&Polygon::new(area, self.style.curve.mix(0.22).filled()))?;
+            self.area
+                .draw(&PathElement::new(piece, self.style.curve.stroke_width(1)))?;
+        }
+        self.curve_labels(layout, &cm, space)
+    }
+
+    /// The curve's axis: the peak's bytes and 0 at the left, "occupied" beside them.
+    fn curve_labels(&self, layout: &Layout, cm: &Mapping, space: &Space) -> DrawResult<DB> {
+        let r = layout.curve;
+        let muted = self.style.muted;
+        let peak_y = cm.y_px(space.peak_bytes as f64).round() as i32;
+        self.tick_left(r.x0, peak_y)?;
+        let peak = human_bytes(space.peak_bytes);
+        self.text(
+            &peak,
+            (r.x0 - 7, peak_y),
+            0.92,
+            muted,
+            (HPos::Right, VPos::Center),
+        )?;
+        self.text(
+            "0",
+            (r.x0 - 7, r.y1 - 1),
+            0.92,
+            muted,
+            (HPos::Right, VPos::Bottom),
+        )?;
+        let at = (layout.title.x0, (r.y0 + r.y1) / 2);
+        self.text("occupied", at, 0.92, muted, (HPos::Left, VPos::Center))
+    }
+
+    /// The peak: a line through curve and diagram at its step, and its label.
+    pub(super) fn peak(&self, layout: &Layout, map: &Mapping, space: &Space) -> DrawResult<DB> {
+        let Some(t) = space.peak_time else {
+            return Ok(());
+        };
+        let (c, d) = (layout.curve, layout.diagram);
+        let label = format!(
+            "peak {} bytes ({}) @ step {}",
+            group_digits(space.peak_bytes),
+            human_bytes(space.peak_bytes),
+            group_digits(u64::from(t)),
+        );
+        let x = map.x_px(f64::from(t) + 0.5).round() as i32;
+        let color = self.style.peak;
+        let y = c.y0 + 4;
+        if x < d.x0 || x >= d.x1 {
+            let label = format!("{label} (out of view)");
+            return self.text(&label, (c.x1 - 6, y), 0.92, color, (HPos::Right, VPos::Top));
+        }
+        let line = |r: PxRect| PxRect {
+            x0: x,
+            x1: x + 1,
+            ..r
+        };
+        self.fill(line(c), color)?;
+        self.fill(line(d), color.mix(0.55))?;
+        let width = self.text_width(&label, 0.92);
+        if x + 6 + width <= c.x1 - 2 {
+            self.text(&label, (x + 6, y), 0.92, color, (HPos::Left, VPos::Top))
+        } else {
+            self.text(&label, (x - 6, y), 0.92, color, (HPos::Right, VPos::Top))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The whole module as one SVG ([`render_svg`]): a header line with the module's name and
+//! figures, then one panel per memory space, stacked. Also the height of a memory-space
+//! panel for a given width ([`panel_height`]), which the page's canvases use too.
+
+use super::geometry::{PxRect, Viewport};
+use super::{draw_space, DrawResult, Painter, Style};
+use crate::analysis::Analysis;
+use crate::model::Module;
+use crate::units::{count, human_bytes};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+/// Height of the header line of [`render_svg`], in pixels.
+const HEADER_PX: u32 = 34;
+
+/// The whole module as one SVG, `width` pixels wide: a header, then one panel per memory
+/// space, stacked, each showing its whole space. Deterministic.
+pub fn render_svg(module: &Module, analysis: &Analysis, width: u32) -> String {
+    let width = width.clamp(320, 16_384);
+    let panel = panel_height(f64::from(width)).round() as u32;
+    let panels = u32::try_from(analysis.spaces.len())
+        .unwrap_or(u32::MAX)
+        .max(1);
+    let height = HEADER_PX.saturating_add(panel.saturating_mul(panels));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        // Writing into a String cannot fail; a failure would only truncate the picture.
+        let _ = draw_module(&root, module, analysis, &Style::default(), panel);
+        let _ = root.present();
+    }
+    svg
+}
+
+/// Height of one memory-space panel `width` pixels wide: half the width, within 380 to 760
+/// pixels (CSS pixels on the page).
+pub fn panel_height(width: f64) -> f64 {
+    (width * 0.5).clamp(380.0, 760.0)
+}
+
+fn draw_module<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    module: &Module,
+    analysis: &Analysis,
+    style: &Style,
+    panel: u32,
+) -> DrawResult<DB> {
+    root.fill(&style.background)?;
+    let (head, body) = root.split_vertically(HEADER_PX);
+    header(&Painter { area: &head, style }, module)?;
+    if analysis.spaces.is_empty() {
+        let b = Painter { area: &body, style };
+        return b.text(
+            "no memory spaces: the module has no allocations",
+            (8, 20),
+            1.0,
+            style.muted,
+            (HPos::Left, VPos::Center),
+        );
+    }
+    let mut rest = body;
+    for (i, space) in analysis.spaces.iter().enumerate() {
+        let (this, below) = rest.split_vertically(panel);
+        let view = Viewport::full(analysis, space);
+        draw_space(&this, module, analysis, space, &view, style)?;
+        if i > 0 {
+            // A line between panels.
+            let w = this.dim_in_pixel().0 as i32;
+            let line = PxRect {
+                x0: 0,
+                y0: 0,
+                x1: w,
+                y1: 1,
+            };
+            Painter { area: &this, style }.fill(line, style.boundary)?;
+        }
+        rest = below;
+    }
+    Ok(())
+}
+
+/// The header line: the module's name in bold, its figures after it, a line under it.
+fn header<DB: DrawingBackend>(p: &Painter<'_, DB>, module: &Module) -> DrawResult<DB> {
+    let style = p.style;
+    let name = if module.name.is_empty() {
+        "(unnamed module)"
+    } else {
+        &module.name
+    };
+    let y = HEADER_PX as i32 / 2;
+    p.bold(name, (8, y), 1.25, style.text, (HPos::Left, VPos::Center))?;
+    let mut facts = format!(
+        "{} · {} · {} allocated",
+        count(module.allocations.len(), "allocation"),
+        count(module.values.len(), "value"),
+        human_bytes(module.total_bytes()),
+    );
+    match &module.schedule {
+        Some(s) => facts.push_str(&format!(" · schedule of {}", count(s.max as usize, "step"))),
+        None => facts.push_str(" · no schedule"),
+    }
+    // Bold text runs wider than the estimate of the regular face.
+    let x = 8 + p.text_width(name, 1.25) * 6 / 5 + 16;
+    p.text(&facts, (x, y), 1.0, style.muted, (HPos::Left, VPos::Center))?;
+    let line = PxRect {
+        x0: 0,
+        y0: HEADER_PX as i32 - 1,
+        x1: p.area.dim_in_pixel().0 as i32,
+        y1: HEADER_PX as i32,
+    };
+    p.fill(line, style.boundary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panels_are_half_as_high_as_wide_within_bounds() {
+        assert_eq!(panel_height(1200.0), 600.0);
+        assert_eq!(panel_height(1001.0), 500.5);
+        assert_eq!(panel_height(320.0), 380.0);
+        assert_eq!(panel_height(4000.0), 760.0);
+    }
+}

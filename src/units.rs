@@ -1,0 +1,180 @@
+//! Units and number formatting: every byte size and count the program writes for people,
+//! in one place. The forms differ on purpose, each for its reader:
+//!
+//! - [`human_bytes`]: `"12.0 KiB"`, one decimal, binary units (summaries, render, the page);
+//! - [`exact_bytes`]: `"172,580 B (168.5 KiB)"`, the exact figure first (the page);
+//! - [`axis_bytes`]: `"0.25 MiB"`, a byte tick, as few decimals as the tick spacing needs;
+//! - [`tsl_human_bytes`]: `"1.50MiB"`, what XLA itself prints in `Total bytes used`;
+//! - [`group_digits`] and [`count`]: `"177,800"`, `"1 value"`.
+
+/// Binary units, 1024 apart: `UNITS[j]` is `1 << (10 * j)` bytes.
+const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+
+/// Bytes for people: "512 B", "12.0 KiB", "1.5 GiB" (binary units, one decimal).
+pub fn human_bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    // Step up while the one-decimal figure would read 1024.0 or more.
+    let (value, unit) = scaled(n, 1023.95);
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// `n` (at least 1 KiB) in the unit that keeps it under `next` (or in EiB), and that unit's
+/// index in [`UNITS`].
+fn scaled(n: u64, next: f64) -> (f64, usize) {
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 1;
+    while value >= next && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    (value, unit)
+}
+
+/// Exact bytes with the human size after it: `"172,580 B (168.5 KiB)"`; below 1 KiB just
+/// `"512 B"`.
+pub fn exact_bytes(n: u64) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else {
+        format!("{} B ({})", group_digits(n), human_bytes(n))
+    }
+}
+
+/// Bytes as XLA prints them (`tsl::strings::HumanReadableNumBytes`, in the `Total bytes
+/// used` line): `"512B"`, `"1.5KiB"`, `"1.50MiB"` (no space; two decimals from MiB on).
+pub fn tsl_human_bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n}B");
+    }
+    let (v, unit) = scaled(n, 1024.0);
+    if unit == 1 {
+        format!("{v:.1}{}", UNITS[unit])
+    } else {
+        format!("{v:.2}{}", UNITS[unit])
+    }
+}
+
+/// A byte tick's label: in the unit of the largest tick, with as few decimals as the
+/// tick spacing `step` needs ("0", "256 KiB", "1.25 MiB").
+pub fn axis_bytes(value: u64, step: u64, largest: u64) -> String {
+    if value == 0 {
+        return "0".into();
+    }
+    let unit_of = |n: u64| {
+        (0..UNITS.len())
+            .rev()
+            .find(|&j| n >= 1u64 << (10 * j))
+            .unwrap_or(0)
+    };
+    let mut j = unit_of(largest.max(step));
+    let decimals_for = |j: usize| {
+        let ratio = step as f64 / (1u64 << (10 * j)) as f64;
+        (0..=3).find(|&d| {
+            let scaled = ratio * 10f64.powi(d);
+            (scaled - scaled.round()).abs() < 1e-6
+        })
+    };
+    let decimals = match decimals_for(j) {
+        Some(d) => d,
+        None => {
+            j = unit_of(step);
+            decimals_for(j).unwrap_or(3)
+        }
+    };
+    let scaled = value as f64 / (1u64 << (10 * j)) as f64;
+    let mut text = format!("{scaled:.prec$}", prec = decimals as usize);
+    if text.contains('.') {
+        text = text.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    format!("{text} {}", UNITS[j])
+}
+
+/// An integer with thousands separated by commas: "177,800".
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count and its noun, plural unless one: "1 value", "177,800 values".
+pub fn count(n: usize, noun: &str) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{plural}", group_digits(n as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_one_decimal() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.0 KiB");
+        assert_eq!(human_bytes(12 * 1024), "12.0 KiB");
+        assert_eq!(human_bytes(1536 * 1024), "1.5 MiB");
+        // 1023.999 KiB would read "1024.0 KiB": it is 1.0 MiB.
+        assert_eq!(human_bytes(1024 * 1024 - 1), "1.0 MiB");
+        assert_eq!(human_bytes(220 * 1024 * 1024), "220.0 MiB");
+        assert_eq!(human_bytes(u64::MAX), "16.0 EiB");
+    }
+
+    #[test]
+    fn exact_bytes_then_human() {
+        assert_eq!(exact_bytes(0), "0 B");
+        assert_eq!(exact_bytes(1023), "1023 B");
+        assert_eq!(exact_bytes(172_580), "172,580 B (168.5 KiB)");
+        assert_eq!(exact_bytes(1_572_864), "1,572,864 B (1.5 MiB)");
+    }
+
+    #[test]
+    fn tsl_form_as_xla_prints_it() {
+        // Figures as they stand in the fixtures' `Total bytes used:` lines.
+        assert_eq!(tsl_human_bytes(12_288), "12.0KiB");
+        assert_eq!(tsl_human_bytes(172_580), "168.5KiB");
+        assert_eq!(tsl_human_bytes(12_889_179), "12.29MiB");
+        assert_eq!(tsl_human_bytes(230_870_056), "220.17MiB");
+        assert_eq!(tsl_human_bytes(512), "512B");
+        assert_eq!(tsl_human_bytes(1536), "1.5KiB");
+        assert_eq!(tsl_human_bytes(1_572_864), "1.50MiB");
+        assert_eq!(tsl_human_bytes(3 << 30), "3.00GiB");
+        // No rounding step-up: 1023.9 KiB stays in KiB.
+        assert_eq!(tsl_human_bytes(1024 * 1024 - 100), "1023.9KiB");
+        assert_eq!(tsl_human_bytes(u64::MAX), "16.00EiB");
+    }
+
+    #[test]
+    fn axis_bytes_as_the_spacing_needs() {
+        let step = 262_144;
+        let labels: Vec<String> = (0..5)
+            .map(|k| axis_bytes(k * step, step, 1_048_576))
+            .collect();
+        assert_eq!(labels, ["0", "0.25 MiB", "0.5 MiB", "0.75 MiB", "1 MiB"]);
+        assert_eq!(axis_bytes(768, 256, 768), "768 B");
+        assert_eq!(axis_bytes(2048, 1024, 4096), "2 KiB");
+        // A fine spacing under a big offset falls back to a smaller unit.
+        assert_eq!(axis_bytes(1_048_578, 2, 1_048_578), "1048578 B");
+        assert_eq!(axis_bytes(u64::MAX, 1 << 62, u64::MAX), "16 EiB");
+    }
+
+    #[test]
+    fn digits_and_counts() {
+        assert_eq!(group_digits(0), "0");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(1000), "1,000");
+        assert_eq!(group_digits(177_800), "177,800");
+        assert_eq!(group_digits(93_763_358), "93,763,358");
+        assert_eq!(group_digits(u64::MAX), "18,446,744,073,709,551,615");
+        assert_eq!(count(1, "value"), "1 value");
+        assert_eq!(count(0, "value"), "0 values");
+        assert_eq!(count(177_800, "step"), "177,800 steps");
+    }
+}
