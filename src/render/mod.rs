@@ -13,6 +13,7 @@
 mod coverage;
 mod geometry;
 mod index;
+pub mod interaction;
 mod levels;
 mod marks;
 mod raster;
