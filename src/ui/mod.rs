@@ -18,6 +18,7 @@ mod fmt;
 mod panels;
 mod read;
 mod state;
+mod tasks;
 mod workspace;
 
 use std::sync::Arc;
