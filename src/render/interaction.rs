@@ -183,7 +183,13 @@ pub fn wheel(view: Viewport, layout: &Layout, at: (f64, f64), w: Wheel) -> Optio
         _ if w.alt => Axes::BYTES,
         _ => Axes::BOTH,
     };
-    Some(zoom_at(view, layout.diagram, wheel_zoom(dy), axes, Some(at)))
+    Some(zoom_at(
+        view,
+        layout.diagram,
+        wheel_zoom(dy),
+        axes,
+        Some(at),
+    ))
 }
 
 /// `start` panned by a drag of `(dx, dy)` pixels of a diagram drawn in `plot` (the data
@@ -258,7 +264,13 @@ pub fn double_click(
     }
     Some(match block(at.0 as i32, at.1 as i32) {
         Some(b) => zoom_to_block(&b),
-        None => zoom_at(view, layout.diagram, DOUBLE_CLICK_ZOOM, Axes::BOTH, Some(at)),
+        None => zoom_at(
+            view,
+            layout.diagram,
+            DOUBLE_CLICK_ZOOM,
+            Axes::BOTH,
+            Some(at),
+        ),
     })
 }
 
@@ -312,7 +324,12 @@ pub const BINDINGS: &[Binding] = {
         Binding {
             label: "S  or  −",
             does: "zoom out",
-            keys: &[("s", ZoomOut), ("S", ZoomOut), ("-", ZoomOut), ("_", ZoomOut)],
+            keys: &[
+                ("s", ZoomOut),
+                ("S", ZoomOut),
+                ("-", ZoomOut),
+                ("_", ZoomOut),
+            ],
         },
         Binding {
             label: "A  D  ←  →",

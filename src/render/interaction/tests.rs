@@ -17,10 +17,7 @@ fn view() -> Viewport {
 
 /// The centre of a rectangle.
 fn centre(r: PxRect) -> (f64, f64) {
-    (
-        f64::from(r.x0 + r.x1) / 2.0,
-        f64::from(r.y0 + r.y1) / 2.0,
-    )
+    (f64::from(r.x0 + r.x1) / 2.0, f64::from(r.y0 + r.y1) / 2.0)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -79,7 +76,10 @@ fn constrain_keeps_views_inside_and_not_too_thin() {
 #[test]
 fn zoom_keeps_the_point_under_the_pointer() {
     let l = layout();
-    let at = (f64::from(l.diagram.x0) + 100.0, f64::from(l.diagram.y0) + 50.0);
+    let at = (
+        f64::from(l.diagram.x0) + 100.0,
+        f64::from(l.diagram.y0) + 50.0,
+    );
     let before = Mapping::new(view(), l.diagram);
     let z = zoom_at(view(), l.diagram, 0.5, Axes::BOTH, Some(at));
     let after = Mapping::new(z, l.diagram);
@@ -122,7 +122,10 @@ fn wheel_zooms_where_it_is_and_swipes_pan() {
     let v = wheel(view(), &l, inside, w(width, 3.0, false, false)).unwrap();
     assert_eq!((v.x0, v.x1, v.y0, v.y1), (100.0, 200.0, 0.0, 1000.0));
     // Outside: not taken.
-    assert_eq!(wheel(view(), &l, centre(l.title), w(0.0, -100.0, false, false)), None);
+    assert_eq!(
+        wheel(view(), &l, centre(l.title), w(0.0, -100.0, false, false)),
+        None
+    );
     assert_eq!(wheel_unit(0, 700.0), 1.0);
     assert_eq!(wheel_unit(1, 700.0), 16.0);
     assert_eq!(wheel_unit(2, 700.0), 700.0);
@@ -141,7 +144,9 @@ fn a_drag_starts_past_the_slop_and_follows_the_pointer() {
         f64::from(plot.width()) / 4.0,
         f64::from(plot.height()) / 8.0,
     );
-    let v = d.moved((50.0 + half_w, 50.0 + quarter_h), plot, 2.0).unwrap();
+    let v = d
+        .moved((50.0 + half_w, 50.0 + quarter_h), plot, 2.0)
+        .unwrap();
     assert!(d.dragging);
     assert!(close(v.x0, -50.0) && close(v.x1, 50.0));
     assert!(close(v.y0, 250.0) && close(v.y1, 1250.0));
@@ -178,7 +183,10 @@ fn clicks_pick_on_the_diagram_only() {
     assert_eq!((v.x0, v.x1, v.y0, v.y1), (5.0, 35.0, 50.0, 350.0));
     let v = double_click(view(), &l, inside, |_, _| None).unwrap();
     assert!(close(v.x1 - v.x0, 50.0) && close(v.y1 - v.y0, 500.0));
-    assert_eq!(double_click(view(), &l, centre(l.curve), |_, _| Some(b)), None);
+    assert_eq!(
+        double_click(view(), &l, centre(l.curve), |_, _| Some(b)),
+        None
+    );
 }
 
 #[test]
@@ -188,11 +196,17 @@ fn the_time_cursor_is_the_step_under_the_pointer() {
     // 100 steps over the plot's width: the first column is step 0, the last step 99.
     let y = centre(d).1;
     assert_eq!(time_step(view(), &l, (f64::from(d.x0), y), 100), Some(0));
-    assert_eq!(time_step(view(), &l, (f64::from(d.x1) - 0.5, y), 100), Some(99));
+    assert_eq!(
+        time_step(view(), &l, (f64::from(d.x1) - 0.5, y), 100),
+        Some(99)
+    );
     let mid = f64::from(d.x0) + f64::from(d.width()) * 0.425;
     assert_eq!(time_step(view(), &l, (mid, y), 100), Some(42));
     // Past the program's end it stays on the last step; a view before step 0 shows none.
-    assert_eq!(time_step(view(), &l, (f64::from(d.x1) - 0.5, y), 10), Some(9));
+    assert_eq!(
+        time_step(view(), &l, (f64::from(d.x1) - 0.5, y), 10),
+        Some(9)
+    );
     let early = Viewport {
         x0: -50.0,
         x1: 50.0,
