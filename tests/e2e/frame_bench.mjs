@@ -7,7 +7,7 @@
 // with the pointer. Prints, from inside the page:
 // * frame intervals: requestAnimationFrame timestamps during the sequence (what a user sees);
 // * draw times: the app's own measure of each frame it drew (`window.__bufscope_draw_ms`,
-//   filled by src/ui/canvas.rs when the page defines it);
+//   filled by src/ui/canvas/hooks.rs when the page defines it);
 // each as frames, median and worst. The sequence itself is `panZoom` in frames.mjs, which
 // tests/e2e/scale_bench.mjs (`./dev bench`) runs too.
 import { createRequire } from 'node:module';
