@@ -22,6 +22,7 @@ mod curve;
 mod frame;
 mod geometry;
 mod index;
+pub mod interaction;
 mod kind;
 mod levels;
 mod marks;

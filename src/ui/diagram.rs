@@ -1,23 +1,14 @@
 //! The diagrams of a module: one interactive canvas per memory space
 //! ([`super::canvas::SpaceCanvas`]), the tooltip of the hovered value (`#tooltip`), the
-//! overlay listing the keys (`?`), and the page's keys when nothing else has focus.
+//! overlay listing the keys (`?`, from [`BINDINGS`], the one table of the diagrams' keys
+//! and mouse gestures; what each does is [`bufscope::render::interaction`]), and the
+//! page's keys when nothing else has focus: they go to the focused diagram, or, when no
+//! other element has focus, to the diagram last pointed at (else the first).
 //!
-//! Owns: what the diagrams share beyond [`Focus`] ([`Shared`]: tooltip position, the
-//! diagram keys go to, the keys overlay).
-//!
-//! Mouse and keys (also in the overlay):
-//! * wheel: zoom at the pointer, steps and offsets; Shift + wheel: steps only; Alt + wheel:
-//!   offsets only; over the curve or the step axis steps only, over the byte axis offsets
-//!   only; a sideways (touchpad) swipe pans in time;
-//! * drag: pan; click: pin the value (click on empty space unpins); double-click: zoom to
-//!   the block (on empty space: zoom in);
-//! * W / S (or + / −) zoom in / out, A / D and ← / → pan in time, ↑ / ↓ pan in offsets
-//!   (Shift: farther), 0 resets, ? shows the keys, Esc closes them (else unpins).
-//!
-//! Keys go to the focused diagram, or, when no other element has focus, to the diagram
-//! last pointed at (else the first).
+//! Owns: the state in [`Shared`] (made here for each module's diagrams).
 
 use bufscope::analysis::value_kind;
+use bufscope::render::interaction::{key_action, Action, BINDINGS};
 use bufscope::render::kind_color;
 use leptos::ev;
 use leptos::prelude::*;
@@ -27,19 +18,7 @@ use web_sys::KeyboardEvent;
 use super::canvas::{with_diagram, SpaceCanvas};
 use super::fmt;
 use super::panels::clip_middle;
-use super::state::Focus;
-
-/// State the diagrams of one module share (besides [`Focus`]).
-#[derive(Clone, Copy)]
-pub struct Shared {
-    pub focus: Focus,
-    /// Where the tooltip goes (viewport CSS pixels): the pointer over a block, else `None`.
-    pub pointer: RwSignal<Option<(f64, f64)>>,
-    /// The memory space the page's keys go to.
-    pub active: StoredValue<Option<u32>>,
-    /// The keys overlay is open.
-    pub help: RwSignal<bool>,
-}
+use super::state::{Focus, Shared};
 
 #[component]
 pub fn Diagrams(focus: Focus) -> impl IntoView {
@@ -81,8 +60,8 @@ fn page_key(shared: Shared, e: &KeyboardEvent) {
     if e.default_prevented() || e.ctrl_key() || e.meta_key() || e.alt_key() {
         return;
     }
-    let key = e.key();
-    if key == "Escape" {
+    let action = key_action(&e.key());
+    if action == Some(Action::Close) {
         if shared.help.get_untracked() {
             shared.help.set(false);
             e.prevent_default();
@@ -94,7 +73,7 @@ fn page_key(shared: Shared, e: &KeyboardEvent) {
     if typing(e) {
         return;
     }
-    if key == "?" {
+    if action == Some(Action::Help) {
         shared.help.update(|h| *h = !*h);
         e.prevent_default();
         return;
@@ -215,31 +194,10 @@ const TIP_CHARS: usize = 240;
 /// The list of keys, over the page.
 #[component]
 fn KeysOverlay(shared: Shared) -> impl IntoView {
-    let rows = [
-        (
-            "W  or  +",
-            "zoom in (at the pointer when it is over a diagram)",
-        ),
-        ("S  or  −", "zoom out"),
-        ("A  D  ←  →", "pan in time (with Shift: farther)"),
-        ("↑  ↓", "pan in offsets"),
-        ("0", "reset the view"),
-        ("Esc", "close this list; unpin the value"),
-        ("?", "show or hide this list"),
-        (
-            "wheel",
-            "zoom at the pointer (Shift: steps only, Alt: offsets only)",
-        ),
-        ("drag", "pan"),
-        (
-            "click",
-            "pin a value (its details show); on empty space: unpin",
-        ),
-        ("double-click", "zoom to the block"),
-    ]
-    .into_iter()
-    .map(|(k, what)| view! { <tr><th scope="row"><kbd>{k}</kbd></th><td>{what}</td></tr> })
-    .collect_view();
+    let rows = BINDINGS
+        .iter()
+        .map(|b| view! { <tr><th scope="row"><kbd>{b.label}</kbd></th><td>{b.does}</td></tr> })
+        .collect_view();
     view! {
         <Show when=move || shared.help.get()>
             <div class="keys-overlay" on:click=move |_| shared.help.set(false)>

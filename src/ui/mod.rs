@@ -18,6 +18,7 @@ mod fmt;
 mod panels;
 mod read;
 mod state;
+mod tasks;
 mod workspace;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ pub fn start() {
     console_error_panic_hook::set_once();
     // Now, while the page loads: no request is made once a file is given.
     read::start_worker();
+    #[cfg(feature = "test-hooks")]
     install_memory_hook();
     leptos::mount::mount_to_body(App);
 }
@@ -48,7 +50,8 @@ pub fn start() {
 /// Benchmark hook: `window.__bufscope_wasm_bytes()` is the size in bytes of the app's
 /// WebAssembly memory now (`wasm_bindgen::memory()`'s buffer; it only grows, so after a
 /// load it is the peak of that load). Read by `tests/e2e/scale_bench.mjs`; costs one
-/// closure, made once, and nothing unless called.
+/// closure, made once, and nothing unless called. Only with the `test-hooks` feature.
+#[cfg(feature = "test-hooks")]
 fn install_memory_hook() {
     use wasm_bindgen::{closure::Closure, JsCast, JsValue};
     let Some(window) = web_sys::window() else {

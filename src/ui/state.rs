@@ -1,7 +1,9 @@
 //! What the views of one module share: which value is selected, hovered and searched for,
 //! the time step under the pointer, and requests to bring a value into view. Every
 //! component gets one [`Focus`] (it is `Copy`) and reads or writes these signals; none
-//! talks to another directly. A new module on screen gets a new `Focus`.
+//! talks to another directly. A new module on screen gets a new `Focus`. The diagrams of a
+//! module also share [`Shared`] (tooltip position, the diagram keys go to, the keys
+//! overlay).
 
 use std::sync::Arc;
 
@@ -71,4 +73,16 @@ impl Focus {
         let n = self.reveal.get_untracked().map_or(0, |(_, n)| n + 1);
         self.reveal.set(Some((value, n)));
     }
+}
+
+/// State the diagrams of one module share (besides [`Focus`]).
+#[derive(Clone, Copy)]
+pub struct Shared {
+    pub focus: Focus,
+    /// Where the tooltip goes (viewport CSS pixels): the pointer over a block, else `None`.
+    pub pointer: RwSignal<Option<(f64, f64)>>,
+    /// The memory space the page's keys go to.
+    pub active: StoredValue<Option<u32>>,
+    /// The keys overlay is open.
+    pub help: RwSignal<bool>,
 }

@@ -1,7 +1,7 @@
 // Browser tests of the interactive diagrams, in headless Chromium through playwright-core.
 //   node tests/e2e/diagram.test.mjs http://127.0.0.1:PORT/
 // (tests/e2e/run.sh builds the app, serves it and runs every tests/e2e/*.test.mjs.)
-// Uses the test hook `window.__bufscope_block_px(color, valueName)` (src/ui/canvas.rs) to
+// Uses the test hook `window.__bufscope_block_px(color, valueName)` (src/ui/canvas/hooks.rs) to
 // find a block's pixel. Screenshots go to tests/artifacts/diagram-*.png. The last line is
 // `N passed, M failed`; the exit status is 1 when M > 0.
 import { readFileSync } from 'node:fs';

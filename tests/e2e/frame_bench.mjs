@@ -1,13 +1,13 @@
 // Frame-time benchmark of the interactive diagram on the 94 MB dump (not part of the tests).
 //   node tests/e2e/frame_bench.mjs http://127.0.0.1:PORT/ [DUMP] [STEPS]
 // Serve a release build first, e.g.
-//   trunk build --release --dist target/e2e-dist && node tests/e2e/serve.mjs target/e2e-dist 0
+//   trunk build --release --features test-hooks --dist target/e2e-dist && node tests/e2e/serve.mjs target/e2e-dist 0
 // Loads the dump into the page (setInputFiles on #file-input), then scripts STEPS (default
 // 120) wheel zooms and drags over the first diagram while the hover and time cursor move
 // with the pointer. Prints, from inside the page:
 // * frame intervals: requestAnimationFrame timestamps during the sequence (what a user sees);
 // * draw times: the app's own measure of each frame it drew (`window.__bufscope_draw_ms`,
-//   filled by src/ui/canvas.rs when the page defines it);
+//   filled by src/ui/canvas/hooks.rs when the page defines it);
 // each as frames, median and worst. The sequence itself is `panZoom` in frames.mjs, which
 // tests/e2e/scale_bench.mjs (`./dev bench`) runs too.
 import { createRequire } from 'node:module';

@@ -12,7 +12,7 @@
  * * `frames`: intervals between requestAnimationFrame timestamps during the sequence (ms;
  *   what a user sees);
  * * `draws`: the app's own time for each frame it drew (ms; `window.__bufscope_draw_ms`,
- *   filled by src/ui/canvas.rs when the page defines it);
+ *   filled by src/ui/canvas/hooks.rs when the page defines it);
  * * `box`: the canvas's bounding box.
  */
 export async function panZoom(page, steps = 120) {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Browser tests: builds the app with Trunk once, serves it on 127.0.0.1 (a free port), runs
-# every tests/e2e/*.test.mjs one after another against that one server (each gets the URL as
-# its argv[2] and closes with a line `N passed, M failed`, or `N passed, M failed, K skipped`
-# when tests skipped for want of ../shared), stops the server, and prints the sum of those
-# lines as its own last line, `N passed, M failed, K skipped`. Exits non-zero when a file
-# failed, exited non-zero, or printed no closing line, and, with CI=true in the environment
-# (CI always has ../shared), when a test skipped.
+# Browser tests: builds the app with Trunk once (with the `test-hooks` cargo feature: the
+# `window.__bufscope_*` hooks the tests read, which the release page leaves out), serves it
+# on 127.0.0.1 (a free port), runs every tests/e2e/*.test.mjs one after another against
+# that one server (each gets the URL as its argv[2] and closes with a line `N passed,
+# M failed`, or `N passed, M failed, K skipped` when tests skipped for want of ../shared),
+# stops the server, and prints the sum of those lines as its own last line, `N passed,
+# M failed, K skipped`. Exits non-zero when a file failed, exited non-zero, or printed no
+# closing line, and, with CI=true in the environment (CI always has ../shared), when a test
+# skipped.
 #   tests/e2e/run.sh                   build, then test
 #   E2E_NO_BUILD=1 tests/e2e/run.sh    test the dist already in target/e2e-dist
 #   E2E_DIST=target/my-dist tests/e2e/run.sh   build into (and serve) another folder
@@ -32,7 +34,7 @@ else
 fi
 
 if [ "${E2E_NO_BUILD:-}" != 1 ]; then
-  trunk build --release --dist "$DIST"
+  trunk build --release --features test-hooks --dist "$DIST"
 fi
 [ -f "$DIST/index.html" ] || { echo "no $DIST/index.html: build first" >&2; exit 1; }
 

@@ -1,0 +1,92 @@
+//! The hooks the browser tests and benchmarks read on `window`, compiled only with the
+//! `test-hooks` cargo feature (`tests/e2e/run.sh` and the benchmark's browser build turn
+//! it on; the release page has none of them). Without it, both functions do nothing.
+//!
+//! * `window.__bufscope_block_px(color, valueName)` is `{x, y}`, the centre of the value's
+//!   block as drawn now in CSS pixels of the viewport (what a mouse event's
+//!   `clientX`/`clientY` would be), or `null` when the value has no block in view. A linear
+//!   search by name: for tests, not for the app.
+//! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
+//!   frame drawn is pushed to it.
+
+#[cfg(feature = "test-hooks")]
+pub(super) use self::on::{install, record_frame};
+
+/// Installs the page's hooks (once).
+#[cfg(not(feature = "test-hooks"))]
+pub(super) fn install() {}
+
+/// Hands the duration of a frame drawn (ms) to the page.
+#[cfg(not(feature = "test-hooks"))]
+pub(super) fn record_frame(_ms: f64) {}
+
+#[cfg(feature = "test-hooks")]
+mod on {
+    use std::cell::Cell;
+
+    use bufscope::render::{Mapping, PxRect};
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+
+    use super::super::draw::Diagram;
+    use super::super::registry::with_diagram;
+
+    thread_local! {
+        static INSTALLED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Installs `window.__bufscope_block_px` (once).
+    pub(in super::super) fn install() {
+        if INSTALLED.with(|h| h.replace(true)) {
+            return;
+        }
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let hook =
+            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|color: JsValue, name: JsValue| {
+                let (Some(color), Some(name)) = (color.as_f64(), name.as_string()) else {
+                    return JsValue::NULL;
+                };
+                let centre = with_diagram(Some(color as u32), |d| block_centre(d, &name));
+                match centre.flatten() {
+                    Some((x, y)) => {
+                        let o = js_sys::Object::new();
+                        let _ = js_sys::Reflect::set(&o, &"x".into(), &x.into());
+                        let _ = js_sys::Reflect::set(&o, &"y".into(), &y.into());
+                        o.into()
+                    }
+                    None => JsValue::NULL,
+                }
+            });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_block_px".into(), hook.as_ref());
+        // Lives as long as the page.
+        hook.forget();
+    }
+
+    /// Pushes `ms` to `window.__bufscope_draw_ms` when the page has made it an array.
+    pub(in super::super) fn record_frame(ms: f64) {
+        let Some(w) = web_sys::window() else { return };
+        if let Ok(list) = js_sys::Reflect::get(&w, &JsValue::from_str("__bufscope_draw_ms")) {
+            if let Some(list) = list.dyn_ref::<js_sys::Array>() {
+                list.push(&JsValue::from_f64(ms));
+            }
+        }
+    }
+
+    /// The centre of `name`'s visible block in CSS pixels of the viewport.
+    fn block_centre(d: &Diagram, name: &str) -> Option<(f64, f64)> {
+        let value = d.index().find_by_name(&d.shown.module, name)?;
+        let b = d.index().block(value)?;
+        let st = d.st.borrow();
+        let r: PxRect = Mapping::new(st.view, st.layout.diagram).block_px(&b)?;
+        let rect = d.canvas.get_bounding_client_rect();
+        let scale = d.css_scale();
+        let cx = f64::from(r.x0 + r.x1) / 2.0 / scale;
+        let cy = f64::from(r.y0 + r.y1) / 2.0 / scale;
+        Some((
+            rect.left() + f64::from(d.canvas.client_left()) + cx,
+            rect.top() + f64::from(d.canvas.client_top()) + cy,
+        ))
+    }
+}

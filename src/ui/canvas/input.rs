@@ -1,0 +1,263 @@
+//! What a diagram does with the pointer and the keys: each event is turned into pixels of
+//! the canvas and handed to the rules of [`bufscope::render::interaction`] (what part of
+//! the panel it is in, the view a wheel, drag, key or double-click leads to, what a click
+//! pins, the time cursor's step); this file only applies their answers: the viewport (kept
+//! inside the space by [`constrain`]), the shared hover, selection and cursor, and the
+//! element's `data-dragging` / `data-hover` attributes.
+
+use std::rc::Rc;
+
+use bufscope::render::interaction::{
+    self, constrain, key_action, key_view, region, time_step, zoom_to_block, Drag, Region, Wheel,
+};
+use bufscope::render::Viewport;
+use leptos::prelude::*;
+use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
+
+use super::draw::{Diagram, Layer, Press};
+
+impl Diagram {
+    // ------------------------------------------------------------------ the viewport
+
+    /// Sets the viewport (kept inside the space, not thinner than a few steps or bytes).
+    fn set_view(self: &Rc<Self>, view: Viewport) {
+        let view = constrain(view, self.full);
+        let mut st = self.st.borrow_mut();
+        if view != st.view {
+            st.view = view;
+            drop(st);
+            self.request(Layer::Base);
+        }
+    }
+
+    /// Zooms to a value's block with a margin around it; whether it has one.
+    fn zoom_to(self: &Rc<Self>, value: u32) -> bool {
+        let Some(b) = self.index().block(value) else {
+            return false;
+        };
+        self.set_view(zoom_to_block(&b));
+        true
+    }
+
+    /// Brings `value` into view: zooms to its block and scrolls the diagram into the page.
+    pub(super) fn reveal(self: &Rc<Self>, value: u32) {
+        if self.zoom_to(value) {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            self.wrapper
+                .scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    }
+
+    // ------------------------------------------------------------------ pointer
+
+    /// The event's position in device pixels of the canvas.
+    fn device_px(&self, e: &MouseEvent) -> (f64, f64) {
+        let scale = self.css_scale();
+        (
+            f64::from(e.offset_x()) * scale,
+            f64::from(e.offset_y()) * scale,
+        )
+    }
+
+    /// Device pixels per CSS pixel of the canvas as laid out.
+    pub(super) fn css_scale(&self) -> f64 {
+        let css = f64::from(self.canvas.client_width());
+        if css > 0.0 {
+            f64::from(self.canvas.width()) / css
+        } else {
+            1.0
+        }
+    }
+
+    /// Which part of the panel a device pixel is in.
+    fn region(&self, at: (f64, f64)) -> Region {
+        region(&self.st.borrow().layout, at)
+    }
+
+    pub(super) fn wheel(self: &Rc<Self>, e: &WheelEvent) {
+        let unit = interaction::wheel_unit(e.delta_mode(), f64::from(self.canvas.client_height()));
+        let w = Wheel {
+            dx: e.delta_x() * unit,
+            dy: e.delta_y() * unit,
+            shift: e.shift_key(),
+            alt: e.alt_key(),
+        };
+        let at = self.device_px(e);
+        let view = {
+            let st = self.st.borrow();
+            interaction::wheel(st.view, &st.layout, at, w)
+        };
+        let Some(view) = view else { return };
+        e.prevent_default();
+        self.shared.active.set_value(Some(self.color));
+        self.set_view(view);
+    }
+
+    pub(super) fn pointer_down(self: &Rc<Self>, e: &PointerEvent) {
+        if e.button() != 0 {
+            return;
+        }
+        let region = self.region(self.device_px(e));
+        let at = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+        let view = self.st.borrow().view;
+        let Some(drag) = Drag::press(region, at, view) else {
+            return;
+        };
+        let _ = self.canvas.set_pointer_capture(e.pointer_id());
+        self.st.borrow_mut().press = Some(Press {
+            pointer: e.pointer_id(),
+            drag,
+        });
+    }
+
+    pub(super) fn pointer_move(self: &Rc<Self>, e: &PointerEvent) {
+        let at = self.device_px(e);
+        self.shared.active.set_value(Some(self.color));
+        // A drag pans.
+        let panned = {
+            let mut st = self.st.borrow_mut();
+            let plot = st.layout.diagram;
+            match st.press.as_mut() {
+                Some(p) if p.pointer == e.pointer_id() => {
+                    let was_dragging = p.drag.dragging;
+                    let to = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+                    let view = p.drag.moved(to, plot, self.css_scale());
+                    if p.drag.dragging && !was_dragging {
+                        let _ = self.wrapper.set_attribute("data-dragging", "");
+                    }
+                    view
+                }
+                _ => None,
+            }
+        };
+        if let Some(view) = panned {
+            self.set_view(view);
+            self.shared.focus.hovered.set(None);
+            self.shared.pointer.set(None);
+            self.set_time_cursor(at);
+            return;
+        }
+        self.st.borrow_mut().pointer = Some(at);
+        self.hover(at, e);
+    }
+
+    /// Hover: the value under the pointer, the tooltip and the time cursor.
+    fn hover(self: &Rc<Self>, at: (f64, f64), e: &MouseEvent) {
+        let value = self.value_at(at);
+        let focus = self.focus();
+        if focus.hovered.get_untracked() != value {
+            focus.hovered.set(value);
+        }
+        let _ = if value.is_some() {
+            self.wrapper.set_attribute("data-hover", "")
+        } else {
+            self.wrapper.remove_attribute("data-hover")
+        };
+        let tip = value.map(|_| (f64::from(e.client_x()), f64::from(e.client_y())));
+        if self.shared.pointer.get_untracked() != tip {
+            self.shared.pointer.set(tip);
+        }
+        self.set_time_cursor(at);
+    }
+
+    fn set_time_cursor(&self, at: (f64, f64)) {
+        let step = {
+            let st = self.st.borrow();
+            time_step(st.view, &st.layout, at, self.shown.analysis.steps)
+        };
+        let cursor = self.focus().time_cursor;
+        if cursor.get_untracked() != step {
+            cursor.set(step);
+        }
+    }
+
+    /// The value whose block is under device pixel `(px, py)`.
+    fn hit(&self, px: i32, py: i32) -> Option<u32> {
+        let st = self.st.borrow();
+        self.index().hit(&st.view, st.layout.diagram, px, py)
+    }
+
+    fn value_at(&self, (px, py): (f64, f64)) -> Option<u32> {
+        self.hit(px as i32, py as i32)
+    }
+
+    pub(super) fn pointer_up(self: &Rc<Self>, e: &PointerEvent) {
+        let press = self.st.borrow_mut().press.take();
+        let _ = self.canvas.release_pointer_capture(e.pointer_id());
+        let _ = self.wrapper.remove_attribute("data-dragging");
+        let Some(press) = press else { return };
+        if press.drag.dragging {
+            return;
+        }
+        // A click pins the value under the pointer; a click on empty diagram unpins.
+        let layout = self.st.borrow().layout;
+        if let Some(value) = interaction::click(&layout, self.device_px(e), |x, y| self.hit(x, y)) {
+            let selected = self.focus().selected;
+            if selected.get_untracked() != value {
+                selected.set(value);
+            }
+        }
+    }
+
+    pub(super) fn pointer_leave(self: &Rc<Self>, e: &PointerEvent) {
+        if self.st.borrow().press.is_some() && e.type_() != "pointercancel" {
+            // Captured: the drag goes on outside the canvas.
+            return;
+        }
+        self.st.borrow_mut().press = None;
+        self.st.borrow_mut().pointer = None;
+        let _ = self.wrapper.remove_attribute("data-dragging");
+        let _ = self.wrapper.remove_attribute("data-hover");
+        let focus = self.focus();
+        if focus.hovered.get_untracked().is_some() {
+            focus.hovered.set(None);
+        }
+        if focus.time_cursor.get_untracked().is_some() {
+            focus.time_cursor.set(None);
+        }
+        self.shared.pointer.set(None);
+    }
+
+    pub(super) fn double_click(self: &Rc<Self>, e: &MouseEvent) {
+        let (view, layout) = {
+            let st = self.st.borrow();
+            (st.view, st.layout)
+        };
+        let block = |x, y| self.hit(x, y).and_then(|v| self.index().block(v));
+        if let Some(view) = interaction::double_click(view, &layout, self.device_px(e), block) {
+            e.prevent_default();
+            self.set_view(view);
+        }
+    }
+
+    // ------------------------------------------------------------------ keys
+
+    /// Handles a key meant for this diagram; whether it was one.
+    pub(crate) fn key(self: &Rc<Self>, e: &KeyboardEvent) -> bool {
+        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return false;
+        }
+        let Some(action) = key_action(&e.key()) else {
+            return false;
+        };
+        let view = {
+            let st = self.st.borrow();
+            let at = st
+                .pointer
+                .filter(|&p| region(&st.layout, p) == Region::Diagram);
+            key_view(
+                action,
+                st.view,
+                self.full,
+                st.layout.diagram,
+                e.shift_key(),
+                at,
+            )
+        };
+        let Some(view) = view else { return false };
+        self.set_view(view);
+        self.shared.active.set_value(Some(self.color));
+        true
+    }
+}

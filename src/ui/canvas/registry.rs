@@ -1,0 +1,35 @@
+//! The live diagrams of the page, so that the page's keys (and the test hooks) can reach
+//! the diagram of a memory space. A diagram registers itself when it is made and leaves
+//! when it is dropped (the registry holds weak references).
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use super::draw::Diagram;
+use super::hooks;
+
+thread_local! {
+    static DIAGRAMS: RefCell<Vec<Weak<Diagram>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Adds a new diagram (and forgets the dropped ones).
+pub(super) fn register(d: &Rc<Diagram>) {
+    DIAGRAMS.with(|all| {
+        let mut all = all.borrow_mut();
+        all.retain(|w| w.strong_count() > 0);
+        all.push(Rc::downgrade(d));
+    });
+    hooks::install();
+}
+
+/// Calls `f` with the live diagram of memory space `color` (the first one on screen when
+/// `color` is `None`).
+pub(crate) fn with_diagram<R>(color: Option<u32>, f: impl FnOnce(&Rc<Diagram>) -> R) -> Option<R> {
+    let d = DIAGRAMS.with(|all| {
+        all.borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|d| color.is_none_or(|c| d.color == c))
+    })?;
+    Some(f(&d))
+}
