@@ -8,7 +8,7 @@ use crate::analysis::Analysis;
 use crate::model::{memory_space_name, Module};
 use serde::Serialize;
 
-pub use crate::units::{group_digits, human_bytes};
+use crate::units::{group_digits, human_bytes};
 
 /// Summary of a set of modules.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::summary::human_bytes;
+use crate::units::human_bytes;
 
 const GIB: u64 = 1 << 30;
 

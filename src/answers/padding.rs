@@ -18,7 +18,7 @@ use crate::answers::LiveSet;
 use crate::model::Module;
 use crate::query::padding;
 use crate::shape::logical_size;
-use crate::summary::human_bytes;
+use crate::units::human_bytes;
 
 /// One dimension a tile pads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

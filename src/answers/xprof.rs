@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::analysis::Space;
 use crate::answers::peaks::{xla_peak_bytes, xla_peak_step};
 use crate::model::{Allocation, Module};
-use crate::summary::{group_digits, human_bytes};
+use crate::units::{group_digits, human_bytes};
 
 /// XProf's figures for one memory space.
 #[derive(Clone, Debug, PartialEq, Serialize)]

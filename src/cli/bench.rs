@@ -9,7 +9,7 @@ use super::input::CHUNK;
 use super::{write_stdout, CmdResult, Failure};
 use bufscope::pipeline::{Analysed, Loaded, Pipeline, Progress};
 use bufscope::render;
-use bufscope::summary::group_digits;
+use bufscope::units::group_digits;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 
 use super::Failure;
 use bufscope::pipeline::{Analysed, Loaded, Pipeline};
-use bufscope::summary::human_bytes;
+use bufscope::units::human_bytes;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
