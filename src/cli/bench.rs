@@ -9,6 +9,7 @@ use super::input::CHUNK;
 use super::{write_stdout, CmdResult, Failure};
 use bufscope::pipeline::{Analysed, Loaded, Pipeline, Progress};
 use bufscope::render;
+use bufscope::render::interaction::{constrain, drag_pan, zoom_at, Axes};
 use bufscope::units::group_digits;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -328,46 +329,39 @@ fn draw_bench(modules: &[Analysed], zoom: (bool, bool)) -> DrawBench {
     }
 }
 
-/// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, as the canvas sets
-/// them (wheel: [`render::wheel_zoom`] at the pointer, on the axes `zoom` says (time,
-/// offsets); drag: 30 px left, 8 px down).
+/// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, through the same
+/// rules the canvas applies ([`render::interaction`]: a wheel zoom at the pointer on the axes
+/// `zoom` says, a drag of 30 px left and 8 px down, each view constrained as the canvas does).
 fn scripted_views(
     full: render::Viewport,
     rect: render::PxRect,
     steps: usize,
     (zoom_x, zoom_y): (bool, bool),
 ) -> Vec<render::Viewport> {
-    let factors = |f: f64| (if zoom_x { f } else { 1.0 }, if zoom_y { f } else { 1.0 });
+    let axes = Axes {
+        steps: zoom_x,
+        bytes: zoom_y,
+    };
     let mut view = full;
     let mut views = vec![view];
     let (cx, cy) = (
         f64::from(rect.x0) + f64::from(rect.width()) * 0.45,
         f64::from(rect.y0) + f64::from(rect.height()) * 0.55,
     );
-    let keep = |v: render::Viewport| v.clamped(&full);
     for i in 0..steps {
-        let map = render::Mapping::new(view, rect);
         let k = (i % 20) as f64;
         view = match (i / 20) % 3 {
             0 => {
-                let at = (map.step_at(cx + k * 4.0), map.bytes_at(cy - k * 2.0));
-                let (fx, fy) = factors(render::wheel_zoom(-120.0));
-                keep(view.zoom(fx, fy, at))
+                let at = (cx + k * 4.0, cy - k * 2.0);
+                zoom_at(view, rect, render::wheel_zoom(-120.0), axes, Some(at))
             }
-            1 => {
-                let dx = map.step_at(cx + 30.0) - map.step_at(cx);
-                let dy = map.bytes_at(cy) - map.bytes_at(cy + 8.0);
-                keep(view.pan(dx, dy))
-            }
+            1 => drag_pan(view, rect, (-30.0, 8.0), Axes::BOTH),
             _ => {
-                let at = (
-                    map.step_at(cx + (i % 7) as f64 * 11.0),
-                    map.bytes_at(cy + (i % 5) as f64 * 9.0),
-                );
-                let (fx, fy) = factors(render::wheel_zoom(100.0));
-                keep(view.zoom(fx, fy, at))
+                let at = (cx + (i % 7) as f64 * 11.0, cy + (i % 5) as f64 * 9.0);
+                zoom_at(view, rect, render::wheel_zoom(100.0), axes, Some(at))
             }
         };
+        view = constrain(view, full);
         views.push(view);
     }
     views
