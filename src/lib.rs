@@ -6,6 +6,7 @@
 //! the browser app (`src/ui/`) do the reading. See ARCHITECTURE.md.
 
 pub mod analysis;
+pub mod diff;
 pub mod model;
 pub mod parse;
 pub mod query;
