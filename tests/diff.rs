@@ -243,6 +243,20 @@ fn known_difference_checked_by_hand() {
         assert_eq!(u.new.as_ref().unwrap().name, name);
         assert_eq!(u.rule, Some(MatchRule::OpNameShape));
     }
+    // Largest first, ties by name: reduce-window (−8192), then the three of 2048 bytes.
+    let largest: Vec<(&str, i64)> = c
+        .largest(3)
+        .iter()
+        .map(|x| (x.name(), x.delta_bytes))
+        .collect();
+    assert_eq!(
+        largest,
+        [
+            ("reduce-window", -8192),
+            ("multiply_add_fusion.15", 2048),
+            ("params_1___b__.1", -2048)
+        ]
+    );
     // The group `jit(mlp_train_step)/add`: 0.9.2 has one value more there (multiply_add_fusion.15).
     let add = s
         .groups
@@ -511,7 +525,7 @@ fn json_names() {
         &ns,
         &pair_by_name(&["cpu_mlp_train"], &["cpu_mlp_train"]),
     );
-    let json: serde_json::Value = serde_json::to_value(&load_diff).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&load_diff.to_json()).unwrap();
     let m = &json["modules"][0];
     assert_eq!(m["paired_by"], "exact_name");
     let s = &m["spaces"][0];

@@ -79,6 +79,12 @@ pub struct LoadDiff {
 }
 
 impl LoadDiff {
+    /// One JSON object, pretty-printed with a two-space indent (`bufscope diff --json`).
+    pub fn to_json(&self) -> String {
+        // Plain structs of strings, integers and finite floats always serialize.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
     /// The gate's verdict over every paired module ([`gate::verdict`]).
     pub fn verdict(&self, limit: Limit) -> Verdict {
         verdict(&self.modules, limit)

@@ -102,6 +102,38 @@ pub struct PeakChanges {
     pub totals: ChangeTotals,
 }
 
+impl PeakChanges {
+    /// The `n` largest changes of any class but unchanged: by absolute `delta_bytes`, then
+    /// by name (the rows a table of "what changed at the peak" shows first).
+    pub fn largest(&self, n: usize) -> Vec<&ValueChange> {
+        let mut all: Vec<&ValueChange> = self
+            .new
+            .iter()
+            .chain(&self.gone)
+            .chain(&self.grown)
+            .chain(&self.shrunk)
+            .collect();
+        all.sort_by(|a, b| {
+            b.delta_bytes
+                .unsigned_abs()
+                .cmp(&a.delta_bytes.unsigned_abs())
+                .then_with(|| a.name().cmp(b.name()))
+        });
+        all.truncate(n);
+        all
+    }
+}
+
+impl ValueChange {
+    /// The base side's value name, else the new side's.
+    pub fn name(&self) -> &str {
+        self.base
+            .as_ref()
+            .or(self.new.as_ref())
+            .map_or("", |i| i.name.as_str())
+    }
+}
+
 /// `shape` without the layouts (`{...}` after a `]`), tuples included.
 pub fn shape_without_layout(shape: &str) -> String {
     let mut out = String::with_capacity(shape.len());
@@ -325,14 +357,7 @@ fn sort_class(class: &mut [ValueChange], by_delta: bool) {
             c.base.as_ref().map_or(0, |i| i.bytes)
         }
     };
-    let name = |c: &ValueChange| {
-        c.base
-            .as_ref()
-            .or(c.new.as_ref())
-            .map(|i| i.name.clone())
-            .unwrap_or_default()
-    };
-    class.sort_by_cached_key(|c| (Reverse(magnitude(c)), name(c)));
+    class.sort_by_cached_key(|c| (Reverse(magnitude(c)), c.name().to_string()));
 }
 
 #[cfg(test)]
