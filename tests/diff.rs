@@ -257,17 +257,24 @@ fn known_difference_checked_by_hand() {
             ("params_1___b__.1", -2048)
         ]
     );
-    // The group `jit(mlp_train_step)/add`: 0.9.2 has one value more there (multiply_add_fusion.15).
-    let add = s
-        .groups
-        .by_op_name
+    // By op_name, largest change first (ties by key): no op_name −8196 (`reduce-window`,
+    // 0.7.2 line 722, and `constant.131`, line 621, have no metadata); then three of 2048:
+    // `jit(mlp_train_step)/add` +1 value (`multiply_add_fusion.15`), `.../transpose(jvp())/
+    // reduce_sum` (`ynn_fusion.2`, 0.9.2 line 648), `params[1]['b']` (0.7.2 line 506).
+    let groups: Vec<(&str, i64)> = s.groups.by_op_name[..4]
         .iter()
-        .find(|g| g.key == "jit(mlp_train_step)/add")
-        .unwrap();
+        .map(|g| (g.key.as_str(), g.delta_bytes))
+        .collect();
     assert_eq!(
-        (add.new_values - add.base_values, add.delta_bytes),
-        (1, 2048)
+        groups,
+        [
+            ("", -8196),
+            ("jit(mlp_train_step)/add", 2048),
+            ("jit(mlp_train_step)/transpose(jvp())/reduce_sum", 2048),
+            ("params[1]['b']", -2048),
+        ]
     );
+    assert!(s.groups.by_op_name[4..].iter().all(|g| g.delta_bytes == 0));
 }
 
 /// Over every ordered pair of fixture modules: `diff(b, a)` is `diff(a, b)` reversed (deltas
