@@ -548,36 +548,65 @@ fn json_names() {
     assert!(s.get("base_curve").is_none() && s.get("new_curve").is_none());
 }
 
-/// Timing on the 94 MB dump against itself (release: `cargo test --release --test diff --
-/// --ignored --nocapture`): reading both, analysing both, the diff. Prints, never asserts.
+/// Timing on the 94 MB dump (release: `cargo test --release --test diff -- --ignored
+/// --nocapture`): reading both sides, analysing both, the diff; against itself (every value
+/// matches by op_name and shape) and against a variant whose op_names all differ (every
+/// op_name prefixed, so the first rule matches nothing and the second rule does the work).
+/// Prints, never asserts.
 #[test]
 #[ignore]
-fn timing_of_the_94_mb_dump_against_itself() {
-    let Some(dir) = common::shared_dumps_or_skip("timing_of_the_94_mb_dump_against_itself") else {
+fn timing_of_the_94_mb_dump() {
+    let Some(dir) = common::shared_dumps_or_skip("timing_of_the_94_mb_dump") else {
         return;
     };
     let path = dir.join("cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt");
     let bytes = std::fs::read(&path).unwrap();
-    let name = "cpu_deep_unrolled_500.buffer-assignment.txt";
-    let t = std::time::Instant::now();
-    let base = bufscope::load_files([(name, bytes.as_slice())])
-        .modules
-        .remove(0);
-    let new = bufscope::load_files([(name, bytes.as_slice())])
-        .modules
-        .remove(0);
-    let read = t.elapsed();
-    let t = std::time::Instant::now();
-    let (ba, na) = (analyze(&base), analyze(&new));
-    let analysis = t.elapsed();
-    let t = std::time::Instant::now();
-    let diff = diff_modules(Side::new(&base, &ba), Side::new(&new, &na));
-    let compare = t.elapsed();
-    let live: usize = ba.spaces.iter().map(|s| s.live_at_peak.len()).sum();
-    println!(
-        "94 MB dump against itself: reading both {read:?}, analysing both {analysis:?}, diff {compare:?} \
-         ({live} values live at the peaks, {} unchanged); diff + analyses = {:.2} × reading",
-        diff.spaces.iter().map(|s| s.changes.unchanged.len()).sum::<usize>(),
-        (analysis + compare).as_secs_f64() / read.as_secs_f64()
-    );
+    let variant = replace_all(&bytes, b"op_name=\"", b"op_name=\"v2/");
+    for (what, other) in [("itself", &bytes), ("its op_name variant", &variant)] {
+        let name = "cpu_deep_unrolled_500.buffer-assignment.txt";
+        let t = std::time::Instant::now();
+        let base = bufscope::load_files([(name, bytes.as_slice())])
+            .modules
+            .remove(0);
+        let new = bufscope::load_files([(name, other.as_slice())])
+            .modules
+            .remove(0);
+        let read = t.elapsed();
+        let t = std::time::Instant::now();
+        let (ba, na) = (analyze(&base), analyze(&new));
+        let analysis = t.elapsed();
+        let t = std::time::Instant::now();
+        let diff = diff_modules(Side::new(&base, &ba), Side::new(&new, &na));
+        let compare = t.elapsed();
+        let live: usize = ba.spaces.iter().map(|s| s.live_at_peak.len()).sum();
+        let rule = |r: MatchRule| {
+            diff.spaces
+                .iter()
+                .flat_map(|s| &s.changes.unchanged)
+                .filter(|u| u.rule == Some(r))
+                .count()
+        };
+        println!(
+            "94 MB dump against {what}: reading both {read:?}, analysing both {analysis:?}, \
+             diff {compare:?} ({live} values live at the base peak; matched by op_name+shape {}, \
+             by name {}); diff = {:.2} × reading, diff + analyses = {:.2} × reading",
+            rule(MatchRule::OpNameShape),
+            rule(MatchRule::Name),
+            compare.as_secs_f64() / read.as_secs_f64(),
+            (analysis + compare).as_secs_f64() / read.as_secs_f64()
+        );
+    }
+}
+
+/// `bytes` with every `from` replaced by `to`.
+fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(from.len()).position(|w| w == from) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(to);
+        rest = &rest[at + from.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
 }

@@ -175,39 +175,49 @@ pub fn source_key(module: &Module, v: &Value) -> Option<String> {
     })
 }
 
-/// A value's keys for the three rules and its order within a key.
-struct Keyed {
+/// A value and its order within a key.
+struct Ordered {
     value: u32,
-    keys: [Option<String>; 3],
     /// Live range start over steps, as a fraction with a common scale.
     position: u64,
     size: u64,
     id: u32,
 }
 
-fn keyed(side: &Side, values: &[u32]) -> Vec<Keyed> {
+/// The values that are the module's, in the order of the module doc.
+fn ordered(side: &Side, values: &[u32]) -> Vec<Ordered> {
     let m = side.module;
     let steps = u64::from(side.analysis.steps.max(1));
-    values
+    let mut out: Vec<Ordered> = values
         .iter()
         .filter_map(|&x| {
             let v = m.values.get(x as usize)?;
-            let shape = shape_without_layout(m.str(v.shape));
-            let op = query::op_name(m, v);
-            Some(Keyed {
+            Some(Ordered {
                 value: x,
-                keys: [
-                    (!op.is_empty()).then(|| format!("{op}\u{0}{shape}")),
-                    Some(m.value_name(v)),
-                    source_key(m, v).map(|s| format!("{s}\u{0}{shape}")),
-                ],
                 // Relative start on a scale of 2^32, so both sides compare alike.
                 position: (u64::from(v.live.map_or(0, |r| r.start)) << 32) / steps,
                 size: v.size,
                 id: v.id,
             })
         })
-        .collect()
+        .collect();
+    out.sort_by_key(|o| (o.position, Reverse(o.size), o.id));
+    out
+}
+
+/// A value's key under `rule` (`None`: the rule does not apply to it). Computed only for
+/// the values the rules before left, which are few once op_names match.
+fn key(m: &Module, x: u32, rule: MatchRule) -> Option<String> {
+    let v = &m.values[x as usize];
+    let shape = || shape_without_layout(m.str(v.shape));
+    match rule {
+        MatchRule::OpNameShape => {
+            let op = query::op_name(m, v);
+            (!op.is_empty()).then(|| format!("{op}\u{0}{}", shape()))
+        }
+        MatchRule::Name => Some(m.value_name(v)),
+        MatchRule::SourceShape => source_key(m, v).map(|s| format!("{s}\u{0}{}", shape())),
+    }
 }
 
 /// Matches the two sides' values (indices into each module's values) by the three rules.
@@ -219,31 +229,30 @@ pub fn match_values(
     new: &Side,
     new_values: &[u32],
 ) -> (Vec<(u32, u32, MatchRule)>, Vec<u32>, Vec<u32>) {
-    let (b, n) = (keyed(base, base_values), keyed(new, new_values));
-    let order = |k: &Keyed| (k.position, Reverse(k.size), k.id);
-    let (mut b_left, mut n_left): (Vec<usize>, Vec<usize>) =
-        ((0..b.len()).collect(), (0..n.len()).collect());
-    b_left.sort_by_key(|&i| order(&b[i]));
-    n_left.sort_by_key(|&i| order(&n[i]));
+    let (mut b_left, mut n_left) = (ordered(base, base_values), ordered(new, new_values));
     let mut pairs = Vec::new();
     let rules = [
         MatchRule::OpNameShape,
         MatchRule::Name,
         MatchRule::SourceShape,
     ];
-    for (r, rule) in rules.into_iter().enumerate() {
+    for rule in rules {
         // Each key's base values, in order; taken from the front as new values claim them.
+        let b_keys: Vec<Option<String>> = b_left
+            .iter()
+            .map(|o| key(base.module, o.value, rule))
+            .collect();
         let mut by_key: HashMap<&str, (usize, Vec<usize>)> = HashMap::new();
-        for &i in &b_left {
-            if let Some(k) = &b[i].keys[r] {
+        for (i, k) in b_keys.iter().enumerate() {
+            if let Some(k) = k {
                 by_key.entry(k.as_str()).or_default().1.push(i);
             }
         }
-        let mut b_taken = vec![false; b.len()];
+        let mut b_taken = vec![false; b_left.len()];
         let mut n_rest = Vec::with_capacity(n_left.len());
-        for &j in &n_left {
-            let claimed = n[j].keys[r].as_deref().and_then(|k| {
-                let (next, list) = by_key.get_mut(k)?;
+        for o in n_left {
+            let claimed = key(new.module, o.value, rule).and_then(|k| {
+                let (next, list) = by_key.get_mut(k.as_str())?;
                 let i = *list.get(*next)?;
                 *next += 1;
                 Some(i)
@@ -251,16 +260,17 @@ pub fn match_values(
             match claimed {
                 Some(i) => {
                     b_taken[i] = true;
-                    pairs.push((b[i].value, n[j].value, rule));
+                    pairs.push((b_left[i].value, o.value, rule));
                 }
-                None => n_rest.push(j),
+                None => n_rest.push(o),
             }
         }
-        b_left.retain(|&i| !b_taken[i]);
+        let mut taken = b_taken.into_iter();
+        b_left.retain(|_| !taken.next().unwrap_or(false));
         n_left = n_rest;
     }
-    let gone = b_left.iter().map(|&i| b[i].value).collect();
-    let new_only = n_left.iter().map(|&j| n[j].value).collect();
+    let gone = b_left.iter().map(|o| o.value).collect();
+    let new_only = n_left.iter().map(|o| o.value).collect();
     (pairs, gone, new_only)
 }
 
