@@ -58,8 +58,9 @@ impl Limit {
         };
         let bytes = n * scale;
         // `u64::MAX as f64` rounds up to 2^64, which is out of range.
-        (bytes.is_finite() && bytes >= 0.0 && bytes < 18_446_744_073_709_551_616.0)
-            .then(|| Limit::Bytes(bytes as u64))
+        (0.0..18_446_744_073_709_551_616.0)
+            .contains(&bytes)
+            .then_some(Limit::Bytes(bytes as u64))
             .ok_or_else(bad)
     }
 

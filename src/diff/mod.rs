@@ -33,7 +33,7 @@ pub use groups::{GroupDelta, GroupDeltas};
 pub use pair::{
     pair_by_hand, pair_by_name, pair_modules, stripped_name, ModulePair, PairRule, Pairing,
 };
-pub use values::{ChangeTotals, MatchRule, PeakChanges, ValueChange, ValueInfo};
+pub use values::{ChangeTotals, MatchRule, Matching, PeakChanges, ValueChange, ValueInfo};
 
 /// One side of a comparison: a module and its analysis.
 #[derive(Clone, Copy)]

@@ -220,15 +220,20 @@ fn key(m: &Module, x: u32, rule: MatchRule) -> Option<String> {
     }
 }
 
-/// Matches the two sides' values (indices into each module's values) by the three rules.
-/// Returns the pairs `(base, new, rule)` and the values left on each side, all as positions
-/// in `base_values` / `new_values`.
-pub fn match_values(
-    base: &Side,
-    base_values: &[u32],
-    new: &Side,
-    new_values: &[u32],
-) -> (Vec<(u32, u32, MatchRule)>, Vec<u32>, Vec<u32>) {
+/// What [`match_values`] found: values as indices into each module's values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Matching {
+    /// `(base value, new value, rule)`, in the order the rules found them.
+    pub pairs: Vec<(u32, u32, MatchRule)>,
+    /// Values of the base without a partner.
+    pub base_only: Vec<u32>,
+    /// Values of the new side without a partner.
+    pub new_only: Vec<u32>,
+}
+
+/// Matches the two sides' values (indices into each module's values; those that are not
+/// the module's are passed over) by the three rules of the module doc.
+pub fn match_values(base: &Side, base_values: &[u32], new: &Side, new_values: &[u32]) -> Matching {
     let (mut b_left, mut n_left) = (ordered(base, base_values), ordered(new, new_values));
     let mut pairs = Vec::new();
     let rules = [
@@ -269,9 +274,11 @@ pub fn match_values(
         b_left.retain(|_| !taken.next().unwrap_or(false));
         n_left = n_rest;
     }
-    let gone = b_left.iter().map(|o| o.value).collect();
-    let new_only = n_left.iter().map(|o| o.value).collect();
-    (pairs, gone, new_only)
+    Matching {
+        pairs,
+        base_only: b_left.iter().map(|o| o.value).collect(),
+        new_only: n_left.iter().map(|o| o.value).collect(),
+    }
 }
 
 fn info(side: &Side, x: u32) -> ValueInfo {
@@ -297,7 +304,11 @@ pub fn peak_changes(base: &Side, base_live: &[u32], new: &Side, new_live: &[u32]
             .collect()
     };
     let (base_live, new_live) = (valid(base, base_live), valid(new, new_live));
-    let (pairs, gone, new_only) = match_values(base, &base_live, new, &new_live);
+    let Matching {
+        pairs,
+        base_only: gone,
+        new_only,
+    } = match_values(base, &base_live, new, &new_live);
     let mut out = PeakChanges::default();
     let t = &mut out.totals;
     let size = |side: &Side, x: u32| side.module.values[x as usize].size;
