@@ -610,3 +610,73 @@ fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     out.extend_from_slice(rest);
     out
 }
+
+/// A small dump: two values of one op_name and shape, `(name, id, size, start)` each, live
+/// to the end of a schedule of `max` steps.
+fn synthetic(values: [(&str, u32, u64, u32); 2], max: u32) -> (Module, Analysis) {
+    let total: u64 = values.iter().map(|v| v.2).sum();
+    let mut t = format!("BufferAssignment:\nallocation 0: size {total}, maybe-live-out:\n");
+    let mut offset = 0;
+    for (name, id, size, _) in values {
+        t += &format!(" value: <{id} {name} @0> (size={size},offset={offset}): f32[4]{{0}}\n");
+        offset += size;
+    }
+    t += &format!("\nTotal bytes used: {total} ({total}B)\n\nUsed values:\n");
+    for (name, id, _, _) in values {
+        t += &format!("<{id} {name} @0>\n positions:\n  {name}\n uses:\n from instruction: %{name} = f32[4]{{0}} fusion(), metadata={{op_name=\"jit(f)/layer\"}}\n");
+    }
+    t += &format!("\n\nHloLiveRange (max {max}):\n  InstructionSequence:\n");
+    for step in 0..max {
+        t += &format!("    {step}:op.{step}\n");
+    }
+    t += "  BufferLiveRange:\n";
+    for (name, _, _, start) in values {
+        t += &format!("    {name}{{}}:{start}-{max}\n");
+    }
+    t += &format!("  Live ranges at {} (peak):\n", max - 1);
+    let mut cumulative = 0;
+    for (name, _, size, _) in values {
+        cumulative += size;
+        t += &format!("    {name}{{}}: {size} bytes (cumulative: {cumulative} bytes)\n");
+    }
+    let mut l = bufscope::load_files([("s.buffer-assignment.txt", t.as_bytes())]);
+    let m = l.modules.remove(0);
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    let a = analyze(&m);
+    (m, a)
+}
+
+/// Several values with one key are paired in order of relative start, not of id or name:
+/// `early` (step 0 of 10) with `first` (0 of 40), `late` (5 of 10) with `second` (30 of 40),
+/// though the ids run the other way. `first` has the same shape but 16 bytes more (padding):
+/// grown, by the first rule.
+#[test]
+fn values_with_one_key_pair_in_order_of_position() {
+    let b = synthetic([("late", 1, 16, 5), ("early", 2, 16, 0)], 10);
+    let n = synthetic([("first", 1, 32, 0), ("second", 2, 16, 30)], 40);
+    let diff = d(&b, &n);
+    let c = &diff.spaces[0].changes;
+    let pair = |x: &bufscope::diff::ValueChange| {
+        let side = |i: &Option<bufscope::diff::ValueInfo>| i.as_ref().unwrap().name.clone();
+        (side(&x.base), side(&x.new), x.rule)
+    };
+    assert_eq!(
+        c.grown.iter().map(pair).collect::<Vec<_>>(),
+        [(
+            "early".to_string(),
+            "first".to_string(),
+            Some(MatchRule::OpNameShape)
+        )]
+    );
+    assert_eq!(c.grown[0].delta_bytes, 16);
+    assert_eq!(
+        c.unchanged.iter().map(pair).collect::<Vec<_>>(),
+        [(
+            "late".to_string(),
+            "second".to_string(),
+            Some(MatchRule::OpNameShape)
+        )]
+    );
+    assert!(c.new.is_empty() && c.gone.is_empty() && c.shrunk.is_empty());
+    assert_eq!(diff.spaces[0].peaks.delta_bytes, 16);
+}
