@@ -12,8 +12,8 @@
 //! `dist-packages/` is dropped, so the same library in two virtual environments matches.
 //! Values known only by a stack frame id (new XLA) have no file:line here.
 //!
-//! **Several values with one key** (a scan's or an unrolled loop's layers, one op_name for
-//! each): both sides' values of the key are ordered by relative program position of their
+//! **Several values with one key** (a scan's layers, or one op_name and shape computed at
+//! several places of the program): both sides' values of the key are ordered by relative program position of their
 //! live range's start (`start / steps`), then by size (largest first), then by value id,
 //! and paired in that order, the first with the first; what is left over on the longer side
 //! goes on to the next rule.
