@@ -1,13 +1,15 @@
 //! bufscope core: bytes of XLA buffer-assignment dumps in, model and analysis out.
 //!
 //! The data flows one way: [`parse`] (bytes → [`model::Module`]) → [`analysis`] (layout,
-//! occupied bytes, peak) → [`render`] (plotters, any backend) and [`summary`]; [`units`] formats numbers for all; [`pipeline`]
-//! drives reading, joining and analysing in pieces. The core does no I/O and builds natively
-//! and for `wasm32-unknown-unknown`; the CLI (`src/cli/`) and the browser app (`src/ui/`) do
-//! the reading. See ARCHITECTURE.md.
+//! occupied bytes, peak) → [`answers`] (what the live bytes are made of, at any step) and
+//! [`diff`] (two compilations compared) → [`render`] (plotters, any backend) and [`summary`].
+//! [`pipeline`] drives reading, joining and analysing in pieces; [`units`] formats numbers
+//! for all. The core does no I/O and builds natively and for `wasm32-unknown-unknown`; the
+//! CLI (`src/cli/`) and the browser app (`src/ui/`) do the reading. See ARCHITECTURE.md.
 
 pub mod analysis;
 pub mod answers;
+pub mod diff;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
