@@ -6,9 +6,43 @@
 //! - [`axis_bytes`]: `"0.25 MiB"`, a byte tick, as few decimals as the tick spacing needs;
 //! - [`tsl_human_bytes`]: `"1.50MiB"`, what XLA itself prints in `Total bytes used`;
 //! - [`group_digits`] and [`count`]: `"177,800"`, `"1 value"`.
+//!
+//! And the one reading of a size people type ([`parse_bytes`]), for `generate --size`,
+//! `--capacity` and `diff --max-growth`.
 
 /// Binary units, 1024 apart: `UNITS[j]` is `1 << (10 * j)` bytes.
 const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+
+/// A size as people type it: `4096`, `1e9`, `1.5GiB`, `64 MB`. Units, in any case: `B`;
+/// `KB MB GB TB` are powers of 1000; `KiB MiB GiB TiB` and the bare `K M G T` (as XLA prints
+/// them, `63.80G`) are powers of 1024. Rounded to a whole byte; `None` for anything else,
+/// a negative size or one past `u64`.
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(t.len());
+    let (number, unit) = (t[..split].trim(), t[split..].trim());
+    let n: f64 = number.parse().ok()?;
+    let binary = |power: i32| 1024f64.powi(power);
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        "k" | "kib" => binary(1),
+        "m" | "mib" => binary(2),
+        "g" | "gib" => binary(3),
+        "t" | "tib" => binary(4),
+        _ => return None,
+    };
+    let bytes = (n * scale).round();
+    // `u64::MAX as f64` rounds up to 2^64, which is out of range.
+    (0.0..18_446_744_073_709_551_616.0)
+        .contains(&bytes)
+        .then_some(bytes as u64)
+}
 
 /// Bytes for people: "512 B", "12.0 KiB", "1.5 GiB" (binary units, one decimal).
 pub fn human_bytes(n: u64) -> String {
@@ -112,6 +146,21 @@ pub fn count(n: usize, noun: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sizes_people_type() {
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes(" 1e9 "), Some(1_000_000_000));
+        assert_eq!(parse_bytes("250MB"), Some(250_000_000));
+        assert_eq!(parse_bytes("1.5 GiB"), Some(3 << 29));
+        assert_eq!(parse_bytes("63.80G"), Some((63.80 * 1073741824.0f64).round() as u64));
+        assert_eq!(parse_bytes("16gib"), Some(16 << 30));
+        assert_eq!(parse_bytes("1k"), Some(1024));
+        assert_eq!(parse_bytes("40GB"), Some(40_000_000_000));
+        for bad in ["", "M", "-1", "1 parsec", "1e30", "GiB16", "nan"] {
+            assert_eq!(parse_bytes(bad), None, "{bad:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use crate::units::human_bytes;
+use crate::units::{human_bytes, parse_bytes};
 
 const GIB: u64 = 1 << 30;
 
@@ -126,7 +126,7 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
     if t.is_empty() {
         return Err("empty capacity".to_string());
     }
-    if let Some(bytes) = parse_size(t) {
+    if let Some(bytes) = parse_bytes(t) {
         return Ok(Capacity {
             bytes,
             label: t.to_string(),
@@ -169,28 +169,6 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
 }
 
 /// A size in bytes, or `None` when `t` is not one.
-fn parse_size(t: &str) -> Option<u64> {
-    let split = t
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(t.len());
-    let (number, unit) = (t[..split].trim(), t[split..].trim());
-    let n: f64 = number.parse().ok()?;
-    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kib" | "ki" => 1024.0,
-        "m" | "mib" | "mi" => 1024f64.powi(2),
-        "g" | "gib" | "gi" => 1024f64.powi(3),
-        "t" | "tib" | "ti" => 1024f64.powi(4),
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "tb" => 1e12,
-        _ => return None,
-    };
-    let bytes = n * scale;
-    (0.0..1.8e19).contains(&bytes).then(|| bytes.round() as u64)
-}
-
 /// The peak against a capacity.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {

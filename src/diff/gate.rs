@@ -19,21 +19,8 @@ pub enum Limit {
     Percent(f64),
 }
 
-const UNITS: [(&str, f64); 9] = [
-    ("b", 1.0),
-    ("kb", 1e3),
-    ("mb", 1e6),
-    ("gb", 1e9),
-    ("tb", 1e12),
-    ("kib", 1024.0),
-    ("mib", 1048576.0),
-    ("gib", 1073741824.0),
-    ("tib", 1099511627776.0),
-];
-
 impl Limit {
-    /// `64MiB`, `64 MB`, `1e6`, `1.5GiB`, `5%`. Units (any case): `B`; `KB MB GB TB` are
-    /// powers of 1000, `KiB MiB GiB TiB` of 1024. Bytes are rounded down to a whole byte.
+    /// `64MiB`, `64 MB`, `1e6`, `1.5GiB` (read by [`crate::units::parse_bytes`]) or `5%`.
     /// The error is one sentence.
     pub fn parse(text: &str) -> Result<Limit, String> {
         let t = text.trim();
@@ -46,22 +33,7 @@ impl Limit {
                 .then_some(Limit::Percent(p))
                 .ok_or_else(bad);
         }
-        let split = t
-            .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-            .unwrap_or(t.len());
-        let (number, unit) = t.split_at(split);
-        let n: f64 = number.trim().parse().map_err(|_| bad())?;
-        let unit = unit.trim().to_ascii_lowercase();
-        let scale = match unit.as_str() {
-            "" => 1.0,
-            u => UNITS.iter().find(|(name, _)| *name == u).ok_or_else(bad)?.1,
-        };
-        let bytes = n * scale;
-        // `u64::MAX as f64` rounds up to 2^64, which is out of range.
-        (0.0..18_446_744_073_709_551_616.0)
-            .contains(&bytes)
-            .then_some(Limit::Bytes(bytes as u64))
-            .ok_or_else(bad)
+        crate::units::parse_bytes(t).map(Limit::Bytes).ok_or_else(bad)
     }
 
     /// The growth allowed from a base peak of `base` bytes (rounded down).
