@@ -413,6 +413,12 @@ mod tests {
         load.modules.remove(0)
     }
 
+    /// The index of the value XLA names `name` (`name{index}`).
+    fn find(m: &Module, name: &str) -> u32 {
+        let at = m.values.iter().position(|v| m.value_name(v) == name);
+        at.unwrap_or_else(|| panic!("no value {name}")) as u32
+    }
+
     fn names(m: &Module, values: &[u32]) -> Vec<String> {
         values
             .iter()
@@ -481,11 +487,7 @@ mod tests {
     #[test]
     fn derived_texts() {
         let m = tpu();
-        let v = m
-            .values
-            .iter()
-            .find(|v| m.value_name(v) == "add.14")
-            .unwrap();
+        let v = &m.values[find(&m, "add.14") as usize];
         assert_eq!(v.size, 512);
         assert_eq!(padding(v), Some(508));
         assert_eq!(source(&m, v).as_deref(), Some("/home/ptoulme/tpu.py:41"));
@@ -502,11 +504,7 @@ mod tests {
     #[test]
     fn source_locations() {
         let m = tpu();
-        let add = m
-            .values
-            .iter()
-            .find(|v| m.value_name(v) == "add.14")
-            .unwrap();
+        let add = &m.values[find(&m, "add.14") as usize];
         // `source_file="/home/ptoulme/tpu.py" source_line=41` in the fixture.
         assert_eq!(
             source_location(&m, add),
@@ -530,11 +528,7 @@ mod tests {
         ];
         let load = load_files(files);
         let m = &load.modules[0];
-        let fusion = m
-            .values
-            .iter()
-            .find(|v| m.value_name(v) == "broadcast_add_fusion")
-            .unwrap();
+        let fusion = &m.values[find(m, "broadcast_add_fusion") as usize];
         let at = source_location(m, fusion);
         assert_eq!(at, Some(SourceLocation::StackFrame(4)));
         assert_eq!(source(m, fusion).as_deref(), Some("stack frame 4"));
@@ -554,13 +548,7 @@ mod tests {
         assert_eq!(xla_peak_bytes(peak), 43200);
         // Allocated sizes as the value lines print them: `<69 Arg_1.2 @0> (size=32768,…)`,
         // `<64 Arg_2.3 @0> (size=16384,…)` (the peak list gives their logical bytes instead).
-        let find = |name: &str| {
-            m.values
-                .iter()
-                .position(|v| m.value_name(v) == name)
-                .unwrap() as u32
-        };
-        let (a, b) = (find("Arg_1.2"), find("Arg_2.3"));
+        let (a, b) = (find(&m, "Arg_1.2"), find(&m, "Arg_2.3"));
         assert_eq!(total_size(&m, &[a, b]), 32768 + 16384);
         // An index that is not the module's counts nothing; no values, nothing.
         assert_eq!(total_size(&m, &[a, u32::MAX]), 32768);
