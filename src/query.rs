@@ -1,7 +1,7 @@
 //! Queries over a module's values for the views: the search (a regular expression over value
 //! names and op_names), sorting value rows by a column, grouping them by op_name, and the
-//! few derived texts the panels show (padding, source location, hexadecimal offsets, the
-//! instruction at a step).
+//! few derived figures and texts the panels show (padding, source location, totals of value
+//! sizes and of XLA's peak list, hexadecimal offsets, the instruction at a step).
 //!
 //! Owns: pure functions of a [`Module`]; no I/O, no web dependency, no state. The browser's
 //! panels call them; they are tested natively here.
@@ -10,8 +10,8 @@ use std::cmp::Ordering;
 
 use regex_lite::{Regex, RegexBuilder};
 
-use crate::model::{Module, Str, Value};
 use crate::analysis::value_kind;
+use crate::model::{Module, Str, Value, XlaPeak};
 
 // ---------------------------------------------------------------- search
 
@@ -127,18 +127,44 @@ pub fn padding(v: &Value) -> Option<u64> {
     v.logical_size.and_then(|l| v.size.checked_sub(l))
 }
 
-/// Where the defining instruction comes from: `file:line`, else `stack frame N`.
-pub fn source(module: &Module, v: &Value) -> Option<String> {
+/// Where an instruction comes from, as its metadata says. Ordered files first (by path,
+/// then line), then stack frames (by id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SourceLocation<'m> {
+    /// `source_file` and `source_line` (0 when the dump gave no line).
+    File { file: &'m str, line: u32 },
+    /// `stack_frame_id`, which new XLA prints instead of a file.
+    StackFrame(u32),
+}
+
+impl std::fmt::Display for SourceLocation<'_> {
+    /// `file:line` (`file` without a line), or `stack frame N`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SourceLocation::File { file, line: 0 } => f.write_str(file),
+            SourceLocation::File { file, line } => write!(f, "{file}:{line}"),
+            SourceLocation::StackFrame(id) => write!(f, "stack frame {id}"),
+        }
+    }
+}
+
+/// Where the value's defining instruction comes from: its source file (and line), else its
+/// stack frame; `None` when the dump says neither.
+pub fn source_location<'m>(module: &'m Module, v: &Value) -> Option<SourceLocation<'m>> {
     let i = module.instructions.get(v.instruction as usize)?;
     let file = module.str(i.source_file);
     if !file.is_empty() {
-        return Some(if i.source_line > 0 {
-            format!("{file}:{}", i.source_line)
-        } else {
-            file.to_string()
+        return Some(SourceLocation::File {
+            file,
+            line: i.source_line,
         });
     }
-    i.stack_frame_id.map(|id| format!("stack frame {id}"))
+    i.stack_frame_id.map(SourceLocation::StackFrame)
+}
+
+/// [`source_location`] as the panels show it: `file:line`, else `stack frame N`.
+pub fn source(module: &Module, v: &Value) -> Option<String> {
+    source_location(module, v).map(|s| s.to_string())
 }
 
 /// The op_name of the value's instruction (empty when the dump had none).
@@ -165,9 +191,30 @@ pub fn instruction_at(module: &Module, step: u32) -> Option<&str> {
         .map(|i| module.str(i.name))
 }
 
+// ---------------------------------------------------------------- totals
+
+/// Sum of the allocated sizes of `values` (indices into [`Module::values`]; others are
+/// skipped), saturating: the "their sizes add to" figure beside the occupied bytes, in
+/// which aliases count once each.
+pub fn total_size(module: &Module, values: &[u32]) -> u64 {
+    values
+        .iter()
+        .filter_map(|&v| module.values.get(v as usize))
+        .fold(0u64, |t, v| t.saturating_add(v.size))
+}
+
+/// The bytes of XLA's own peak list (`Live ranges at N (peak):`): the sum of its entries,
+/// saturating.
+pub fn xla_peak_bytes(peak: &XlaPeak) -> u64 {
+    peak.entries
+        .iter()
+        .fold(0u64, |t, e| t.saturating_add(e.bytes))
+}
+
 // ---------------------------------------------------------------- sorting
 
-/// A column of the value tables.
+/// A column of the value tables, as far as sorting and grouping need it (what the page calls
+/// a column is the UI's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Column {
     Name,
@@ -191,33 +238,6 @@ impl Column {
         Column::Source,
         Column::Kind,
     ];
-
-    /// A stable identifier (for DOM attributes and tests).
-    pub fn key(self) -> &'static str {
-        match self {
-            Column::Name => "name",
-            Column::Size => "size",
-            Column::Logical => "logical",
-            Column::Padding => "padding",
-            Column::Shape => "shape",
-            Column::OpName => "op_name",
-            Column::Source => "source",
-            Column::Kind => "kind",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Column::Name => "Value",
-            Column::Size => "Size",
-            Column::Logical => "Logical",
-            Column::Padding => "Padding",
-            Column::Shape => "Shape",
-            Column::OpName => "op_name",
-            Column::Source => "Source",
-            Column::Kind => "Kind",
-        }
-    }
 
     pub fn is_numeric(self) -> bool {
         matches!(self, Column::Size | Column::Logical | Column::Padding)
@@ -256,18 +276,7 @@ fn compare(module: &Module, column: Column, a: &Value, b: &Value) -> Option<Orde
         Column::Padding => opt(padding(a), padding(b)),
         Column::Shape => text(module.str(a.shape), module.str(b.shape)),
         Column::OpName => text(op_name(module, a), op_name(module, b)),
-        Column::Source => {
-            let (ia, ib) = (module.instruction(a), module.instruction(b));
-            let key = |i: &crate::model::Instruction| {
-                let file = module.str(i.source_file);
-                if !file.is_empty() {
-                    Some((0u8, file, i.source_line))
-                } else {
-                    i.stack_frame_id.map(|id| (1u8, "", id))
-                }
-            };
-            opt(key(ia), key(ib))
-        }
+        Column::Source => opt(source_location(module, a), source_location(module, b)),
         Column::Kind => Some(value_kind(module, a).cmp(&value_kind(module, b))),
     }
 }
@@ -289,10 +298,7 @@ fn known(module: &Module, column: Column, v: &Value) -> bool {
         Column::Padding => padding(v).is_some(),
         Column::Shape => !v.shape.is_empty(),
         Column::OpName => !op_name(module, v).is_empty(),
-        Column::Source => {
-            let i = module.instruction(v);
-            !i.source_file.is_empty() || i.stack_frame_id.is_some()
-        }
+        Column::Source => source_location(module, v).is_some(),
         Column::Name | Column::Size | Column::Kind => true,
     }
 }
@@ -330,6 +336,13 @@ pub struct Group {
     pub logical: u64,
     /// Members, in the order they were given.
     pub values: Vec<u32>,
+}
+
+impl Group {
+    /// Sum of the allocated sizes minus sum of the known logical sizes (0 if larger).
+    pub fn padding(&self) -> u64 {
+        self.total.saturating_sub(self.logical)
+    }
 }
 
 /// Groups `values` by op_name, keeping their order within each group. Groups come largest
@@ -372,9 +385,7 @@ pub fn sort_groups(module: &Module, groups: &mut [Group], column: Column, descen
             Column::OpName => module.str(a.op_name).cmp(module.str(b.op_name)),
             Column::Size => a.total.cmp(&b.total),
             Column::Logical => a.logical.cmp(&b.logical),
-            Column::Padding => {
-                (a.total.saturating_sub(a.logical)).cmp(&b.total.saturating_sub(b.logical))
-            }
+            Column::Padding => a.padding().cmp(&b.padding()),
             _ => a.values.len().cmp(&b.values.len()),
         };
         let primary = if descending {
@@ -401,6 +412,12 @@ mod tests {
         let mut load = load_files([("000_0cb419b3147a3cb6.txt", TPU)]);
         assert_eq!(load.modules.len(), 1);
         load.modules.remove(0)
+    }
+
+    /// The index of the value XLA names `name` (`name{index}`).
+    fn find(m: &Module, name: &str) -> u32 {
+        let at = m.values.iter().position(|v| m.value_name(v) == name);
+        at.unwrap_or_else(|| panic!("no value {name}")) as u32
     }
 
     fn names(m: &Module, values: &[u32]) -> Vec<String> {
@@ -471,11 +488,7 @@ mod tests {
     #[test]
     fn derived_texts() {
         let m = tpu();
-        let v = m
-            .values
-            .iter()
-            .find(|v| m.value_name(v) == "add.14")
-            .unwrap();
+        let v = &m.values[find(&m, "add.14") as usize];
         assert_eq!(v.size, 512);
         assert_eq!(padding(v), Some(508));
         assert_eq!(source(&m, v).as_deref(), Some("/home/ptoulme/tpu.py:41"));
@@ -487,6 +500,64 @@ mod tests {
         assert_eq!(instruction_at(&m, 0), Some("Arg_1.2"));
         assert_eq!(instruction_at(&m, 13), Some("fusion"));
         assert_eq!(instruction_at(&m, 14), None);
+    }
+
+    #[test]
+    fn source_locations() {
+        let m = tpu();
+        let add = &m.values[find(&m, "add.14") as usize];
+        // `source_file="/home/ptoulme/tpu.py" source_line=41` in the fixture.
+        assert_eq!(
+            source_location(&m, add),
+            Some(SourceLocation::File {
+                file: "/home/ptoulme/tpu.py",
+                line: 41
+            })
+        );
+        // New XLA names a stack frame instead: `%broadcast_add_fusion = ... stack_frame_id=4`.
+        let files = [
+            (
+                "cpu_tiny.buffer-assignment.txt",
+                &include_bytes!("../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt")[..],
+            ),
+            (
+                "cpu_tiny.buffer-assignment-values.txt",
+                &include_bytes!(
+                    "../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment-values.txt"
+                )[..],
+            ),
+        ];
+        let load = load_files(files);
+        let m = &load.modules[0];
+        let fusion = &m.values[find(m, "broadcast_add_fusion") as usize];
+        let at = source_location(m, fusion);
+        assert_eq!(at, Some(SourceLocation::StackFrame(4)));
+        assert_eq!(source(m, fusion).as_deref(), Some("stack frame 4"));
+        // Files sort before stack frames, files by path then line.
+        let file = |file, line| SourceLocation::File { file, line };
+        assert!(file("b.py", 1) < SourceLocation::StackFrame(0));
+        assert!(file("a.py", 9) < file("b.py", 1));
+        assert!(file("a.py", 2) < file("a.py", 10));
+        assert_eq!(file("a.py", 0).to_string(), "a.py");
+    }
+
+    #[test]
+    fn totals() {
+        let m = tpu();
+        // XLA's peak list in the fixture ends `fusion.5{}: 64 bytes (cumulative: 43200 bytes)`.
+        let peak = m.schedule.as_ref().and_then(|s| s.peak.as_ref()).unwrap();
+        assert_eq!(xla_peak_bytes(peak), 43200);
+        // Allocated sizes as the value lines print them: `<69 Arg_1.2 @0> (size=32768,…)`,
+        // `<64 Arg_2.3 @0> (size=16384,…)` (the peak list gives their logical bytes instead).
+        let (a, b) = (find(&m, "Arg_1.2"), find(&m, "Arg_2.3"));
+        assert_eq!(total_size(&m, &[a, b]), 32768 + 16384);
+        // An index that is not the module's counts nothing; no values, nothing.
+        assert_eq!(total_size(&m, &[a, u32::MAX]), 32768);
+        assert_eq!(total_size(&m, &[]), 0);
+        // Saturates instead of wrapping.
+        let mut big = m.clone();
+        big.values[a as usize].size = u64::MAX;
+        assert_eq!(total_size(&big, &[a, b]), u64::MAX);
     }
 
     #[test]
@@ -550,5 +621,17 @@ mod tests {
             .map(|g| m.str(g.op_name))
             .collect();
         assert!(n.windows(2).all(|w| w[0] <= w[1]));
+        // Padding: the sums' difference, never below zero.
+        for g in &groups {
+            assert_eq!(g.padding() + g.logical.min(g.total), g.total);
+        }
+        let mut by_padding = groups.clone();
+        sort_groups(&m, &mut by_padding, Column::Padding, true);
+        let named: Vec<u64> = by_padding
+            .iter()
+            .filter(|g| !g.op_name.is_empty())
+            .map(Group::padding)
+            .collect();
+        assert!(named.windows(2).all(|w| w[0] >= w[1]));
     }
 }

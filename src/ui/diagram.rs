@@ -17,7 +17,7 @@ use web_sys::KeyboardEvent;
 
 use super::canvas::{with_diagram, SpaceCanvas};
 use super::fmt;
-use super::panels::clip_middle;
+use bufscope::render::text::clip_middle;
 use super::state::{Focus, Shared};
 
 #[component]

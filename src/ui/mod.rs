@@ -1,9 +1,9 @@
 //! The browser app (leptos, client-side rendering). Only compiled for wasm32.
 //!
-//! Owns the intake and the loading flow: a page with a drop zone (the whole page) and file
-//! and folder pickers; dropped or picked files are read in the browser, slice by slice,
-//! through [`bufscope::Loader`] ([`read`]) with a progress bar and a Cancel button; every
-//! module read is analysed ([`bufscope::analysis::Analyzer`], in pieces) and the largest is shown in a
+//! Owns the page and its intake: a drop zone (the whole page) and file and folder pickers;
+//! dropped or picked files are read in the browser, slice by slice, through
+//! [`bufscope::Loader`] ([`read`]) with a progress bar and a Cancel button; every module read
+//! is analysed in pieces ([`load`], the loading flow) and the largest is shown in a
 //! [`workspace::Workspace`], with a picker for the others.
 //!
 //! Two things are on screen after a read: the report of the last read (which files, what
@@ -15,6 +15,7 @@
 mod canvas;
 mod diagram;
 mod fmt;
+mod load;
 mod panels;
 mod read;
 mod state;
@@ -23,19 +24,12 @@ mod workspace;
 
 use std::sync::Arc;
 
-use bufscope::analysis::Analyzer;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use load::{cancel, report_failure, start_load};
 use state::Shown;
 use web_sys::HtmlInputElement;
-
-/// Units of analysis work per task ([`Analyzer::step`]): a block or a step each, about
-/// 15 ms natively, 2 to 3 times that in wasm.
-const ANALYSIS_PIECE: usize = 150_000;
-/// Items of joining per task ([`bufscope::Finishing::step`]): a value, a live range or a
-/// `Used values` entry each, about 40 ns each in wasm, so about 10 ms.
-const JOIN_PIECE: usize = 250_000;
 
 /// Mounts the app on `<body>`.
 pub fn start() {
@@ -140,9 +134,31 @@ fn App() -> impl IntoView {
         generation: StoredValue::new(0),
         dragging: RwSignal::new(false),
     };
+    listen_to_window(st);
+    // Changes only when a read starts or ends (not with every slice).
+    let busy = Memo::new(move |_| st.reading.with(Option::is_some));
+    view! {
+        <div class="page" class:dragging=move || st.dragging.get()>
+            <header class="top">
+                <h1>"bufscope"</h1>
+                <p class="tagline">"A viewer for XLA buffer-assignment dumps"</p>
+            </header>
+            <main>
+                {intake_view(st)}
+                {move || busy.get().then(|| progress_view(st))}
+                {move || st.report.get().map(report_view)}
+                {move || st.view.get().map(|o| view! { <OutcomeView outcome=o /> })}
+            </main>
+            <div class="drop-overlay" aria-hidden="true"><p>"Drop to open"</p></div>
+        </div>
+    }
+}
 
-    // The whole page is the drop zone. Without `preventDefault` on `dragover` the browser
-    // would open the dropped file instead.
+/// The window's listeners: the whole page is the drop zone, and Escape cancels a read
+/// under way, as the Cancel button does.
+fn listen_to_window(st: AppState) {
+    // Without `preventDefault` on `dragover` the browser would open the dropped file
+    // instead.
     let _ = window_event_listener(ev::dragover, move |e: web_sys::DragEvent| {
         e.prevent_default();
         if let Some(dt) = e.data_transfer() {
@@ -161,31 +177,36 @@ fn App() -> impl IntoView {
     let _ = window_event_listener(ev::drop, move |e: web_sys::DragEvent| {
         e.prevent_default();
         st.dragging.set(false);
-        let Some(dt) = e.data_transfer() else { return };
-        match read::dropped(&dt) {
-            read::Dropped::Files(files) => start_load(st, files),
-            read::Dropped::Entries(entries) => spawn_local(async move {
-                match read::walk(entries).await {
-                    Ok(files) => start_load(st, files),
-                    Err(e) => report_failure(
-                        st,
-                        "Nothing was read.".into(),
-                        vec![format!("The dropped folder could not be read: {e}.")],
-                    ),
-                }
-            }),
+        if let Some(dt) = e.data_transfer() {
+            on_drop(st, &dt);
         }
     });
-    // Escape cancels a read under way, as the Cancel button does.
     let _ = window_event_listener(ev::keydown, move |e: web_sys::KeyboardEvent| {
         if e.key() == "Escape" && st.reading.get_untracked().is_some() {
             cancel(st);
         }
     });
+}
 
-    // Changes only when a read starts or ends (not with every slice).
-    let busy = Memo::new(move |_| st.reading.with(Option::is_some));
+/// Reads what was dropped: files at once, folders once walked.
+fn on_drop(st: AppState, dt: &web_sys::DataTransfer) {
+    match read::dropped(dt) {
+        read::Dropped::Files(files) => start_load(st, files),
+        read::Dropped::Entries(entries) => spawn_local(async move {
+            match read::walk(entries).await {
+                Ok(files) => start_load(st, files),
+                Err(e) => report_failure(
+                    st,
+                    "Nothing was read.".into(),
+                    vec![format!("The dropped folder could not be read: {e}.")],
+                ),
+            }
+        }),
+    }
+}
 
+/// The intake: what to drop, and the file and folder pickers.
+fn intake_view(st: AppState) -> impl IntoView {
     let on_pick = move |e: web_sys::Event| {
         let input: HtmlInputElement = event_target(&e);
         let files = read::files_of(input.files());
@@ -193,40 +214,27 @@ fn App() -> impl IntoView {
         input.set_value("");
         start_load(st, files);
     };
-
     view! {
-        <div class="page" class:dragging=move || st.dragging.get()>
-            <header class="top">
-                <h1>"bufscope"</h1>
-                <p class="tagline">"A viewer for XLA buffer-assignment dumps"</p>
-            </header>
-            <main>
-                <section class="intake" aria-label="Open dumps">
-                    <p class="lead">
-                        "Drop "<code>"*buffer-assignment*.txt"</code>" files (or "<code>".gz"</code>
-                        ", or a whole "<code>"--xla_dump_to"</code>" folder) anywhere on this "
-                        "page, or pick them:"
-                    </p>
-                    <div class="pickers">
-                        <label class="button">
-                            "Choose files…"
-                            <input id="file-input" class="visually-hidden" type="file" multiple
-                                on:change=on_pick />
-                        </label>
-                        <label class="button secondary">
-                            "Choose a folder…"
-                            <input id="dir-input" class="visually-hidden" type="file" multiple
-                                prop:webkitdirectory=true on:change=on_pick />
-                        </label>
-                    </div>
-                    <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
-                </section>
-                {move || busy.get().then(|| progress_view(st))}
-                {move || st.report.get().map(report_view)}
-                {move || st.view.get().map(|o| view! { <OutcomeView outcome=o /> })}
-            </main>
-            <div class="drop-overlay" aria-hidden="true"><p>"Drop to open"</p></div>
-        </div>
+        <section class="intake" aria-label="Open dumps">
+            <p class="lead">
+                "Drop "<code>"*buffer-assignment*.txt"</code>" files (or "<code>".gz"</code>
+                ", or a whole "<code>"--xla_dump_to"</code>" folder) anywhere on this "
+                "page, or pick them:"
+            </p>
+            <div class="pickers">
+                <label class="button">
+                    "Choose files…"
+                    <input id="file-input" class="visually-hidden" type="file" multiple
+                        on:change=on_pick />
+                </label>
+                <label class="button secondary">
+                    "Choose a folder…"
+                    <input id="dir-input" class="visually-hidden" type="file" multiple
+                        prop:webkitdirectory=true on:change=on_pick />
+                </label>
+            </div>
+            <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
+        </section>
     }
 }
 
@@ -266,164 +274,6 @@ fn reveal_report() {
             report.scroll_into_view();
         }
     }
-}
-
-/// Stops the read under way; the page keeps what it showed before it.
-fn cancel(st: AppState) {
-    if st.reading.get_untracked().is_none() {
-        return;
-    }
-    st.generation.update_value(|g| *g += 1);
-    st.reading.set(None);
-    report_failure(
-        st,
-        "Reading cancelled; nothing new was opened.".into(),
-        Vec::new(),
-    );
-}
-
-/// Reports a read (or attempt) that opened no module: the view below stays as it was.
-fn report_failure(st: AppState, line: String, errors: Vec<String>) {
-    let kept = st.view.get_untracked().map(|o| o.what.clone());
-    st.report.set(Some(Arc::new(Report {
-        line,
-        errors,
-        kept,
-        opened: false,
-        timings: None,
-    })));
-}
-
-/// "NAME" for one file, "N files" for more.
-fn describe(names: &[String]) -> String {
-    match names {
-        [one] => one.clone(),
-        _ => format!("{} files", names.len()),
-    }
-}
-
-/// Starts reading `files`; a read already under way is abandoned.
-fn start_load(st: AppState, files: Vec<read::Picked>) {
-    if files.is_empty() {
-        report_failure(
-            st,
-            "Nothing was read.".into(),
-            vec!["No files were found in what was dropped or picked.".into()],
-        );
-        return;
-    }
-    let (files, skipped) = read::select(files);
-    let generation = st.generation.get_value() + 1;
-    st.generation.set_value(generation);
-    let current = move || st.generation.get_value() == generation;
-    let names: Vec<String> = files.iter().map(|p| p.name.clone()).collect();
-    let reading = Reading {
-        files: files.len(),
-        bytes: files.iter().map(|p| p.file.size() as u64).sum(),
-        fraction: 0.0,
-        analysing: false,
-    };
-    st.reading.set(Some(reading.clone()));
-    let started = js_sys::Date::now();
-    spawn_local(async move {
-        let fed = read::read_files(
-            &files,
-            |fraction| {
-                if current() {
-                    st.reading.update(|r| {
-                        if let Some(r) = r {
-                            r.fraction = fraction;
-                        }
-                    });
-                }
-            },
-            move || !current(),
-        )
-        .await;
-        drop(files);
-        let Some(fed) = fed else { return };
-        let mut timings = Timings {
-            read: js_sys::Date::now() - started,
-            parse: fed.parse_ms,
-            ..Timings::default()
-        };
-        // Let the page paint "Analysing" and handle input first.
-        st.reading.set(Some(Reading {
-            fraction: 1.0,
-            analysing: true,
-            ..reading
-        }));
-        read::next_task().await;
-        if !current() {
-            return;
-        }
-        // Joining and checking, in pieces too.
-        let t = js_sys::Date::now();
-        let mut finishing = fed.loader.finishing();
-        while !finishing.step(JOIN_PIECE) {
-            read::next_task().await;
-            if !current() {
-                return;
-            }
-        }
-        let mut load = finishing.into_load();
-        load.errors.extend(fed.errors);
-        timings.join = js_sys::Date::now() - t;
-        let mut modules = Vec::with_capacity(load.modules.len());
-        for module in load.modules {
-            read::next_task().await;
-            if !current() {
-                return;
-            }
-            // In pieces, each in its own task.
-            let t = js_sys::Date::now();
-            let mut analyzer = Analyzer::new(&module);
-            while !analyzer.step(ANALYSIS_PIECE) {
-                read::next_task().await;
-                if !current() {
-                    return;
-                }
-            }
-            let analysis = analyzer.finish();
-            timings.analyse = timings.analyse.max(js_sys::Date::now() - t);
-            modules.push(Arc::new(Shown { module, analysis }));
-        }
-        read::next_task().await;
-        if !current() {
-            return;
-        }
-        st.reading.set(None);
-        let mut line = format!("Read {}", describe(&names));
-        if skipped > 0 {
-            line.push_str(&format!(
-                " (skipped {skipped} other file{} in the folder)",
-                if skipped == 1 { "" } else { "s" }
-            ));
-        }
-        if modules.is_empty() {
-            let mut errors = load.errors;
-            if errors.is_empty() {
-                errors.push("No buffer-assignment module was found in these files.".into());
-            }
-            report_failure(st, line, errors);
-        } else {
-            st.report.set(Some(Arc::new(Report {
-                line,
-                errors: load.errors,
-                kept: None,
-                opened: true,
-                timings: Some(timings),
-            })));
-            st.view.set(Some(Arc::new(Outcome {
-                what: describe(&names),
-                modules,
-            })));
-        }
-        read::next_task().await;
-        if current() {
-            reveal_report();
-        }
-    });
 }
 
 /// The report of the last read: what was read, what could not be, and (when this read
@@ -476,12 +326,8 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
 #[component]
 fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
     // The module on screen: by default the one with the most allocated bytes.
-    let default = outcome
-        .modules
-        .iter()
-        .enumerate()
-        .max_by_key(|(i, m)| (m.module.total_bytes(), std::cmp::Reverse(*i)))
-        .map_or(0, |(i, _)| i);
+    let default =
+        bufscope::pipeline::default_module(outcome.modules.iter().map(|m| &m.module)).unwrap_or(0);
     let chosen = RwSignal::new(default);
     let picker = (outcome.modules.len() > 1).then(|| {
         let options = outcome

@@ -32,7 +32,7 @@ pub fn space_label(color: u32) -> String {
 /// For text shown in passing (labels, the tooltip): a dump may hold names of 300,000
 /// characters, which would make a line of the page as long. The details pane and the
 /// titles show the whole text.
-pub use bufscope::render::text::clip_middle;
+use bufscope::render::text::clip_middle;
 
 /// The most characters of a text in a table cell or a one-line label that cuts it with an
 /// ellipsis anyway: far more than fits, far less than a 300,000-character name, whose
@@ -63,76 +63,17 @@ fn step_label(m: &Module, step: u32) -> String {
 pub fn Header(focus: Focus) -> impl IntoView {
     let shown = focus.shown();
     let m = &shown.module;
-    let a = &shown.analysis;
-    let total = m.total_bytes();
-    let xla_total = m.total_bytes_line.filter(|&t| t != total).map(|t| {
-        view! { <span class="aside">{format!(" — the dump says {}", fmt::bytes(t))}</span> }
-    });
-    let schedule = m.schedule.as_ref().map_or_else(
-        || "— (no live-range section)".to_string(),
-        |s| format!("{} steps", fmt::grouped(u64::from(s.max))),
-    );
-    // What XLA itself printed as its peak, for comparison with the occupied-bytes peak.
-    let xla_peak = m.schedule.as_ref().and_then(|s| {
-        if s.peak_undetermined {
-            return Some("could not be determined (unbounded dynamic shape)".to_string());
-        }
-        let p = s.peak.as_ref()?;
-        let bytes = p
-            .entries
-            .iter()
-            .fold(0u64, |t, e| t.saturating_add(e.bytes));
-        Some(format!(
-            "{} at step {}, {} values",
-            fmt::bytes(bytes),
-            step_label(m, p.time),
-            fmt::grouped(p.entries.len() as u64)
-        ))
-    });
-    let xla_peak = xla_peak.map(|text| {
-        view! {
-            <tr>
-                <th scope="row">"XLA's peak list"</th>
-                <td class="num xla-peak">{text}</td>
-            </tr>
-        }
-    });
-    let files = m.files.join(", ");
-    let spaces = a.spaces.iter().map(|s| space_row(m, s)).collect_view();
-    let warnings = (!m.warnings.is_empty()).then(|| {
-        const SHOWN: usize = 50;
-        let count = m.warnings.len();
-        let items = m
-            .warnings
-            .iter()
-            .take(SHOWN)
-            .map(|w| view! { <li>{w.to_string()}</li> })
-            .collect_view();
-        let more = (count > SHOWN).then(|| view! { <li class="more">{format!("… and {} more", count - SHOWN)}</li> });
-        view! {
-            <details class="warnings">
-                <summary>{format!("{count} warning{} while reading", if count == 1 { "" } else { "s" })}</summary>
-                <ul>{items}{more}</ul>
-            </details>
-        }
-    });
-
+    let spaces = shown
+        .analysis
+        .spaces
+        .iter()
+        .map(|s| space_row(m, s))
+        .collect_view();
     view! {
         <section class="module-header">
             <h2 class="module-name">{m.name.clone()}</h2>
-            <p class="module-files">{files}</p>
-            <table class="summary">
-                <tbody>
-                    <tr><th scope="row">"Allocations"</th><td class="num">{fmt::grouped(m.allocations.len() as u64)}</td></tr>
-                    <tr><th scope="row">"Values"</th><td class="num">{fmt::grouped(m.values.len() as u64)}</td></tr>
-                    <tr>
-                        <th scope="row">"Total bytes"</th>
-                        <td class="num total-bytes" data-bytes=total.to_string()>{fmt::bytes(total)}{xla_total}</td>
-                    </tr>
-                    <tr><th scope="row">"Schedule length"</th><td class="num schedule-length">{schedule}</td></tr>
-                    {xla_peak}
-                </tbody>
-            </table>
+            <p class="module-files">{m.files.join(", ")}</p>
+            {module_figures(m)}
             <h3>"Memory spaces"</h3>
             <div class="table-scroll">
                 <table class="spaces">
@@ -149,11 +90,84 @@ pub fn Header(focus: Focus) -> impl IntoView {
                     <tbody>{spaces}</tbody>
                 </table>
             </div>
-            {warnings}
+            {warnings(m)}
         </section>
     }
 }
 
+/// The module's figures: allocations, values, total bytes (and the dump's own total when it
+/// differs), schedule length, XLA's peak list.
+fn module_figures(m: &Module) -> impl IntoView {
+    let total = m.total_bytes();
+    let xla_total = m.total_bytes_line.filter(|&t| t != total).map(|t| {
+        view! { <span class="aside">{format!(" — the dump says {}", fmt::bytes(t))}</span> }
+    });
+    let schedule = m.schedule.as_ref().map_or_else(
+        || "— (no live-range section)".to_string(),
+        |s| format!("{} steps", fmt::grouped(u64::from(s.max))),
+    );
+    let xla_peak = xla_peak(m).map(|text| {
+        view! {
+            <tr>
+                <th scope="row">"XLA's peak list"</th>
+                <td class="num xla-peak">{text}</td>
+            </tr>
+        }
+    });
+    view! {
+        <table class="summary">
+            <tbody>
+                <tr><th scope="row">"Allocations"</th><td class="num">{fmt::grouped(m.allocations.len() as u64)}</td></tr>
+                <tr><th scope="row">"Values"</th><td class="num">{fmt::grouped(m.values.len() as u64)}</td></tr>
+                <tr>
+                    <th scope="row">"Total bytes"</th>
+                    <td class="num total-bytes" data-bytes=total.to_string()>{fmt::bytes(total)}{xla_total}</td>
+                </tr>
+                <tr><th scope="row">"Schedule length"</th><td class="num schedule-length">{schedule}</td></tr>
+                {xla_peak}
+            </tbody>
+        </table>
+    }
+}
+
+/// What XLA itself printed as its peak, for comparison with the occupied-bytes peak; `None`
+/// when the dump printed none.
+fn xla_peak(m: &Module) -> Option<String> {
+    let s = m.schedule.as_ref()?;
+    if s.peak_undetermined {
+        return Some("could not be determined (unbounded dynamic shape)".to_string());
+    }
+    let p = s.peak.as_ref()?;
+    Some(format!(
+        "{} at step {}, {} values",
+        fmt::bytes(query::xla_peak_bytes(p)),
+        step_label(m, p.time),
+        fmt::grouped(p.entries.len() as u64)
+    ))
+}
+
+/// The warnings while reading, folded (the first 50 of them).
+fn warnings(m: &Module) -> Option<impl IntoView> {
+    const SHOWN: usize = 50;
+    let count = m.warnings.len();
+    (count > 0).then(|| {
+        let items = m
+            .warnings
+            .iter()
+            .take(SHOWN)
+            .map(|w| view! { <li>{w.to_string()}</li> })
+            .collect_view();
+        let more = (count > SHOWN).then(|| view! { <li class="more">{format!("… and {} more", count - SHOWN)}</li> });
+        view! {
+            <details class="warnings">
+                <summary>{format!("{count} warning{} while reading", if count == 1 { "" } else { "s" })}</summary>
+                <ul>{items}{more}</ul>
+            </details>
+        }
+    })
+}
+
+/// One memory space's row of the header's table.
 fn space_row(m: &Module, s: &Space) -> impl IntoView {
     let swatch = format!("swatch c{}", s.color % 8);
     let peak_step = s

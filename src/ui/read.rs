@@ -20,7 +20,6 @@ use web_sys::{
 
 use super::tasks::let_paint;
 /// The yield between pieces of work, also used by [`super`]'s loading flow.
-pub use super::tasks::next_task;
 
 /// Bytes per slice handed to the loader. Each slice is parsed in one go between two
 /// awaits, about 10 ms in the browser; each slice also costs about 1 ms of waiting for the
@@ -202,84 +201,147 @@ pub async fn read_files(
     cancelled: impl Fn() -> bool,
 ) -> Option<Fed> {
     let total: f64 = files.iter().map(|p| p.file.size()).sum();
-    let mut loader = Loader::new();
-    let mut errors = Vec::new();
+    let mut fed = Fed {
+        loader: Loader::new(),
+        parse_ms: 0.0,
+        errors: Vec::new(),
+    };
     let mut buf: Vec<u8> = Vec::new();
     let mut done = 0.0;
-    let mut parse_ms = 0.0;
     let reader = Reader::new();
-    progress(0.0);
-    for Picked { name, file, .. } in files {
-        let size = file.size();
-        loader.begin_file(name);
-        let mut start = 0.0;
-        // Slices asked for and not yet parsed, in order: the browser reads them while the
-        // page parses the one before.
-        let mut ahead: VecDeque<(f64, Slice)> = VecDeque::new();
-        let mut asked = 0.0;
-        let mut chunk = FIRST_CHUNK;
-        while start < size {
-            if ahead.is_empty() {
-                asked = (start + chunk).min(size);
-                ahead.push_back((asked, reader.start(file, start, asked)));
-            }
-            let Some((end, slice)) = ahead.pop_front() else {
-                break;
-            };
-            let read = slice.finish(&mut buf).await;
-            if cancelled() {
-                return None;
-            }
-            match read {
-                Ok(()) => {
-                    if start == 0.0 {
-                        // Gzip is known by its magic bytes, as the loader knows it.
-                        chunk = if buf.starts_with(&[0x1f, 0x8b]) {
-                            GZ_CHUNK
-                        } else {
-                            CHUNK
-                        };
-                    }
-                    while ahead.len() < AHEAD && asked < size {
-                        let from = asked;
-                        asked = (from + chunk).min(size);
-                        ahead.push_back((asked, reader.start(file, from, asked)));
-                    }
-                    let t = js_sys::Date::now();
-                    loader.feed(&buf);
-                    parse_ms += js_sys::Date::now() - t;
-                }
-                Err(_) if reader.fall_back() => {
-                    // The worker could not start (its script missing, say): read this
-                    // slice again, and the rest, on the page's own thread.
-                    ahead.clear();
-                    continue;
-                }
-                Err(e) => {
-                    errors.push(format!(
-                        "{name}: the browser could not read this file ({e})."
-                    ));
-                    break;
-                }
-            }
-            done += end - start;
-            start = end;
-            if total > 0.0 {
-                progress(done / total);
-            }
-            let_paint().await;
-            if cancelled() {
-                return None;
-            }
+    let mut advanced = |bytes: f64| {
+        done += bytes;
+        if total > 0.0 {
+            progress(done / total);
         }
-        loader.end_file();
+    };
+    progress(0.0);
+    for picked in files {
+        fed.loader.begin_file(&picked.name);
+        let read = read_file(
+            picked,
+            &reader,
+            &mut fed,
+            &mut buf,
+            &mut advanced,
+            &cancelled,
+        );
+        if !read.await {
+            return None;
+        }
+        fed.loader.end_file();
     }
     progress(1.0);
-    Some(Fed {
-        loader,
-        parse_ms,
-        errors,
-    })
+    Some(fed)
+}
+
+/// Feeds one file to `fed.loader`, slice by slice (see [`read_files`]); `advanced` gets the
+/// bytes of each slice fed. A file the browser cannot read is one sentence in `fed.errors`
+/// and reading goes on with the next. False when cancelled.
+async fn read_file(
+    picked: &Picked,
+    reader: &Reader,
+    fed: &mut Fed,
+    buf: &mut Vec<u8>,
+    advanced: &mut impl FnMut(f64),
+    cancelled: &impl Fn() -> bool,
+) -> bool {
+    let Picked { name, file, .. } = picked;
+    let mut slices = Slices::new(file.size());
+    let mut start = 0.0;
+    while start < slices.size {
+        let Some((end, slice)) = slices.next(reader, file, start) else {
+            break;
+        };
+        let read = slice.finish(buf).await;
+        if cancelled() {
+            return false;
+        }
+        match read {
+            Ok(()) => {
+                if start == 0.0 {
+                    slices.size_by(buf);
+                }
+                slices.ask_ahead(reader, file);
+                let t = js_sys::Date::now();
+                fed.loader.feed(buf);
+                fed.parse_ms += js_sys::Date::now() - t;
+            }
+            Err(_) if reader.fall_back() => {
+                // The worker could not start (its script missing, say): read this slice
+                // again, and the rest, on the page's own thread.
+                slices.ahead.clear();
+                continue;
+            }
+            Err(e) => {
+                fed.errors.push(format!(
+                    "{name}: the browser could not read this file ({e})."
+                ));
+                break;
+            }
+        }
+        advanced(end - start);
+        start = end;
+        let_paint().await;
+        if cancelled() {
+            return false;
+        }
+    }
+    true
+}
+
+/// The slices of one file asked for and not yet parsed, in order: the browser reads them
+/// while the page parses the one before.
+struct Slices {
+    /// The file's size in bytes.
+    size: f64,
+    /// Each slice's end and its read under way.
+    ahead: VecDeque<(f64, Slice)>,
+    /// The end of the last slice asked for.
+    asked: f64,
+    /// Bytes per slice: [`FIRST_CHUNK`], then [`CHUNK`] or [`GZ_CHUNK`].
+    chunk: f64,
+}
+
+impl Slices {
+    fn new(size: f64) -> Slices {
+        Slices {
+            size,
+            ahead: VecDeque::new(),
+            asked: 0.0,
+            chunk: FIRST_CHUNK,
+        }
+    }
+
+    /// The next slice, from `start` (asked for now when none is ahead).
+    fn next(&mut self, reader: &Reader, file: &File, start: f64) -> Option<(f64, Slice)> {
+        if self.ahead.is_empty() {
+            self.asked = (start + self.chunk).min(self.size);
+            self.ahead
+                .push_back((self.asked, reader.start(file, start, self.asked)));
+        }
+        self.ahead.pop_front()
+    }
+
+    /// Sizes the slices after the first by what it holds: gzip (known by its magic bytes,
+    /// as the loader knows it) goes in smaller slices.
+    fn size_by(&mut self, first: &[u8]) {
+        self.chunk = if bufscope::parse::is_gzip(first) {
+            GZ_CHUNK
+        } else {
+            CHUNK
+        };
+    }
+
+    /// Asks for slices until [`AHEAD`] are under way (or the file is all asked for).
+    fn ask_ahead(&mut self, reader: &Reader, file: &File) {
+        while self.ahead.len() < AHEAD && self.asked < self.size {
+            let from = self.asked;
+            self.asked = (from + self.chunk).min(self.size);
+            self.ahead
+                .push_back((self.asked, reader.start(file, from, self.asked)));
+        }
+    }
 }
 
 /// The app's reading worker (`reader.js`), started with the page ([`start_worker`]) so

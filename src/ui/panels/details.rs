@@ -6,10 +6,11 @@
 //! positions, uses) at most [`CELL_CHARS`] characters of them.
 
 use bufscope::model::{Allocation, Module, Value};
-use bufscope::query;
+use bufscope::query::{self, SourceLocation};
 use leptos::prelude::*;
 
-use super::{clip_middle, space_label, CELL_CHARS};
+use super::{space_label, CELL_CHARS};
+use bufscope::render::text::clip_middle;
 use crate::ui::fmt;
 use crate::ui::state::Focus;
 
@@ -36,7 +37,7 @@ pub fn Details(focus: Focus) -> impl IntoView {
             .analysis
             .space(color)
             .and_then(|s| s.peak_time)
-            .map(|t| value.live.is_some_and(|r| r.start <= t && t <= r.end));
+            .map(|t| value.live.is_some_and(|r| r.contains(t)));
         let name = m.value_name(&value);
         let can_reveal = value.live.is_some();
         view! {
@@ -185,15 +186,10 @@ fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
     let i = m.instruction(value);
     let opcode = m.str(i.opcode).to_string();
     let op_name = m.str(i.op_name).to_string();
-    let source = {
-        let file = m.str(i.source_file);
-        (!file.is_empty()).then(|| {
-            if i.source_line > 0 {
-                format!("{file}:{}", i.source_line)
-            } else {
-                file.to_string()
-            }
-        })
+    // The file only: a stack frame has its own line below.
+    let source = match query::source_location(m, value) {
+        Some(at @ SourceLocation::File { .. }) => Some(at.to_string()),
+        _ => None,
     };
     let known = |s: String| if s.is_empty() { "—".to_string() } else { s };
     view! {

@@ -16,28 +16,45 @@ use crate::ui::state::Focus;
 /// Quiet time after the last keystroke before searching (177,800 names on the largest dump).
 const DEBOUNCE: Duration = Duration::from_millis(150);
 
-#[component]
-pub fn SearchBox(focus: Focus) -> impl IntoView {
-    let error = RwSignal::new(None::<String>);
-    // The text the current matches were computed for (`None`: a search is pending); also
-    // on the status as `data-searched`, so that a test can wait for a search to finish.
-    let searched = RwSignal::new(Some(String::new()));
-    // Whether Enter has gone to a match since the last search: the first Enter goes to the
-    // first match, later ones move on.
-    let stepped = RwSignal::new(false);
-    let pending = StoredValue::new(None::<TimeoutHandle>);
+/// The search box's state; `Copy`, so handlers capture it freely.
+#[derive(Clone, Copy)]
+struct Search {
+    focus: Focus,
+    /// Why the pattern is invalid, if it is.
+    error: RwSignal<Option<String>>,
+    /// The text the current matches were computed for (`None`: a search is pending); also
+    /// on the status as `data-searched`, so that a test can wait for a search to finish.
+    searched: RwSignal<Option<String>>,
+    /// Whether Enter has gone to a match since the last search: the first Enter goes to the
+    /// first match, later ones move on.
+    stepped: RwSignal<bool>,
+    /// The debounce timer of the last keystroke.
+    pending: StoredValue<Option<TimeoutHandle>>,
+}
 
-    let cancel_pending = move || {
-        if let Some(Some(h)) = pending.try_get_value() {
+impl Search {
+    fn new(focus: Focus) -> Search {
+        Search {
+            focus,
+            error: RwSignal::new(None),
+            searched: RwSignal::new(Some(String::new())),
+            stepped: RwSignal::new(false),
+            pending: StoredValue::new(None),
+        }
+    }
+
+    fn cancel_pending(self) {
+        if let Some(Some(h)) = self.pending.try_get_value() {
             h.clear();
         }
-        let _ = pending.try_set_value(None);
-    };
+        let _ = self.pending.try_set_value(None);
+    }
 
-    // Runs the search for the box's current text. Uses the `try_` accessors: it can run from
-    // a timer after the module was replaced.
-    let run = move || {
-        cancel_pending();
+    /// Runs the search for the box's current text. Uses the `try_` accessors: it can run
+    /// from a timer after the module was replaced.
+    fn run(self) {
+        self.cancel_pending();
+        let focus = self.focus;
         let (Some(text), Some(shown)) = (
             focus.search.try_get_untracked(),
             focus.shown.try_get_value(),
@@ -48,28 +65,30 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
             Ok(m) => (m, None),
             Err(e) => (Vec::new(), Some(e)),
         };
-        error.try_set(err);
+        self.error.try_set(err);
         focus.matches.try_set(Arc::new(matches));
         focus.match_index.try_set(0);
-        stepped.try_set(false);
-        searched.try_set(Some(text));
-    };
+        self.stepped.try_set(false);
+        self.searched.try_set(Some(text));
+    }
 
-    let on_input = move |e: ev::Event| {
-        focus.search.set(event_target_value(&e));
-        searched.set(None);
-        cancel_pending();
-        match set_timeout_with_handle(run, DEBOUNCE) {
-            Ok(h) => pending.set_value(Some(h)),
+    /// The box's text changed: search once typing pauses.
+    fn typed(self, text: String) {
+        self.focus.search.set(text);
+        self.searched.set(None);
+        self.cancel_pending();
+        match set_timeout_with_handle(move || self.run(), DEBOUNCE) {
+            Ok(h) => self.pending.set_value(Some(h)),
             // No timer: search now.
-            Err(_) => run(),
+            Err(_) => self.run(),
         }
-    };
+    }
 
-    // Moves to the next (`forward`) or previous match and shows it.
-    let step = move |forward: bool| {
-        if searched.get_untracked().is_none() {
-            run();
+    /// Moves to the next (`forward`) or previous match and shows it.
+    fn step(self, forward: bool) {
+        let focus = self.focus;
+        if self.searched.get_untracked().is_none() {
+            self.run();
         }
         let matches = focus.matches.get_untracked();
         let n = matches.len();
@@ -77,45 +96,33 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
             return;
         }
         let current = focus.match_index.get_untracked().min(n - 1);
-        let i = match (stepped.get_untracked(), forward) {
+        let i = match (self.stepped.get_untracked(), forward) {
             (false, true) => current,
             (false, false) => n - 1,
             (true, true) => (current + 1) % n,
             (true, false) => (current + n - 1) % n,
         };
-        stepped.set(true);
+        self.stepped.set(true);
         focus.match_index.set(i);
         if let Some(&v) = matches.get(i) {
             focus.selected.set(Some(v));
             focus.reveal(v);
         }
-    };
+    }
 
-    let clear = move || {
-        cancel_pending();
-        focus.search.set(String::new());
-        run();
-    };
+    fn clear(self) {
+        self.cancel_pending();
+        self.focus.search.set(String::new());
+        self.run();
+    }
 
-    let on_keydown = move |e: ev::KeyboardEvent| match e.key().as_str() {
-        "Enter" => {
-            e.prevent_default();
-            step(!e.shift_key());
-        }
-        "Escape" => {
-            e.prevent_default();
-            clear();
-        }
-        _ => {}
-    };
-
-    on_cleanup(cancel_pending);
-
-    let status = move || {
-        if searched.get().is_none() {
+    /// The status beside the box: pending, the pattern's error, a hint, or "k of n matches".
+    fn status(self) -> AnyView {
+        let focus = self.focus;
+        if self.searched.get().is_none() {
             return view! { <span class="search-count pending">"…"</span> }.into_any();
         }
-        if let Some(e) = error.get() {
+        if let Some(e) = self.error.get() {
             return view! {
                 <span class="search-error" role="alert">{format!("Invalid regular expression: {e}")}</span>
             }
@@ -138,8 +145,27 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
             )
         };
         view! { <span class="search-count" data-count=n.to_string()>{label}</span> }.into_any()
+    }
+}
+
+#[component]
+pub fn SearchBox(focus: Focus) -> impl IntoView {
+    let s = Search::new(focus);
+    let on_keydown = move |e: ev::KeyboardEvent| match e.key().as_str() {
+        "Enter" => {
+            e.prevent_default();
+            s.step(!e.shift_key());
+        }
+        "Escape" => {
+            e.prevent_default();
+            s.clear();
+        }
+        _ => {}
     };
+    on_cleanup(move || s.cancel_pending());
     let has_matches = move || focus.matches.with(|m| !m.is_empty());
+    let error = s.error;
+    let searched = s.searched;
 
     view! {
         <div class="search" role="search">
@@ -149,13 +175,13 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
                 aria-describedby="search-status"
                 aria-invalid=move || error.with(|e| e.is_some()).to_string()
                 prop:value=move || focus.search.get()
-                on:input=on_input on:keydown=on_keydown />
+                on:input=move |e| s.typed(event_target_value(&e)) on:keydown=on_keydown />
             <button type="button" class="search-step" aria-label="Previous match"
-                disabled=move || !has_matches() on:click=move |_| step(false)>"▲"</button>
+                disabled=move || !has_matches() on:click=move |_| s.step(false)>"▲"</button>
             <button type="button" class="search-step" aria-label="Next match"
-                disabled=move || !has_matches() on:click=move |_| step(true)>"▼"</button>
+                disabled=move || !has_matches() on:click=move |_| s.step(true)>"▼"</button>
             <span id="search-status" class="search-status" aria-live="polite"
-                data-searched=move || searched.get()>{status}</span>
+                data-searched=move || searched.get()>{move || s.status()}</span>
         </div>
     }
 }

@@ -1,0 +1,236 @@
+//! The loading flow: one read, from the files given to the modules on screen, in three
+//! steps — read the files in slices ([`read::read_files`]), join and analyse in pieces
+//! through the core's [`Pipeline`], show — with the progress bar's figures, Cancel, and the
+//! report of what came of it.
+//! Between pieces each step yields to the page ([`tasks::next_task`]); a read that a newer
+//! one (or Cancel) has made stale stops at its next piece and changes nothing.
+
+use std::sync::Arc;
+
+use bufscope::pipeline::{Pipeline, Progress};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::read::{self, Fed, Picked};
+use super::tasks;
+use super::state::Shown;
+use super::{reveal_report, AppState, Outcome, Reading, Report, Timings};
+
+/// Units of analysis work per task ([`Pipeline::step`] while analysing): a block or a step each, about
+/// 15 ms natively, 2 to 3 times that in wasm.
+const ANALYSIS_PIECE: usize = 150_000;
+/// Items of joining per task ([`Pipeline::step`] while joining): a value, a live range or a
+/// `Used values` entry each, about 40 ns each in wasm, so about 10 ms.
+const JOIN_PIECE: usize = 250_000;
+
+/// Starts reading `files`; a read already under way is abandoned.
+pub(super) fn start_load(st: AppState, files: Vec<Picked>) {
+    if files.is_empty() {
+        report_failure(
+            st,
+            "Nothing was read.".into(),
+            vec!["No files were found in what was dropped or picked.".into()],
+        );
+        return;
+    }
+    let (files, skipped) = read::select(files);
+    let generation = st.generation.get_value() + 1;
+    st.generation.set_value(generation);
+    let flow = Flow {
+        st,
+        generation,
+        names: files.iter().map(|p| p.name.clone()).collect(),
+        skipped,
+        reading: Reading {
+            files: files.len(),
+            bytes: files.iter().map(|p| p.file.size() as u64).sum(),
+            fraction: 0.0,
+            analysing: false,
+        },
+    };
+    st.reading.set(Some(flow.reading.clone()));
+    spawn_local(flow.run(files));
+}
+
+/// Stops the read under way; the page keeps what it showed before it.
+pub(super) fn cancel(st: AppState) {
+    if st.reading.get_untracked().is_none() {
+        return;
+    }
+    st.generation.update_value(|g| *g += 1);
+    st.reading.set(None);
+    report_failure(
+        st,
+        "Reading cancelled; nothing new was opened.".into(),
+        Vec::new(),
+    );
+}
+
+/// Reports a read (or attempt) that opened no module: the view below stays as it was.
+pub(super) fn report_failure(st: AppState, line: String, errors: Vec<String>) {
+    let kept = st.view.get_untracked().map(|o| o.what.clone());
+    st.report.set(Some(Arc::new(Report {
+        line,
+        errors,
+        kept,
+        opened: false,
+        timings: None,
+    })));
+}
+
+/// "NAME" for one file, "N files" for more.
+fn describe(names: &[String]) -> String {
+    match names {
+        [one] => one.clone(),
+        _ => format!("{} files", names.len()),
+    }
+}
+
+/// One read under way.
+struct Flow {
+    st: AppState,
+    /// This read's number ([`AppState::generation`] while it is current).
+    generation: u64,
+    /// The names of the files read.
+    names: Vec<String>,
+    /// Files of folders not read (not named like dumps).
+    skipped: usize,
+    reading: Reading,
+}
+
+impl Flow {
+    /// Whether this read is still the one the page waits for.
+    fn current(&self) -> bool {
+        self.st.generation.get_value() == self.generation
+    }
+
+    /// Yields to the page; whether this read is still current afterwards.
+    async fn pause(&self) -> bool {
+        tasks::next_task().await;
+        self.current()
+    }
+
+    /// Read, join, analyse, show.
+    async fn run(self, files: Vec<Picked>) {
+        let started = js_sys::Date::now();
+        let Some(fed) = self.read(files).await else {
+            return;
+        };
+        let mut timings = Timings {
+            read: js_sys::Date::now() - started,
+            parse: fed.parse_ms,
+            ..Timings::default()
+        };
+        // Let the page paint "Analysing" and handle input first.
+        self.st.reading.set(Some(Reading {
+            fraction: 1.0,
+            analysing: true,
+            ..self.reading.clone()
+        }));
+        if !self.pause().await {
+            return;
+        }
+        let Some((modules, errors)) = self.join_and_analyse(fed, &mut timings).await else {
+            return;
+        };
+        self.show(modules, errors, timings);
+        if self.pause().await {
+            reveal_report();
+        }
+    }
+
+    /// Step 1: every file read in slices and fed to the loader, the progress bar following.
+    async fn read(&self, files: Vec<Picked>) -> Option<Fed> {
+        let st = self.st;
+        read::read_files(
+            &files,
+            |fraction| {
+                if self.current() {
+                    st.reading.update(|r| {
+                        if let Some(r) = r {
+                            r.fraction = fraction;
+                        }
+                    });
+                }
+            },
+            || !self.current(),
+        )
+        .await
+    }
+
+    /// Steps 2 and 3: joining and checking, then each module analysed, through the core's
+    /// [`Pipeline`] a piece per task (a piece's size chosen by the stage it is in).
+    async fn join_and_analyse(
+        &self,
+        fed: Fed,
+        timings: &mut Timings,
+    ) -> Option<(Vec<Arc<Shown>>, Vec<String>)> {
+        let mut pipeline = Pipeline::from(fed.loader);
+        let mut progress = Progress::Joining;
+        let mut t = js_sys::Date::now();
+        while !progress.is_done() {
+            let work = match progress {
+                Progress::Joining => JOIN_PIECE,
+                _ => ANALYSIS_PIECE,
+            };
+            let next = pipeline.step(work);
+            if progress == Progress::Joining && next != Progress::Joining {
+                let now = js_sys::Date::now();
+                timings.join = now - t;
+                t = now;
+            }
+            progress = next;
+            if !self.pause().await {
+                return None;
+            }
+        }
+        timings.analyse = js_sys::Date::now() - t;
+        let loaded = pipeline.finish();
+        let mut errors = loaded.errors;
+        errors.extend(fed.errors);
+        let shown = loaded
+            .modules
+            .into_iter()
+            .map(|a| {
+                Arc::new(Shown {
+                    module: a.module,
+                    analysis: a.analysis,
+                })
+            })
+            .collect();
+        Some((shown, errors))
+    }
+
+    /// Step 3: the report, and the modules if there are any (else the view stays).
+    fn show(&self, modules: Vec<Arc<Shown>>, errors: Vec<String>, timings: Timings) {
+        let st = self.st;
+        st.reading.set(None);
+        let mut line = format!("Read {}", describe(&self.names));
+        let skipped = self.skipped;
+        if skipped > 0 {
+            line.push_str(&format!(
+                " (skipped {skipped} other file{} in the folder)",
+                if skipped == 1 { "" } else { "s" }
+            ));
+        }
+        if modules.is_empty() {
+            let mut errors = errors;
+            if errors.is_empty() {
+                errors.push("No buffer-assignment module was found in these files.".into());
+            }
+            report_failure(st, line, errors);
+            return;
+        }
+        st.report.set(Some(Arc::new(Report {
+            line,
+            errors,
+            kept: None,
+            opened: true,
+            timings: Some(timings),
+        })));
+        st.view.set(Some(Arc::new(Outcome {
+            what: describe(&self.names),
+            modules,
+        })));
+    }
+}

@@ -1,0 +1,155 @@
+//! The peak table's rows: a value's row (name, sizes, padding, shape, op_name, source,
+//! kind; the whole text in each cell's title, at most [`CELL_CHARS`] of it in the cell) and
+//! an op_name group's row with, when opened, its members. A click (or Enter) on a value
+//! selects it and asks the diagrams to reveal it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use bufscope::analysis::ValueKind;
+use bufscope::model::{Module, Str};
+use bufscope::query::{self, Group};
+use leptos::ev;
+use leptos::prelude::*;
+
+use super::PAGE;
+use crate::ui::fmt;
+use crate::ui::panels::CELL_CHARS;
+use bufscope::render::text::clip_middle;
+use crate::ui::state::{Focus, Shown};
+
+/// Selects a value and asks the diagrams to show it.
+fn choose(focus: Focus, v: u32) {
+    focus.selected.set(Some(v));
+    focus.reveal(v);
+}
+
+/// One value as a table row. `member`: inside an expanded group (indented).
+pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl IntoView + use<> {
+    let value = m.values.get(v as usize).copied();
+    let cells = value.map(|value| {
+        let name = m.value_name(&value);
+        let shape = m.str(value.shape).to_string();
+        let op = query::op_name(m, &value).to_string();
+        let source = query::source(m, &value).unwrap_or_default();
+        let logical = value.logical_size;
+        let padding = query::padding(&value);
+        let opt_bytes = |b: Option<u64>| b.map_or_else(|| "—".to_string(), fmt::human);
+        let opt_title = |b: Option<u64>| {
+            b.map(|b| format!("{} B", fmt::grouped(b)))
+                .unwrap_or_default()
+        };
+        let kind = bufscope::analysis::value_kind(m, &value);
+        // The whole text in the title, at most CELL_CHARS of it in the cell.
+        let clip = |s: &str| clip_middle(s, CELL_CHARS);
+        let (name_title, shape_title) = (name.clone(), shape.clone());
+        let (op_title, source_title) = (op.clone(), source.clone());
+        let (name, shape, op, source) = (clip(&name), clip(&shape), clip(&op), clip(&source));
+        view! {
+            <td class="name" title=name_title>{name}</td>
+            <td class="num" data-bytes=value.size.to_string()
+                title=format!("{} B", fmt::grouped(value.size))>{fmt::human(value.size)}</td>
+            <td class="num" title=opt_title(logical)>{opt_bytes(logical)}</td>
+            <td class="num" title=opt_title(padding)>{opt_bytes(padding)}</td>
+            <td class="shape" title=shape_title>{shape}</td>
+            <td class="op tail" title=op_title><bdi>{op}</bdi></td>
+            <td class="source tail" title=source_title><bdi>{source}</bdi></td>
+            <td class="kind" title=kind.label()>{short_kind(kind)}</td>
+        }
+    });
+    let on_key = move |e: ev::KeyboardEvent| {
+        if e.key() == "Enter" || e.key() == " " {
+            e.prevent_default();
+            choose(focus, v);
+        }
+    };
+    view! {
+        <tr class="value-row" class:member=member data-value=v.to_string()
+            data-id=value.map(|x| x.id.to_string()).unwrap_or_default()
+            tabindex="0"
+            aria-selected=move || (focus.selected.get() == Some(v)).to_string()
+            class:selected=move || focus.selected.get() == Some(v)
+            class:match=move || focus.matches.with(|ms| ms.binary_search(&v).is_ok())
+            on:click=move |_| choose(focus, v) on:keydown=on_key>
+            {cells}
+        </tr>
+    }
+}
+
+/// The kind of a value in a narrow column (the full word is its title).
+fn short_kind(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::Parameter => "param",
+        ValueKind::Output => "output",
+        ValueKind::Constant => "const",
+        ValueKind::ThreadLocal => "local",
+        ValueKind::Temporary => "temp",
+    }
+}
+
+/// A group's header row and, when expanded, its members (the first [`PAGE`]).
+pub(super) fn group_rows(
+    focus: Focus,
+    shown: &Arc<Shown>,
+    g: &Group,
+    expanded: RwSignal<HashSet<Str>>,
+) -> impl IntoView + use<> {
+    let m = &shown.module;
+    let key = g.op_name;
+    let open = move || expanded.with(|e| e.contains(&key));
+    let toggle = move |_| {
+        expanded.update(|e| {
+            if !e.remove(&key) {
+                e.insert(key);
+            }
+        })
+    };
+    let name = if g.op_name.is_empty() {
+        "(no op_name)".to_string()
+    } else {
+        m.str(g.op_name).to_string()
+    };
+    let name_title = name.clone();
+    let name = clip_middle(&name, CELL_CHARS);
+    let count = g.values.len();
+    let padding = g.padding();
+    let members = {
+        let shown = shown.clone();
+        let values = g.values.clone();
+        move || {
+            open().then(|| {
+                let rest = values.len().saturating_sub(PAGE);
+                let rows = values
+                    .iter()
+                    .take(PAGE)
+                    .map(|&v| value_row(focus, &shown.module, v, true))
+                    .collect_view();
+                let more = (rest > 0).then(|| {
+                    view! {
+                        <tr class="member more-members"><td colspan="8">
+                            {format!("… and {} more values in this group", fmt::grouped(rest as u64))}
+                        </td></tr>
+                    }
+                });
+                view! { {rows}{more} }
+            })
+        }
+    };
+    view! {
+        <tr class="group-row" data-count=count.to_string() data-bytes=g.total.to_string()
+            aria-expanded=move || open().to_string()>
+            <td class="name" colspan="1">
+                <button type="button" class="group-toggle" on:click=toggle title=name_title>
+                    <span class="chevron" aria-hidden="true">{move || if open() { "▾" } else { "▸" }}</span>
+                    <span class="group-name">{name}</span>
+                    <span class="group-count">{format!(" ×{}", fmt::grouped(count as u64))}</span>
+                </button>
+            </td>
+            <td class="num" title=format!("{} B", fmt::grouped(g.total))>{fmt::human(g.total)}</td>
+            <td class="num">{fmt::human(g.logical)}</td>
+            <td class="num">{fmt::human(padding)}</td>
+            <td colspan="4" class="group-note">{format!("{} value{}", fmt::grouped(count as u64), if count == 1 { "" } else { "s" })}</td>
+        </tr>
+        {members}
+    }
+}

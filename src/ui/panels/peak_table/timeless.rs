@@ -1,0 +1,84 @@
+//! The values of one memory space without a live range (thread-local ones), largest first,
+//! below the peak table: the diagrams cannot draw them on the time axis, so they are
+//! listed here (`.timeless`), a page at a time.
+
+use std::sync::Arc;
+
+use bufscope::query::{self, Column};
+use leptos::prelude::*;
+
+use super::{FIRST, PAGE};
+use crate::ui::fmt;
+use crate::ui::panels::{space_label, CELL_CHARS};
+use bufscope::render::text::clip_middle;
+use crate::ui::state::Focus;
+
+/// The values of space `color` without a live range, largest first, as a `<details>`
+/// list (nothing when there are none).
+#[component]
+pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
+    let shown = focus.shown();
+    let m = &shown.module;
+    let mut values = shown
+        .analysis
+        .space(color)
+        .map(|s| s.timeless.clone())
+        .unwrap_or_default();
+    if values.is_empty() {
+        return None;
+    }
+    query::sort_values(m, &mut values, Column::Size, true);
+    let total = query::total_size(m, &values);
+    let count = values.len();
+    let limit = RwSignal::new(FIRST);
+    let values = Arc::new(values);
+    let items = {
+        let shown = shown.clone();
+        let values = values.clone();
+        move || {
+            let m = &shown.module;
+            values
+                .iter()
+                .take(limit.get())
+                .filter_map(|&v| {
+                    let value = m.values.get(v as usize)?;
+                    let name = clip_middle(&m.value_name(value), CELL_CHARS);
+                    let shape = clip_middle(m.str(value.shape), CELL_CHARS);
+                    Some(view! {
+                        <li class="timeless-item" data-value=v.to_string()
+                            class:selected=move || focus.selected.get() == Some(v)>
+                            <button type="button" class="link" on:click=move |_| focus.selected.set(Some(v))>{name}</button>
+                            <span class="size" title=format!("{} B", fmt::grouped(value.size))>{fmt::human(value.size)}</span>
+                            <code class="shape">{shape}</code>
+                        </li>
+                    })
+                })
+                .collect_view()
+        }
+    };
+    let more = move || {
+        let shown_now = limit.get().min(count);
+        (count > shown_now).then(|| {
+            view! {
+                <button type="button" class="show-more" on:click=move |_| limit.update(|l| *l += PAGE)>
+                    {format!("Show more ({} of {})", fmt::grouped(shown_now as u64), fmt::grouped(count as u64))}
+                </button>
+            }
+        })
+    };
+    Some(view! {
+        <details class="timeless" data-color=color.to_string() data-count=count.to_string()>
+            <summary>
+                {format!(
+                    "{} value{} without a live range in {} (thread-local; not drawn) — {}",
+                    fmt::grouped(count as u64),
+                    if count == 1 { "" } else { "s" },
+                    space_label(color),
+                    fmt::human(total)
+                )}
+            </summary>
+            <ul class="timeless-list">{items}</ul>
+            {more}
+        </details>
+    })
+}
