@@ -127,10 +127,11 @@ mod tests {
         assert_eq!(Limit::parse("1e6"), Ok(Limit::Bytes(1_000_000)));
         assert_eq!(Limit::parse("1.5KiB"), Ok(Limit::Bytes(1536)));
         assert_eq!(Limit::parse("0"), Ok(Limit::Bytes(0)));
+        assert_eq!(Limit::parse("64M"), Ok(Limit::Bytes(64 << 20)));
         assert_eq!(Limit::parse("5%"), Ok(Limit::Percent(5.0)));
         assert_eq!(Limit::parse("0.5 %"), Ok(Limit::Percent(0.5)));
         for bad in [
-            "", "%", "-1", "-5%", "5 apples", "1e400", "inf", "NaN%", "MiB", "1e", "64M",
+            "", "%", "-1", "-5%", "5 apples", "1e400", "inf", "NaN%", "MiB", "1e",
         ] {
             assert!(Limit::parse(bad).is_err(), "{bad}");
         }
