@@ -9,7 +9,7 @@
 //! Every module's occupied-bytes curve is also compared, step by step, with the brute-force
 //! reference of tests/common/occupied.rs.
 //!
-//! Values with a live range but no allocation (FORMAT §4.4) are not in `module.values`, so
+//! Values with a live range but no allocation (docs/format.md, Live ranges) are not in `module.values`, so
 //! `analysis::live_at` cannot see them; the parser keeps them as `schedule.orphan_ranges`.
 //! The peak check therefore compares XLA's list with `live_at(N)` plus the orphan ranges
 //! live at `N` (and the orphan ranges themselves are checked against the BufferLiveRange
@@ -250,7 +250,7 @@ fn check_module(m: &ModuleFiles) -> (Module, Analysis) {
         &orphans_got,
         &orphans_want,
     );
-    // Values without a range are the thread-local ones (FORMAT §4.4), in these dumps.
+    // Values without a range are the thread-local ones (docs/format.md, Live ranges), in these dumps.
     for v in module.values.iter().filter(|v| v.live.is_none()) {
         assert!(
             module.allocation_of(v).flags.thread_local,
@@ -546,7 +546,7 @@ fn split_module_files_in_any_order() {
 
 #[test]
 fn cpu_logical_size_is_the_slice_size() {
-    // FORMAT §5 "Backend differences": on CPU the slice size is ByteSizeOf (static shapes),
+    // On CPU (XLA's `CpuExecutable::ShapeSizeBytes`) the slice size is ByteSizeOf (static shapes),
     // so every CPU value's logical size must equal its printed size=. A check of shape.rs
     // on every value, not only the ones in the peak list.
     let mut bad = Vec::new();
@@ -667,8 +667,8 @@ fn shared_dumps_match_fixtures() {
 
 #[test]
 fn scanner_counts_match_format_md() {
-    // A check of the scanner against FORMAT.md §7, which counted the TPU dumps' lines with
-    // its own checker: 65 allocation headers, 92 value lines, 5 Total lines, 60 sequence
+    // A check of the scanner against the counts the format notes (../shared/FORMAT.md, not
+    // in the repo) made of the TPU dumps with their own checker: 65 allocation headers, 92 value lines, 5 Total lines, 60 sequence
     // entries, 65 BufferLiveRange entries, 40 peak entries.
     let scans: Vec<Scan> = fixture_modules()
         .iter()

@@ -1,5 +1,5 @@
-//! Format eras and rules of FORMAT.md that the real dumps do not show, each as a small
-//! dump written by hand from the grammar (FORMAT §2, §3, §5, §6). Every test checks the
+//! Format eras and rules of the grammar (docs/format.md) that the real dumps do not show,
+//! each as a small dump written by hand from it. Every test checks the
 //! model's fields, not only that reading survives.
 
 mod common;
@@ -634,7 +634,7 @@ HloLiveRange (max 1):
 
 #[test]
 fn orphan_live_range_and_thread_local_value() {
-    // A BufferLiveRange entry with no allocation (FORMAT §4.4) and a thread-local value with
+    // A BufferLiveRange entry with no allocation (docs/format.md, Live ranges) and a thread-local value with
     // no range.
     let text = BASE
         .replace(
@@ -741,7 +741,7 @@ fn max_disagreeing_with_the_sequence_is_warned() {
 
 #[test]
 fn dynamic_shapes_and_odd_layouts() {
-    // FORMAT §6.21: bounded and unbounded dynamic dimensions, tiles, element sizes.
+    // Bounded and unbounded dynamic dimensions, tiles, element sizes.
     let text = "\
 BufferAssignment:
 allocation 0: size 40, preallocated-temp:

@@ -84,8 +84,8 @@ pub(crate) struct StackLine<'a> {
 }
 
 /// A tree line: `    ROOT (P%, total: N bytes, current: N bytes, remaining: N bytes)` at
-/// depth 0, then `      ├── NODE (...)`, `      │   └── NODE (...)` and so on. (FORMAT.md
-/// gives two spaces before the root; the real dumps have four, and children six more.)
+/// depth 0, then `      ├── NODE (...)`, `      │   └── NODE (...)` and so on. (The real
+/// dumps have four spaces before the root and six more before each child; docs/format.md.)
 pub(crate) fn stack_line(line: In) -> Option<StackLine> {
     let mut i = line.strip_prefix(b"    ")?;
     let mut depth = 0;
