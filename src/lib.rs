@@ -15,5 +15,6 @@ pub mod query;
 pub mod render;
 pub mod shape;
 pub mod summary;
+pub mod summary_answers;
 
 pub use parse::{load_files, module_name, Finishing, Load, Loader};
