@@ -94,13 +94,18 @@ pub struct OpGroup {
     pub percent: f64,
 }
 
-/// A value live at the step with padding.
+/// A value of the ranked lists, by name beside its index.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PaddedValue {
+pub struct Named<T> {
     pub name: String,
     #[serde(flatten)]
-    pub padding: ValuePadding,
+    pub row: T,
 }
+
+/// A value live at the step with padding.
+pub type PaddedValue = Named<ValuePadding>;
+/// A value live at the step, with its longest idle stretch.
+pub type IdleCandidate = Named<IdleRow>;
 
 /// Rematerialisation or offload candidates at the step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -109,13 +114,6 @@ pub struct IdleCandidates {
     pub available: bool,
     pub message: Option<String>,
     pub rows: Vec<IdleCandidate>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct IdleCandidate {
-    pub name: String,
-    #[serde(flatten)]
-    pub row: IdleRow,
 }
 
 /// The extras of every space of `analysis`, in its order; the schedule index is built once.
@@ -144,12 +142,6 @@ pub fn module_extras(
 }
 
 fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
-    let name = |v: u32| {
-        module
-            .values
-            .get(v as usize)
-            .map_or_else(String::new, |value| module.value_name(value))
-    };
     let mut peaks = a.peaks;
     peaks.sort_by(|x, y| y.bytes.cmp(&x.bytes).then(x.step.cmp(&y.step)));
     peaks.truncate(top);
@@ -168,19 +160,13 @@ fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
         categories: a.categories,
         padding_bytes: a.padding.step_padding_bytes,
         top_padded_values: (a.padding.top.into_iter())
-            .map(|padding| PaddedValue {
-                name: name(padding.value),
-                padding,
-            })
+            .map(|row| named(module, row.value, row))
             .collect(),
         idle: IdleCandidates {
             available: a.idle.available,
             message: a.idle.message,
             rows: (a.idle.rows.into_iter())
-                .map(|row| IdleCandidate {
-                    name: name(row.value),
-                    row,
-                })
+                .map(|row| named(module, row.value, row))
                 .collect(),
         },
         capacity: a.capacity,
@@ -195,6 +181,12 @@ fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
         three_peaks: a.three_peaks,
         answers,
     }
+}
+
+/// `row` of value `v`, by name.
+fn named<T>(module: &Module, v: u32, row: T) -> Named<T> {
+    let name = (module.values.get(v as usize)).map_or_else(String::new, |x| module.value_name(x));
+    Named { name, row }
 }
 
 /// One [`OpGroup`] per node of the tree with values of its own: a node's figures less its
@@ -334,7 +326,7 @@ fn lists(a: &StepAnswers) -> String {
     if !a.top_padded_values.is_empty() {
         let mut rows = vec![head(["most padding", "size", "padding", "logical"])];
         rows.extend(a.top_padded_values.iter().map(|v| {
-            let p = &v.padding;
+            let p = &v.row;
             [
                 clip_front(&v.name, 60),
                 human_bytes(p.size),
