@@ -17,6 +17,7 @@ pub mod query;
 pub mod render;
 pub mod shape;
 pub mod summary;
+pub mod summary_answers;
 pub mod units;
 
 pub use parse::{load_files, module_name, Finishing, Load, Loader};

@@ -6,17 +6,18 @@
 
 use crate::analysis::Analysis;
 use crate::model::{memory_space_name, Module};
+use crate::summary_answers::{module_extras, space_block, SpaceExtras, SummaryOptions};
 use serde::Serialize;
 
 use crate::units::{group_digits, human_bytes};
 
 /// Summary of a set of modules.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
     pub modules: Vec<ModuleSummary>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModuleSummary {
     pub name: String,
     pub allocations: u64,
@@ -30,7 +31,7 @@ pub struct ModuleSummary {
     pub warnings: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SpaceSummary {
     pub color: u32,
     /// Sum of the sizes of the allocations of this colour.
@@ -41,19 +42,31 @@ pub struct SpaceSummary {
     pub peak_live_bytes: u64,
     /// First step where it is reached.
     pub peak_time: Option<u32>,
+    /// The answers of issue 10, after the fields above ([`crate::summary_answers`]).
+    #[serde(flatten)]
+    pub extras: SpaceExtras,
 }
 
 impl ModuleSummary {
     pub fn new(module: &Module, analysis: &Analysis) -> ModuleSummary {
-        let memory_spaces = analysis
-            .spaces
-            .iter()
-            .map(|s| SpaceSummary {
+        ModuleSummary::with_options(module, analysis, &SummaryOptions::default())
+    }
+
+    /// The summary with the answers asked by `options`.
+    pub fn with_options(
+        module: &Module,
+        analysis: &Analysis,
+        options: &SummaryOptions,
+    ) -> ModuleSummary {
+        let extras = module_extras(module, analysis, options);
+        let memory_spaces = (analysis.spaces.iter().zip(extras))
+            .map(|(s, extras)| SpaceSummary {
                 color: s.color,
                 allocated_bytes: s.allocated_bytes,
                 values: s.value_count,
                 peak_live_bytes: s.peak_bytes,
                 peak_time: s.peak_time,
+                extras,
             })
             .collect();
         ModuleSummary {
@@ -71,10 +84,18 @@ impl ModuleSummary {
 impl Summary {
     /// The summary of each `(module, its analysis)`, in the order given.
     pub fn new<'a>(modules: impl IntoIterator<Item = (&'a Module, &'a Analysis)>) -> Summary {
+        Summary::with_options(modules, &SummaryOptions::default())
+    }
+
+    /// [`Summary::new`] with the answers asked by `options`.
+    pub fn with_options<'a>(
+        modules: impl IntoIterator<Item = (&'a Module, &'a Analysis)>,
+        options: &SummaryOptions,
+    ) -> Summary {
         Summary {
             modules: modules
                 .into_iter()
-                .map(|(m, a)| ModuleSummary::new(m, a))
+                .map(|(m, a)| ModuleSummary::with_options(m, a, options))
                 .collect(),
         }
     }
@@ -135,6 +156,9 @@ impl Summary {
                     out.push_str(&format!("    {}\n", printable(w)));
                 }
             }
+            for s in &m.memory_spaces {
+                out.push_str(&space_block(s.color, s.peak_time, &s.extras));
+            }
         }
         out
     }
@@ -142,7 +166,7 @@ impl Summary {
 
 /// Text for a terminal: control characters (which a dump's names may hold, ESC included)
 /// written as escapes, so that printing a name cannot drive the terminal.
-fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     if s.chars().any(char::is_control) {
         s.chars()
             .map(|c| {
@@ -160,7 +184,7 @@ fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Rows as aligned columns (right-aligned where `right`), indented by two spaces.
-fn align<const N: usize>(rows: &[[String; N]], right: &[bool; N]) -> String {
+pub(crate) fn align<const N: usize>(rows: &[[String; N]], right: &[bool; N]) -> String {
     let mut widths = [0usize; N];
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -268,8 +292,21 @@ mod tests {
     fn json_has_the_agreed_shape() {
         let m = module();
         let a = analyze(&m);
-        let json: serde_json::Value =
+        let mut json: serde_json::Value =
             serde_json::from_str(&Summary::new([(&m, &a)]).to_json()).unwrap();
+        // The fields of the answers follow these (their order: tests/summary_cli.rs).
+        for space in json["modules"][0]["memory_spaces"].as_array_mut().unwrap() {
+            space.as_object_mut().unwrap().retain(|k, _| {
+                [
+                    "color",
+                    "allocated_bytes",
+                    "values",
+                    "peak_live_bytes",
+                    "peak_time",
+                ]
+                .contains(&k.as_str())
+            });
+        }
         let expected = serde_json::json!({"modules": [{
             "name": "jit_f",
             "allocations": 2,
@@ -312,6 +349,8 @@ module jit_f
   warnings (1):
     f.txt:7: odd line
 ";
-        assert_eq!(table, expected);
+        // The answers of each memory space follow.
+        assert!(table.starts_with(expected), "{table}");
+        assert!(table.contains("\n  memory space 1 (vmem) at step 2, the peak: 512 B"));
     }
 }

@@ -93,10 +93,27 @@ pub fn space_answers(
     step: Option<u32>,
     options: &Options,
 ) -> SpaceAnswers {
+    space_answers_indexed(
+        module,
+        &idle::ScheduleIndex::new(module),
+        space,
+        step,
+        options,
+    )
+}
+
+/// [`space_answers`] with the module's schedule index built once by the caller (for every
+/// space of a module).
+pub fn space_answers_indexed(
+    module: &Module,
+    index: &idle::ScheduleIndex,
+    space: &Space,
+    step: Option<u32>,
+    options: &Options,
+) -> SpaceAnswers {
     let step = step.or(space.peak_time).unwrap_or(0);
     let live = live_set(module, space, step);
-    let index = idle::ScheduleIndex::new(module);
-    let mut idle = idle::idle_ranking(module, &index, &live);
+    let mut idle = idle::idle_ranking(module, index, &live);
     idle.rows.truncate(options.top);
     let mut source_lines = groups::by_source_line(module, &live);
     source_lines.truncate(options.top);

@@ -10,9 +10,12 @@
 
 mod bench;
 mod input;
+mod summary_args;
 
+use bufscope::answers::capacity::Capacity;
 use bufscope::render;
 use bufscope::summary::Summary;
+use bufscope::summary_answers::SummaryOptions;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;
@@ -44,13 +47,26 @@ enum Command {
 /// Key figures of every module, as a table or JSON
 ///
 /// Per module: allocations, values, bytes, and per memory space the allocated bytes and the
-/// peak of live bytes.
+/// peak of live bytes; then what the live bytes at the peak are made of (source lines,
+/// folded op_name groups, categories), padding, the three peaks (bufscope's, XLA's, XProf's)
+/// explained, XProf's fragmentation, the capacity verdict and the rematerialisation or
+/// offload candidates.
 #[derive(Args)]
 #[command(args_override_self = true, after_help = PATHS)]
 struct SummaryArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
+    /// Hold each memory space's peak against this capacity: a size (16GiB, 40GB, 40e9) or
+    /// a device (v5e, "TPU v4", a100-80gb)
+    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
+    capacity: Option<Capacity>,
+    /// Rows of each ranked list
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    top: usize,
+    /// Answer at this step of the schedule instead of each memory space's peak
+    #[arg(long, value_name = "T")]
+    step: Option<u32>,
     /// Dump files or folders of dumps
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<PathBuf>,
@@ -131,7 +147,13 @@ type CmdResult = Result<(), Failure>;
 
 fn summary(args: SummaryArgs) -> CmdResult {
     let loaded = input::open(&args.paths)?;
-    let summary = Summary::new(loaded.modules.iter().map(|a| (&a.module, &a.analysis)));
+    let options = SummaryOptions {
+        top: args.top,
+        capacity: args.capacity,
+        step: args.step,
+    };
+    let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
+    let summary = Summary::with_options(modules, &options);
     let text = if args.json {
         let mut json = summary.to_json();
         json.push('\n');

@@ -1,0 +1,91 @@
+//! Parsing of `bufscope summary`'s `--capacity`: a size or a device name, and on a name that
+//! fits no device, the close names in the error.
+
+use bufscope::answers::capacity::{parse_capacity, Capacity, DEVICES};
+
+/// `--capacity`'s value ([`parse_capacity`]); an unknown device is answered with the device
+/// names close to it, or all of them when none is.
+pub fn capacity(text: &str) -> Result<Capacity, String> {
+    parse_capacity(text).map_err(|e| {
+        let close = close_devices(text);
+        if close.is_empty() || e.contains("fits several devices") {
+            e
+        } else {
+            format!(
+                "not a size (16GiB, 40GB, 40e9) or a known device; close names: {}",
+                close.join(", ")
+            )
+        }
+    })
+}
+
+/// Lower case, letters and digits only, without a leading `tpu` or `nvidia`.
+fn key(name: &str) -> String {
+    let k: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    ["tpu", "nvidia"]
+        .iter()
+        .find_map(|p| k.strip_prefix(p))
+        .map_or(k.clone(), str::to_string)
+}
+
+/// The device names within a few edits of `text`, closest first.
+fn close_devices(text: &str) -> Vec<&'static str> {
+    let want = key(text);
+    if want.is_empty() {
+        return Vec::new();
+    }
+    let limit = 1.max(want.len() / 3);
+    let mut close: Vec<(usize, &'static str)> = DEVICES
+        .iter()
+        .map(|d| (edits(&want, &key(d.name)), d.name))
+        .filter(|&(n, _)| n <= limit)
+        .collect();
+    close.sort();
+    close.into_iter().map(|(_, name)| name).collect()
+}
+
+/// Levenshtein distance between two short strings.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_devices() {
+        assert_eq!(capacity("16GiB").map(|c| c.bytes), Ok(16 << 30));
+        assert_eq!(capacity("v5e").map(|c| c.label), Ok("TPU v5e".to_string()));
+    }
+
+    #[test]
+    fn an_unknown_device_names_the_close_ones() {
+        let e = capacity("TPU v5x").unwrap_err();
+        assert!(e.contains("close names: TPU v5e"), "{e}");
+        assert!(e.contains("TPU v5p"), "{e}");
+        assert!(!e.contains("A100"), "{e}");
+        // Nothing close: every device is listed.
+        let e = capacity("frobnicator").unwrap_err();
+        assert!(e.contains("A100") && e.contains("TPU v4"), "{e}");
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("", "ab"), 2);
+    }
+}

@@ -1,0 +1,228 @@
+//! `bufscope summary` run as a program: the answers of issue 10 in its JSON and its table,
+//! `--capacity`, `--top` and `--step`, and the exit code of a capacity it cannot read.
+//! The expected figures come from elsewhere: XProf 2.24.2's peak heap for the same
+//! compilations, and the padding of TPU dump 000 added up by hand (tests/answers.rs).
+
+mod common;
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(args)
+        .output()
+        .expect("bufscope runs")
+}
+
+/// The dump files (not the memory-usage report) of a fixture module, as arguments.
+fn fixture_files(folder: &str, stem: &str) -> Vec<String> {
+    let dir: PathBuf = common::fixtures_dir().join(folder);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("{stem}.")) && !n.contains("memory-usage-report"))
+        .map(|n| dir.join(n).to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{folder}/{stem}");
+    files
+}
+
+/// `summary --json` with `extra` arguments: the one memory space of colour `color`.
+fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
+    let mut args = vec!["summary", "--json"];
+    args.extend(extra);
+    args.extend(files.iter().map(String::as_str));
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let modules = json["modules"].as_array().unwrap();
+    assert_eq!(modules.len(), 1);
+    modules[0]["memory_spaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["color"] == color)
+        .cloned()
+        .unwrap_or_else(|| panic!("no memory space {color}"))
+}
+
+#[test]
+fn xprof_peak_heap_is_what_xprof_reported() {
+    for (stem, expected) in [
+        ("cpu_mlp_train", 12_902_240u64),
+        ("cpu_scan_layers", 27_879_532),
+    ] {
+        let s = space_json(&fixture_files("cpu/jax0.10.2", stem), &[], 0);
+        assert_eq!(s["xprof_peak_heap_bytes"], expected, "{stem}");
+        assert_eq!(s["three_peaks"]["xprof"]["bytes"], expected, "{stem}");
+        let f = s["xprof_fragmentation"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f), "{stem}: {f}");
+        // XLA's figure beside bufscope's own, each with its sentence.
+        assert_eq!(s["xla_peak_bytes"], s["three_peaks"]["xla"]["bytes"]);
+        assert_eq!(s["xla_peak_time"], s["three_peaks"]["xla"]["step"]);
+        assert!(s["xla_peak_bytes"].is_u64(), "{stem}");
+        assert_eq!(s["three_peaks"]["occupied"]["bytes"], s["peak_live_bytes"]);
+        // The ranked lists keep to the default five rows and add up to at most the step.
+        let a = &s["answers"];
+        assert_eq!(a["step"], s["peak_time"]);
+        assert_eq!(a["occupied_bytes"], s["peak_live_bytes"]);
+        for list in ["source_lines", "op_name_groups", "top_padded_values"] {
+            let rows = a[list].as_array().unwrap();
+            assert!(
+                !rows.is_empty() || list == "top_padded_values",
+                "{stem}: {list}"
+            );
+            assert!(rows.len() <= 5, "{stem}: {list}");
+        }
+        let sum: u64 = (a["categories"].as_array().unwrap().iter())
+            .map(|c| c["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, a["occupied_bytes"].as_u64().unwrap(), "{stem}");
+        // The new jax dumps come with their values file: idle stretches can be answered.
+        assert_eq!(a["idle"]["available"], true, "{stem}");
+        assert!(a["capacity"].is_null());
+    }
+}
+
+#[test]
+fn new_fields_follow_the_existing_ones() {
+    let files = fixture_files("cpu/jax0.10.2", "cpu_tiny");
+    let mut args = vec!["summary", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let text = String::from_utf8(run(&args).stdout).unwrap();
+    let at = |key: &str| {
+        text.find(&format!("\"{key}\":"))
+            .unwrap_or_else(|| panic!("no {key}"))
+    };
+    let order = [
+        "color",
+        "allocated_bytes",
+        "values",
+        "peak_live_bytes",
+        "peak_time",
+        "xprof_peak_heap_bytes",
+        "xprof_fragmentation",
+        "peak_padding_bytes",
+        "padding_bytes_all_values",
+        "xla_peak_bytes",
+        "xla_peak_time",
+        "three_peaks",
+        "answers",
+    ];
+    let memory_spaces = at("memory_spaces");
+    let positions: Vec<usize> = order
+        .iter()
+        .map(|k| memory_spaces + text[memory_spaces..].find(&format!("\"{k}\":")).unwrap())
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+    assert!(at("warnings") > positions[12]);
+}
+
+#[test]
+fn peak_padding_of_tpu_000_is_what_was_added_by_hand() {
+    let files = fixture_files("tpu", "000_0cb419b3147a3cb6");
+    let s = space_json(&files, &[], 0);
+    assert_eq!(s["peak_padding_bytes"], 34_816);
+    // Over all colour-0 values: tests/answers.rs adds them up from the dump text.
+    assert_eq!(s["padding_bytes_all_values"], 34_816 + 8 + 8 + 16 + 9 * 508);
+    let a = &s["answers"];
+    assert_eq!(a["padding_bytes"], 34_816);
+    let names: Vec<&str> = (a["top_padded_values"].as_array().unwrap().iter())
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[..3], ["Arg_1.2", "Arg_2.3", "fusion"]);
+    // `--top 2` keeps two rows; `--step 6` answers at step 6, the peak padding stays.
+    let s = space_json(&files, &["--top", "2", "--step", "6"], 0);
+    let a = &s["answers"];
+    assert_eq!(a["step"], 6);
+    assert_eq!(a["top_padded_values"].as_array().unwrap().len(), 2);
+    assert_eq!(s["peak_padding_bytes"], 34_816);
+}
+
+#[test]
+fn capacity_gives_a_verdict_with_the_headroom() {
+    let files = fixture_files("cpu/jax0.10.2", "cpu_mlp_train");
+    let s = space_json(&files, &["--capacity", "16GiB"], 0);
+    let v = &s["answers"]["capacity"];
+    let peak = s["peak_live_bytes"].as_u64().unwrap();
+    assert_eq!(v["capacity_bytes"], 16u64 << 30);
+    assert_eq!(v["peak_bytes"], peak);
+    assert_eq!(v["fits"], true);
+    assert_eq!(v["headroom_bytes"], (16u64 << 30) - peak);
+    assert_eq!(v["excess_bytes"], 0);
+    // A capacity below the peak: the excess.
+    let s = space_json(&files, &["--capacity", "1MiB"], 0);
+    let v = &s["answers"]["capacity"];
+    assert_eq!(v["fits"], false);
+    assert_eq!(v["excess_bytes"], peak - (1 << 20));
+    // A device name, and the text table says the verdict.
+    let mut args = vec!["summary", "--capacity", "v5e"];
+    args.extend(files.iter().map(String::as_str));
+    let out = run(&args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("    capacity: 16.0 GiB of headroom on 16.0 GiB (TPU v5e"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_capacity_it_cannot_read_exits_2_with_a_message() {
+    let files = fixture_files("cpu/jax0.10.2", "cpu_tiny");
+    for (bad, says) in [
+        ("TPU v5x", "close names: TPU v5e, TPU v5p"),
+        ("12 parsecs", "not a size"),
+        ("a100", "fits several devices"),
+    ] {
+        let mut args = vec!["summary", "--capacity", bad];
+        args.extend(files.iter().map(String::as_str));
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--capacity") && stderr.contains(says),
+            "{bad}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{bad}");
+    }
+}
+
+#[test]
+fn the_table_has_a_block_per_memory_space_within_100_columns() {
+    let files = fixture_files("tpu", "000_0cb419b3147a3cb6");
+    let mut args = vec!["summary", "--capacity", "16GiB"];
+    args.extend(files.iter().map(String::as_str));
+    let out = run(&args);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for color in ["0 (default)", "1 (vmem)", "2 (smem)"] {
+        assert!(
+            text.contains(&format!("  memory space {color} at step")),
+            "{text}"
+        );
+    }
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{line:?}");
+    }
+    for part in [
+        "three peaks:",
+        "      - bufscope's peak, 64.0 KiB at step 13",
+        "XProf: peak heap",
+        "padding: 34.0 KiB at the peak",
+        "source line",
+        "op_name group (folded)",
+        "category",
+        "most padding",
+        "remat/offload candidate",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+}
