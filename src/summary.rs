@@ -142,7 +142,7 @@ impl Summary {
 
 /// Text for a terminal: control characters (which a dump's names may hold, ESC included)
 /// written as escapes, so that printing a name cannot drive the terminal.
-fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     if s.chars().any(char::is_control) {
         s.chars()
             .map(|c| {

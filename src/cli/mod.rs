@@ -11,7 +11,7 @@
 mod bench;
 mod input;
 
-use bufscope::render;
+use bufscope::{oom_summary, render};
 use bufscope::summary::Summary;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
@@ -133,11 +133,11 @@ fn summary(args: SummaryArgs) -> CmdResult {
     let loaded = input::open(&args.paths)?;
     let summary = Summary::new(loaded.modules.iter().map(|a| (&a.module, &a.analysis)));
     let text = if args.json {
-        let mut json = summary.to_json();
+        let mut json = oom_summary::summary_json(&summary, &loaded.oom);
         json.push('\n');
         json
     } else {
-        summary.to_table()
+        oom_summary::after_table(summary.to_table(), &loaded.oom)
     };
     write_stdout(text.as_bytes())
 }

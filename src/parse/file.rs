@@ -90,6 +90,7 @@ impl File {
         {
             lines.last_line_open = true;
             both(lines, oom, &last, builders);
+            oom.unterminated();
         }
         if self.input.gz_failed() {
             lines.warn_file(

@@ -5,8 +5,9 @@
 //! [`MAX_OOM_TEXT`] bytes (a log is read to its end even after the dump reader gave up on
 //! it); at the first section header the text is dropped and the file is read as a dump
 //! only, so a log that holds a dump and an OOM message gives the dump. At the end of a file
-//! with no header, [`oom::read_oom`] reads the kept text. The text is cut into the same
-//! lines whatever the chunks the file came in, so the result is the same too. A log whose
+//! with no header, [`oom::read_oom`] reads the kept text, which is the file's text (after
+//! gzip) as it is; it is cut into the same lines whatever the chunks the file came in, so
+//! the result is the same too. A log whose
 //! text goes past the cap is searched in its first [`MAX_OOM_TEXT`] bytes, and its
 //! [`OomFile::warnings`] say so.
 
@@ -65,6 +66,14 @@ impl OomSearch {
         self.text.push_str(&String::from_utf8_lossy(line));
         self.text.push('\n');
         true
+    }
+
+    /// The last line given had no `\n` (the file ends there): the kept text ends as the
+    /// file does.
+    pub fn unterminated(&mut self) {
+        if !self.dump && !self.full && self.text.ends_with('\n') {
+            self.text.pop();
+        }
     }
 
     /// The messages in the kept text of file `name`; none for a dump or a file without one.
@@ -129,7 +138,11 @@ Peak buffers:
         let filler = "step 1: loss 2.3\n".repeat(100);
         let found = search(&format!("{MESSAGE}{filler}"), 1000).unwrap();
         assert_eq!(found.log.messages[0].buffers.len(), 1);
-        assert!(found.warnings[0].contains("only the first 64 MiB"), "{:?}", found.warnings);
+        assert!(
+            found.warnings[0].contains("only the first 64 MiB"),
+            "{:?}",
+            found.warnings
+        );
         let whole = search(&format!("{MESSAGE}{filler}"), MAX_OOM_TEXT).unwrap();
         assert!(whole.warnings.is_empty());
         let late = search(&format!("{filler}{MESSAGE}"), 1000).unwrap_err();
