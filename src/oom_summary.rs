@@ -13,7 +13,8 @@ use crate::parse::oom::{
     OomMessage,
 };
 use crate::parse::OomFile;
-use crate::summary::{group_digits, human_bytes, printable, Summary};
+use crate::summary::{printable, Summary};
+use crate::units::{group_digits, human_bytes};
 use serde::Serialize;
 use std::fmt::Write;
 

@@ -9,7 +9,7 @@ use bufscope::parse::oom::{
     coverage, group_by_op_name, group_by_source, read_oom, read_oom_bytes, OomLog, OomMessage,
 };
 use bufscope::pipeline::open_files;
-use bufscope::summary::human_bytes;
+use bufscope::units::human_bytes;
 use bufscope::{load_files, Loader};
 use std::io::Write;
 use std::path::{Path, PathBuf};
