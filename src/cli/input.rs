@@ -37,7 +37,9 @@ pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
         } else {
             "any of the files given"
         };
-        return Err(Failure(format!("no module could be read from {what}")));
+        return Err(Failure(format!(
+            "no module and no out-of-memory message could be read from {what}"
+        )));
     }
     Ok(loaded)
 }
