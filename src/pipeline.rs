@@ -1,4 +1,5 @@
-//! The read pipeline: dump files in, joined and analysed modules out, in pieces.
+//! The read pipeline: dump files in, joined and analysed modules out, in pieces (and the
+//! out-of-memory messages of files that are not dumps, as the [`Loader`] found them).
 //!
 //! Owns: the order of the work from bytes to what the views show: reading ([`Loader`]:
 //! files in chunks), joining ([`crate::Finishing`]: values to live ranges, the dump's own
@@ -12,6 +13,7 @@
 
 use crate::analysis::{Analysis, Analyzer};
 use crate::model::Module;
+use crate::parse::OomFile;
 use crate::{Finishing, Load, Loader};
 
 /// One module and its analysis.
@@ -25,7 +27,10 @@ pub struct Analysed {
 pub struct Loaded {
     /// Every module read, in the order first seen, each with its analysis.
     pub modules: Vec<Analysed>,
-    /// One sentence per input that could not be read as a dump at all ([`Load::errors`]).
+    /// The out-of-memory messages of the files that are not dumps ([`Load::oom`]).
+    pub oom: Vec<OomFile>,
+    /// One sentence per input that is neither a dump nor holds an out-of-memory message
+    /// ([`Load::errors`]).
     pub errors: Vec<String>,
 }
 
@@ -184,6 +189,7 @@ impl Analysing {
             of,
             loaded: Loaded {
                 modules: Vec::with_capacity(of),
+                oom: load.oom,
                 errors: load.errors,
             },
         }

@@ -13,7 +13,6 @@ use bufscope::parse::oom::{
     OomLog, OomMessage, NO_OOM_MESSAGE,
 };
 use proptest::prelude::*;
-use std::path::PathBuf;
 
 // ------------------------------------------------------------------ independent scanning
 
@@ -94,28 +93,7 @@ fn assert_size(s: &ByteSize, printed: &str, what: &str) {
 // ------------------------------------------------------------------ the real messages
 
 fn shared_oom() -> Option<Vec<(String, String)>> {
-    let Some(dir) = common::shared_dumps_dir().map(|d| d.join("oom")) else {
-        let msg = "SKIPPED: ../shared/dumps/oom is absent: the real OOM messages are not checked";
-        println!("{msg}");
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-        return None;
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            !p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("README")
-        })
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 8,
-        "expected the 8 OOM files in {}",
-        dir.display()
-    );
+    let files = common::shared_oom_or_skip("the real OOM messages")?;
     Some(
         files
             .iter()

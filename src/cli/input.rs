@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 pub const CHUNK: usize = 4 << 20;
 
 /// Reads every dump file named by `paths` (files, or folders of dumps), joins and analyses
-/// the modules.
+/// the modules; a file that is not a dump gives its out-of-memory messages. Nothing read
+/// at all is a [`Failure`].
 pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
     let files = dump_files(paths);
     if files.is_empty() {
@@ -30,13 +31,15 @@ pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
     for e in &loaded.errors {
         eprintln!("bufscope: {e}");
     }
-    if loaded.modules.is_empty() {
+    if loaded.modules.is_empty() && loaded.oom.is_empty() {
         let what = if files.len() == 1 {
             "the file given"
         } else {
             "any of the files given"
         };
-        return Err(Failure(format!("no module could be read from {what}")));
+        return Err(Failure(format!(
+            "no module and no out-of-memory message could be read from {what}"
+        )));
     }
     Ok(loaded)
 }
@@ -135,7 +138,14 @@ pub fn pick_module<'a>(loaded: &'a Loaded, name: Option<&str>) -> Result<&'a Ana
     }
     let best = loaded
         .default_module()
-        .ok_or_else(|| Failure("no module to draw".into()))?;
+        .ok_or_else(|| {
+            Failure(if loaded.oom.is_empty() {
+                "no module to draw".into()
+            } else {
+                "no module to draw: only out-of-memory messages were read (`bufscope summary` shows them)"
+                    .into()
+            })
+        })?;
     if modules.len() > 1 {
         eprintln!(
             "bufscope: {} modules read; drawing {} ({} allocated), the largest; choose another with --module NAME",

@@ -13,7 +13,7 @@ mod input;
 mod summary_args;
 
 use bufscope::answers::capacity::Capacity;
-use bufscope::render;
+use bufscope::{oom_summary, render};
 use bufscope::summary::Summary;
 use bufscope::summary_answers::SummaryOptions;
 use clap::{Args, Parser, Subcommand};
@@ -155,11 +155,11 @@ fn summary(args: SummaryArgs) -> CmdResult {
     let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
     let summary = Summary::with_options(modules, &options);
     let text = if args.json {
-        let mut json = summary.to_json();
+        let mut json = oom_summary::summary_json(&summary, &loaded.oom);
         json.push('\n');
         json
     } else {
-        summary.to_table()
+        oom_summary::after_table(summary.to_table(), &loaded.oom)
     };
     write_stdout(text.as_bytes())
 }

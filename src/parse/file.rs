@@ -9,6 +9,7 @@ use super::input::Input;
 use super::lex::text;
 use super::live_range::{self, LiveRanges};
 use super::names;
+use super::oom_search::{OomFile, OomSearch};
 use super::report::{self, Report};
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
@@ -53,10 +54,12 @@ impl Readers {
     }
 }
 
-/// A file being read: its bytes ([`Input`]) and where its lines go.
+/// A file being read: its bytes ([`Input`]) and where its lines go: to the dump's
+/// sections, and while no section header is seen, to the search for an OOM message.
 pub(super) struct File {
     input: Input,
     lines: Lines,
+    oom: OomSearch,
 }
 
 impl File {
@@ -64,23 +67,30 @@ impl File {
         File {
             input: Input::new(),
             lines: Lines::new(name),
+            oom: OomSearch::default(),
         }
     }
 
     pub fn feed(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
-        let lines = &mut self.lines;
+        let (lines, oom) = (&mut self.lines, &mut self.oom);
         self.input
-            .feed(chunk, &mut |line: &[u8]| lines.line(line, builders));
+            .feed(chunk, &mut |line: &[u8]| both(lines, oom, line, builders));
     }
 
-    pub fn finish(mut self, builders: &mut Vec<Builder>, errors: &mut Vec<String>) {
-        let lines = &mut self.lines;
+    pub fn finish(
+        mut self,
+        builders: &mut Vec<Builder>,
+        errors: &mut Vec<String>,
+        ooms: &mut Vec<OomFile>,
+    ) {
+        let (lines, oom) = (&mut self.lines, &mut self.oom);
         if let Some(last) = self
             .input
-            .finish(&mut |line: &[u8]| lines.line(line, builders))
+            .finish(&mut |line: &[u8]| both(lines, oom, line, builders))
         {
             lines.last_line_open = true;
-            lines.line(&last, builders);
+            both(lines, oom, &last, builders);
+            oom.unterminated();
         }
         if self.input.gz_failed() {
             lines.warn_file(
@@ -90,7 +100,10 @@ impl File {
         }
         lines.end_virtual_file(builders);
         if !lines.recognised {
-            errors.push(self.input.not_a_dump(&lines.notes.file));
+            match std::mem::take(&mut self.oom).finish(&lines.notes.file) {
+                Ok(found) => ooms.push(found),
+                Err(no_oom) => errors.push(self.input.not_a_dump(&lines.notes.file, no_oom)),
+            }
         } else if lines.notes.suppressed > 0 {
             let msg = format!(
                 "{} more warnings in this file were not listed",
@@ -100,6 +113,13 @@ impl File {
             lines.warn_file(builders, msg);
         }
     }
+}
+
+/// One line to the dump reader (until it gives up on the file) and to the OOM search
+/// (until a section header is seen); whether either wants more.
+fn both(lines: &mut Lines, oom: &mut OomSearch, line: &[u8], builders: &mut Vec<Builder>) -> bool {
+    let dump = !lines.given_up && lines.line(line, builders);
+    oom.line(line, lines.recognised) || dump
 }
 
 /// The lines of a file: which module and section they go to.

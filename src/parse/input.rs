@@ -1,6 +1,7 @@
 //! A file's bytes → its text lines: gzip recognised by its magic bytes and un-gzipped,
 //! lines cut with memchr across chunks of any size, and the first bytes looked at to tell
-//! a binary file from text (for the sentence about a file that is no dump).
+//! a binary file from text (for the sentence about a file that is neither a dump nor an
+//! out-of-memory message).
 
 use std::io::Write;
 
@@ -159,8 +160,9 @@ impl Input {
         self.control * 10 > self.sniffed
     }
 
-    /// The sentence for a file `name` in which no section header was found.
-    pub fn not_a_dump(&self, name: &str) -> String {
+    /// The sentence for a file `name` in which no section header was found; `no_oom` says
+    /// what the search for an out-of-memory message found (`and it holds no …`).
+    pub fn not_a_dump(&self, name: &str, no_oom: &str) -> String {
         if self.raw == 0 {
             format!("{name} is empty.")
         } else if self.gzip && (self.bytes == 0 || self.gz_failed) {
@@ -170,7 +172,8 @@ impl Input {
         } else {
             format!(
                 "{name} is not an XLA buffer-assignment dump: none of its lines is a section header such as \
-                 `BufferAssignment:`, `Used values:` or `HloLiveRange (max N):`."
+                 `BufferAssignment:`, `Used values:` or `HloLiveRange (max N):`, {no_oom} (such as \
+                 `BufferAssignment OOM Debugging.` or `Ran out of memory in memory space …`)."
             )
         }
     }

@@ -10,8 +10,11 @@
 //! reads the other input format, XLA's out-of-memory messages in a log.
 //! [`assemble`] keeps a module's parts as they are read and [`join`] joins and checks them
 //! once everything is read. A malformed line becomes a [`Warning`](crate::model::Warning)
-//! with its line number and reading goes on; a file that is not a dump becomes one
-//! sentence in [`Load::errors`]. Nothing here panics on any input.
+//! with its line number and reading goes on. A file with no section header is searched for
+//! out-of-memory messages ([`oom_search`]: its text is kept up to a cap); those found are
+//! in [`Load::oom`], and a file with neither becomes one sentence in [`Load::errors`]. A
+//! file with a section header is read as a dump only, whatever else it holds. Nothing here
+//! panics on any input.
 
 mod assemble;
 mod buffer_assignment;
@@ -23,6 +26,7 @@ mod live_range;
 mod names;
 mod report;
 pub mod oom;
+pub mod oom_search;
 mod section;
 mod used_values;
 
@@ -32,13 +36,16 @@ use file::File;
 
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};
+pub use oom_search::OomFile;
 
 /// The result of reading a set of files.
 #[derive(Default)]
 pub struct Load {
     /// Every module read, in the order first seen.
     pub modules: Vec<Module>,
-    /// One sentence per input that could not be read as a dump at all.
+    /// The out-of-memory messages of every file that is not a dump, in the order read.
+    pub oom: Vec<OomFile>,
+    /// One sentence per input that is neither a dump nor holds an out-of-memory message.
     pub errors: Vec<String>,
 }
 
@@ -47,6 +54,7 @@ pub struct Load {
 pub struct Loader {
     builders: Vec<Builder>,
     errors: Vec<String>,
+    oom: Vec<OomFile>,
     file: Option<File>,
 }
 
@@ -72,7 +80,7 @@ impl Loader {
     /// Ends the current file.
     pub fn end_file(&mut self) {
         if let Some(file) = self.file.take() {
-            file.finish(&mut self.builders, &mut self.errors);
+            file.finish(&mut self.builders, &mut self.errors, &mut self.oom);
         }
     }
 
@@ -91,6 +99,7 @@ impl Loader {
             join: None,
             load: Load {
                 modules: Vec::new(),
+                oom: self.oom,
                 errors: self.errors,
             },
         }

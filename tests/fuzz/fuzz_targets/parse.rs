@@ -8,12 +8,14 @@
 //!
 //! Checked: nothing panics or hangs; reading the bytes in random chunks through
 //! `Pipeline::feed` and joining and analysing them in random pieces (`Pipeline::step`) gives
-//! the same modules, values, warnings and analyses as one `pipeline::open_files` call.
+//! the same modules, values, warnings and analyses as one `pipeline::open_files` call, and the
+//! same out-of-memory messages (for a file that is no dump); the OOM reader's own result on
+//! the bytes is that of the loader's search, and its summary text and JSON are written.
 
 #![no_main]
 
 use bufscope::pipeline::{open_files, Loaded, Pipeline};
-use bufscope::{query, render, summary};
+use bufscope::{oom_summary, query, render, summary};
 use libfuzzer_sys::fuzz_target;
 
 const NAMES: [&str; 4] = [
@@ -64,6 +66,10 @@ fn same(a: &Loaded, b: &Loaded) {
     assert_eq!(
         a.errors, b.errors,
         "errors differ between one chunk and streaming"
+    );
+    assert_eq!(
+        a.oom, b.oom,
+        "OOM messages differ between one chunk and streaming"
     );
     assert_eq!(a.modules.len(), b.modules.len(), "module count differs");
     for (ax, ay) in a.modules.iter().zip(&b.modules) {
@@ -117,7 +123,33 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let s = summary::Summary::new(whole.modules.iter().map(|s| (&s.module, &s.analysis)));
-    let _ = s.to_json();
+    let _ = oom_summary::summary_json(&s, &whole.oom);
+    let _ = oom_summary::to_text(&whole.oom);
+    // A text file the loader searched (no dump found) gives what the OOM reader gives on
+    // its bytes.
+    let direct = bufscope::parse::oom::read_oom_bytes(dump).ok();
+    let not_a_dump = |e: &String| {
+        [
+            "is empty.",
+            "is not a text file",
+            "no XLA out-of-memory message",
+        ]
+        .iter()
+        .any(|s| e.contains(s))
+    };
+    let searched = whole.modules.is_empty()
+        && whole.errors.len() + whole.oom.len() == 1
+        && whole.errors.iter().all(not_a_dump);
+    if searched
+        && !bufscope::parse::is_gzip(dump)
+        && whole.oom.iter().all(|f| f.warnings.is_empty())
+    {
+        assert_eq!(
+            whole.oom.first().map(|f| &f.log),
+            direct.as_ref(),
+            "the loader's search differs"
+        );
+    }
 });
 
 fn memchr_newline(data: &[u8]) -> Option<usize> {

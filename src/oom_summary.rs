@@ -1,0 +1,377 @@
+//! The out-of-memory messages in `bufscope summary`: per message, the capacity verdict, the
+//! stats blocks, the listed buffers, their groups by op_name and by source line, how much
+//! of the reported total they cover, and what the message cannot show with the flags that
+//! give the full picture.
+//!
+//! Owns: the `oom_messages` entries of the summary JSON ([`OomReport`]) and their text
+//! ([`to_text`]), and the choice of the total the listed buffers are compared with
+//! ([`reported_total`]). The figures are the reader's ([`crate::parse::oom`]); sizes are
+//! shown as XLA printed them, sums in [`human_bytes`].
+
+use crate::parse::oom::{
+    coverage, group_by_op_name, group_by_source, ByteSize, Coverage, OomBuffer, OomForm, OomGroup,
+    OomMessage,
+};
+use crate::parse::OomFile;
+use crate::summary::{printable, Summary};
+use crate::units::{group_digits, human_bytes};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One message with what is derived from it, as `summary --json` gives it.
+#[derive(Debug, Clone, Serialize)]
+pub struct OomReport<'a> {
+    /// The file (log) the message is in.
+    pub file: &'a str,
+    #[serde(flatten)]
+    pub message: &'a OomMessage,
+    /// The listed buffers by op_name, numbered layers folded ([`group_by_op_name`]).
+    pub by_op_name: Vec<OomGroup>,
+    /// The listed buffers by source `file:line` ([`group_by_source`]).
+    pub by_source: Vec<OomGroup>,
+    /// The listed buffers against [`reported_total`]; the total's name in `coverage_of`.
+    pub coverage: Option<Coverage>,
+    pub coverage_of: Option<String>,
+    /// About the file as a whole ([`OomFile::warnings`]).
+    pub file_warnings: &'a [String],
+}
+
+/// `summary --json`: the summary's object as [`Summary::to_json`] writes it, with an
+/// `oom_messages` array ([`OomReport`]s) after its other keys when there is a message.
+pub fn summary_json(summary: &Summary, files: &[OomFile]) -> String {
+    #[derive(Serialize)]
+    struct WithOom<'a> {
+        #[serde(flatten)]
+        summary: &'a Summary,
+        oom_messages: Vec<OomReport<'a>>,
+    }
+    let oom_messages = reports(files);
+    if oom_messages.is_empty() {
+        return summary.to_json();
+    }
+    let all = WithOom {
+        summary,
+        oom_messages,
+    };
+    // Plain structs of strings and numbers always serialize.
+    serde_json::to_string_pretty(&all).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// Every message of every file, in order.
+pub fn reports(files: &[OomFile]) -> Vec<OomReport<'_>> {
+    let mut out = Vec::new();
+    for f in files {
+        for m in &f.log.messages {
+            let total = reported_total(m);
+            out.push(OomReport {
+                file: &f.file,
+                message: m,
+                by_op_name: group_by_op_name(&m.buffers),
+                by_source: group_by_source(&m.buffers),
+                coverage: total.as_ref().and_then(|(_, t)| coverage(m, t)),
+                coverage_of: total.map(|(name, _)| name),
+                file_warnings: &f.warnings,
+            });
+        }
+    }
+    out
+}
+
+/// The total the listed buffers are a part of, and its name: the `total allocation` stat
+/// of a GPU message (the buffers are those live at its peak), the `Program … requirement`
+/// block of a TPU one (the list is of program allocations), else the memory used.
+pub fn reported_total(m: &OomMessage) -> Option<(String, ByteSize)> {
+    let stats = m.sections.iter().flat_map(|s| &s.stats);
+    if let Some(s) = stats
+        .filter(|s| s.label == "total allocation")
+        .find_map(|s| s.size.clone())
+    {
+        return Some(("total allocation".into(), s));
+    }
+    if let Some((title, total)) = m
+        .sections
+        .iter()
+        .filter(|s| s.title.starts_with("Program ") && s.title.ends_with(" requirement"))
+        .find_map(|s| Some((s.title.clone(), s.total.clone()?)))
+    {
+        return Some((title, total));
+    }
+    let used = m.capacity.as_ref()?.used.clone()?;
+    Some(("memory used".into(), used))
+}
+
+/// What no OOM message can show, and how to get a dump that shows it, for messages of
+/// these forms (which files to take depends on the device).
+pub fn full_picture(forms: impl IntoIterator<Item = OomForm>) -> String {
+    const GPU: &str = "`*buffer-assignment.txt` (and `*buffer-assignment-values.txt` and \
+                       `*live-range.txt`, which newer XLA writes next to it)";
+    const TPU: &str = "`*buffer-assignment.txt` and `*memory-usage-report.txt`";
+    let (mut gpu, mut tpu) = (false, false);
+    for f in forms {
+        match f {
+            OomForm::GpuBufferAssignment => gpu = true,
+            OomForm::TpuRanOutOfMemory | OomForm::TpuReserve => tpu = true,
+        }
+    }
+    let files = match (gpu, tpu) {
+        (true, true) => format!("on a GPU its {GPU}, on a TPU its {TPU}"),
+        (false, true) => format!("its {TPU}"),
+        _ => format!("its {GPU}"),
+    };
+    format!(
+        "An out-of-memory message has no time axis (it cannot show which buffers are live \
+         together, or when) and lists only the largest buffers. For the whole program over \
+         time, run it again with `XLA_FLAGS=--xla_dump_to=DIR` (added to any XLA_FLAGS \
+         already set) and drop the failing program's files from DIR into bufscope: {files}; \
+         or run `bufscope summary DIR`. If XLA stops before writing them, a smaller batch \
+         shows the same program at a smaller scale."
+    )
+}
+
+/// The messages as text, one block each, then what they cannot show ([`full_picture`]).
+pub fn to_text(files: &[OomFile]) -> String {
+    let reports = reports(files);
+    let mut out = String::new();
+    for (i, r) in reports.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "out-of-memory message {} of {} in {}, lines {}-{} ({})",
+            i + 1,
+            reports.len(),
+            printable(r.file),
+            r.message.first_line,
+            r.message.last_line,
+            form_name(r.message.form)
+        );
+        message_text(&mut out, r);
+        out.push('\n');
+    }
+    if !reports.is_empty() {
+        out.push_str(&wrap(
+            &full_picture(reports.iter().map(|r| r.message.form)),
+            96,
+        ));
+    }
+    out
+}
+
+/// The summary table `table` followed by the messages' text, a blank line between.
+pub fn after_table(mut table: String, files: &[OomFile]) -> String {
+    let text = to_text(files);
+    if !table.is_empty() && !text.is_empty() {
+        table.push('\n');
+    }
+    table.push_str(&text);
+    table
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (a longer word stays
+/// whole), each ending in `\n`.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn form_name(form: OomForm) -> &'static str {
+    match form {
+        OomForm::GpuBufferAssignment => "GPU BufferAssignment OOM",
+        OomForm::TpuRanOutOfMemory => "TPU ran out of memory",
+        OomForm::TpuReserve => "TPU reservation failed",
+    }
+}
+
+fn size(s: &Option<ByteSize>) -> String {
+    s.as_ref()
+        .map_or_else(|| "?".to_string(), |s| s.text.clone())
+}
+
+fn sum(bytes: i64) -> String {
+    human_bytes(bytes.max(0) as u64)
+}
+
+fn message_text(out: &mut String, r: &OomReport) {
+    let m = r.message;
+    if let Some(e) = &m.error {
+        let _ = writeln!(out, "  {}", printable(e));
+    }
+    verdict_text(out, m);
+    for s in &m.sections {
+        let total = match &s.total {
+            Some(t) if s.at_least => format!(" >= {}", t.text),
+            Some(t) => format!(" {}", t.text),
+            None => String::new(),
+        };
+        let _ = writeln!(out, "  {}{total}:", printable(&s.title));
+        for st in &s.stats {
+            let note = st
+                .note
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
+            let figure = st.size.as_ref().map_or("", |s| s.text.as_str());
+            let _ = writeln!(
+                out,
+                "    {}: {figure}{}",
+                printable(&st.label),
+                printable(&note)
+            );
+        }
+    }
+    for n in &m.notes {
+        let _ = writeln!(out, "  {}", printable(n));
+    }
+    buffers_text(out, r);
+    for (title, groups) in [
+        ("by op_name (numbered layers folded)", &r.by_op_name),
+        ("by source line", &r.by_source),
+    ] {
+        groups_text(out, title, groups);
+    }
+    for w in r.file_warnings.iter().chain(&m.warnings) {
+        let _ = writeln!(out, "  warning: {}", printable(w));
+    }
+}
+
+fn verdict_text(out: &mut String, m: &OomMessage) {
+    if let Some(req) = &m.request {
+        let _ = writeln!(out, "  request: {}", req.text);
+    }
+    let Some(c) = &m.capacity else { return };
+    let space = m.memory_space.as_deref().unwrap_or("memory");
+    let mut parts = Vec::new();
+    if let Some(used) = &c.used {
+        parts.push(format!("used {}", used.text));
+    }
+    if let Some(cap) = &c.capacity {
+        parts.push(format!("capacity {} {}", cap.text, printable(space)));
+    }
+    if let Some(x) = &c.exceeded_by {
+        parts.push(format!("exceeded by {}", x.text));
+    }
+    for (name, s) in [
+        ("free", &c.free),
+        ("reserved", &c.reserved),
+        ("reservable", &c.reservable),
+        ("available after request", &c.available_after_request),
+    ] {
+        if let Some(s) = s {
+            parts.push(format!("{name} {}", s.text));
+        }
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "  capacity: {}", parts.join(" · "));
+    }
+}
+
+fn buffers_text(out: &mut String, r: &OomReport) {
+    let m = r.message;
+    let covered = match (&r.coverage, &r.coverage_of) {
+        (Some(c), Some(of)) => format!(
+            ": {} listed, {:.1}% of {of} ({})",
+            sum(c.listed),
+            c.fraction * 100.0,
+            c.total.text
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "  listed buffers ({}){covered}:", m.buffers.len());
+    for b in &m.buffers {
+        buffer_text(out, b);
+    }
+}
+
+fn buffer_text(out: &mut String, b: &OomBuffer) {
+    let mut head = format!("    {}. {}", b.rank, size(&b.size));
+    if let Some(s) = &b.shape {
+        let what = if b.entry_parameter { "parameter " } else { "" };
+        let _ = write!(head, "  {what}{}", printable(s));
+    }
+    if let Some(t) = &b.allocation_type {
+        let _ = write!(head, "  ({})", printable(t));
+    }
+    let _ = writeln!(out, "{head}");
+    if b.unpadded_size.is_some() || b.padding.is_some() {
+        let padding = match (&b.padding, &b.expansion) {
+            (Some(p), Some(x)) => format!(" · padding {} ({x}x expansion)", p.text),
+            (Some(p), None) => format!(" · padding {}", p.text),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "       unpadded {}{padding}", size(&b.unpadded_size));
+    }
+    if let Some(op) = &b.operator {
+        if let Some(n) = &op.op_name {
+            let _ = writeln!(out, "       op_name {}", printable(n));
+        }
+        if let Some(f) = &op.source_file {
+            let line = op.source_line.map(|l| format!(":{l}")).unwrap_or_default();
+            let _ = writeln!(out, "       source {}{line}", printable(f));
+        }
+    }
+    if let Some(l) = &b.xla_label {
+        let _ = writeln!(out, "       XLA label {}", printable(l));
+    }
+}
+
+fn groups_text(out: &mut String, title: &str, groups: &[OomGroup]) {
+    if groups.iter().all(|g| g.key.is_none()) {
+        return;
+    }
+    let _ = writeln!(out, "  {title}:");
+    for g in groups {
+        let key = g.key.as_deref().unwrap_or("(none)");
+        let n = g.buffers.len();
+        let folded = if g.folded.is_empty() {
+            String::new()
+        } else {
+            format!(", {} names folded", g.folded.len())
+        };
+        let _ = writeln!(
+            out,
+            "    {:>10}  {} buffer{}{folded}  {}",
+            sum(g.bytes),
+            group_digits(n as u64),
+            if n == 1 { "" } else { "s" },
+            printable(key)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_keeps_words_whole_and_lines_short() {
+        let text = "a bb ccc dddd `XLA_FLAGS=--xla_dump_to=DIR` e";
+        let w = wrap(text, 8);
+        assert_eq!(w, "a bb ccc\ndddd\n`XLA_FLAGS=--xla_dump_to=DIR`\ne\n");
+        assert_eq!(w.split_whitespace().collect::<Vec<_>>().join(" "), text);
+    }
+
+    #[test]
+    fn the_full_picture_names_the_files_of_each_device() {
+        let gpu = full_picture([OomForm::GpuBufferAssignment]);
+        assert!(gpu.contains("`*live-range.txt`") && !gpu.contains("memory-usage-report"));
+        let tpu = full_picture([OomForm::TpuReserve]);
+        assert!(tpu.contains("`*memory-usage-report.txt`") && !tpu.contains("live-range"));
+        let both = full_picture([OomForm::TpuRanOutOfMemory, OomForm::GpuBufferAssignment]);
+        assert!(both.contains("on a GPU") && both.contains("on a TPU"));
+        assert!(both.contains("`XLA_FLAGS=--xla_dump_to=DIR`"));
+    }
+}
