@@ -1,4 +1,5 @@
-//! The `bufscope` command line (native only): `summary`, `render`, `bench` and `generate`.
+//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `bench` and
+//! `generate`.
 //!
 //! Owns: the commands, their arguments (clap, derived from the types below, which also
 //! write `--help`) and what they print. Reading dump files and folders into the core's
@@ -9,6 +10,7 @@
 //! usage line on stderr).
 
 mod bench;
+mod diff;
 mod input;
 mod summary_args;
 
@@ -39,6 +41,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Summary(SummaryArgs),
+    Diff(diff::DiffArgs),
     Render(RenderArgs),
     Bench(bench::BenchArgs),
     Generate(GenerateArgs),
@@ -127,6 +130,7 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
     };
     let result = match cli.command {
         Command::Summary(args) => summary(args),
+        Command::Diff(args) => return diff::diff(args),
         Command::Render(args) => render(args),
         Command::Bench(args) => bench::bench(args),
         Command::Generate(args) => generate(args),
