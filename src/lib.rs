@@ -11,14 +11,12 @@ pub mod analysis;
 pub mod answers;
 pub mod diff;
 pub mod model;
-pub mod oom_summary;
 pub mod parse;
 pub mod pipeline;
 pub mod query;
 pub mod render;
 pub mod shape;
 pub mod summary;
-pub mod summary_answers;
 pub mod units;
 
 pub use parse::{load_files, module_name, Finishing, Load, Loader};

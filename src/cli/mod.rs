@@ -15,9 +15,10 @@ mod input;
 mod summary_args;
 
 use bufscope::answers::capacity::Capacity;
-use bufscope::{oom_summary, render};
+use bufscope::render;
+use bufscope::summary::oom as oom_summary;
 use bufscope::summary::Summary;
-use bufscope::summary_answers::SummaryOptions;
+use bufscope::summary::answers::SummaryOptions;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;

@@ -15,7 +15,8 @@
 #![no_main]
 
 use bufscope::pipeline::{open_files, Loaded, Pipeline};
-use bufscope::{oom_summary, query, render, summary};
+use bufscope::summary::oom as oom_summary;
+use bufscope::{query, render, summary};
 use libfuzzer_sys::fuzz_target;
 
 const NAMES: [&str; 4] = [

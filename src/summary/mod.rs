@@ -1,12 +1,16 @@
 //! Summary: the key figures of each module (allocations, values, bytes, per memory space
 //! the allocated bytes and the peak of live bytes), as JSON and as a text table.
 //!
-//! Owns: the shape of `bufscope summary` output. Numbers are written by [`crate::units`]
-//! (re-exported here for the CLI).
+//! Owns: the shape of `bufscope summary` output. Numbers are written by [`crate::units`].
+//! [`answers`] adds to each memory space the answers to an OOM (groupings, padding,
+//! capacity, idle stretches, XProf's figures); [`oom`] the out-of-memory messages of a log.
+
+pub mod answers;
+pub mod oom;
 
 use crate::analysis::Analysis;
 use crate::model::{memory_space_name, Module};
-use crate::summary_answers::{module_extras, space_block, SpaceExtras, SummaryOptions};
+use answers::{module_extras, space_block, SpaceExtras, SummaryOptions};
 use serde::Serialize;
 
 use crate::units::{group_digits, human_bytes};
@@ -42,7 +46,7 @@ pub struct SpaceSummary {
     pub peak_live_bytes: u64,
     /// First step where it is reached.
     pub peak_time: Option<u32>,
-    /// The answers of issue 10, after the fields above ([`crate::summary_answers`]).
+    /// The answers of issue 10, after the fields above ([`crate::summary::answers`]).
     #[serde(flatten)]
     pub extras: SpaceExtras,
 }
