@@ -214,6 +214,7 @@ pub(super) fn OomPanel(st: AppState) -> impl IntoView {
                             on:click=move |_| st.oom.shown.set(None)>"Close"</button>
                     </header>
                     {messages}
+                    {message::limits(&shown.log.messages)}
                 </section>
             }
         })

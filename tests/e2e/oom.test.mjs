@@ -122,6 +122,18 @@ test('(c) a GPU message typed into the paste box: rows, verdict, layers folded b
   app.noNewConsoleErrors(before);
 });
 
+test('(c2) a message cut inside its second buffer shows what was read and warns of the cut', async () => {
+  const before = app.consoleErrors.length;
+  const lines = TPU_LOG.split('\n');
+  const second = lines.findIndex((l) => l.includes('  2. Size:'));
+  await paste(lines.slice(0, second + 3).join('\n'));
+  await page.waitForFunction(() => document.querySelectorAll('.oom-message').length === 1, null, { timeout: 5000 });
+  assert((await rows()) === 2, `${await rows()} rows for the two buffers begun before the cut`);
+  const warning = await page.locator('.oom-warnings').textContent();
+  assert(warning.includes('buffer 2 is cut'), `warning "${warning}"`);
+  app.noNewConsoleErrors(before);
+});
+
 test('(d) text with no message says what was looked for; the page stays usable', async () => {
   const before = app.consoleErrors.length;
   await paste(OTHER_LOG);

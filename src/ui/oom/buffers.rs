@@ -90,6 +90,24 @@ fn short_op_name(name: &str) -> String {
     }
 }
 
+/// `text` with a line-break opportunity (`<wbr>`) after each `/`, `,` and `)`, so that
+/// long shapes, paths and names wrap where they read best.
+fn breakable(text: &str) -> impl IntoView {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '/' | ',' | ')') {
+            parts.push(text[start..=i].to_string());
+            start = i + 1;
+        }
+    }
+    parts.push(text[start..].to_string());
+    parts
+        .into_iter()
+        .map(|p| view! { {p}<wbr /> })
+        .collect_view()
+}
+
 /// The padding of a buffer: as printed, else its size less its unpadded size.
 fn padding(b: &OomBuffer) -> Option<i64> {
     if let Some(p) = &b.padding {
@@ -145,10 +163,10 @@ fn table(buffers: &[OomBuffer]) -> impl IntoView {
                     <td class="bar-cell">{bar(size, pad, scale)}</td>
                     <td class="num">{b.size.as_ref().map(size_view)}</td>
                     {tpu_cells}
-                    <td class="mono" title=shape.clone()>{param}{clip_middle(&shape, SHAPE_CHARS)}</td>
-                    <td class="mono" title=op_name.clone()>{short_op_name(&op_name)}</td>
-                    <td class="mono" title=source_title>{source}</td>
-                    <td class="mono" title=label.clone()>{clip_middle(&label, LABEL_CHARS)}</td>
+                    <td class="mono shape" title=shape.clone()>{param}{breakable(&clip_middle(&shape, SHAPE_CHARS))}</td>
+                    <td class="mono op" title=op_name.clone()>{breakable(&short_op_name(&op_name))}</td>
+                    <td class="mono source" title=source_title>{breakable(&source)}</td>
+                    <td class="mono label" title=label.clone()>{breakable(&clip_middle(&label, LABEL_CHARS))}</td>
                     {kind}
                 </tr>
             }

@@ -1,6 +1,7 @@
 //! One out-of-memory message laid out: what failed and the capacity verdict in plain
 //! words, the stats blocks as printed, the listed buffers ([`super::buffers`]), what could
-//! not be read, and what the message cannot show with how to get the full picture (a dump).
+//! not be read; and, once after all the messages ([`limits`]), what they cannot show with
+//! how to get the full picture (a dump).
 
 use bufscope::parse::oom::{ByteSize, OomForm, OomMessage, StatSection};
 use bufscope::render::text::clip_middle;
@@ -47,7 +48,6 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
             {stats(&m.sections)}
             {notes}
             {buffers::view(m)}
-            {limits(m)}
         </article>
     }
 }
@@ -200,15 +200,17 @@ fn warnings(m: &OomMessage) -> impl IntoView {
     })
 }
 
-/// What the message cannot show, and the dump that shows it.
-fn limits(m: &OomMessage) -> impl IntoView {
-    let listed = m.buffers.len();
-    let only = match listed {
-        0 => "lists no buffers".to_string(),
-        1 => "lists only the largest buffer".to_string(),
-        n => format!("lists only the {n} largest buffers"),
+/// What the messages cannot show, and the dump that shows it: once, after them.
+pub(super) fn limits(messages: &[OomMessage]) -> impl IntoView {
+    let only = match messages {
+        [m] => match m.buffers.len() {
+            0 => "lists no buffers".to_string(),
+            1 => "lists only the largest buffer".to_string(),
+            n => format!("lists only the {n} largest buffers"),
+        },
+        _ => "lists only the largest buffers".to_string(),
     };
-    let program = program_name(m).map(|name| {
+    let program = messages.iter().find_map(program_name).map(|name| {
         view! { " Its files are named after the program, here probably "<code>{format!("*{name}*")}</code>"." }
     });
     view! {
@@ -216,7 +218,7 @@ fn limits(m: &OomMessage) -> impl IntoView {
             <h4>"What this message cannot show"</h4>
             <p>
                 {format!(
-                    "The message is one moment with no time axis: it does not say when each \
+                    "A message is one moment with no time axis: it does not say when each \
                      buffer is live or which buffers are live together, and it {only}, not \
                      everything in memory."
                 )}
