@@ -11,11 +11,15 @@
 //! any). A read that produces no module (not a dump, empty, binary, cancelled) changes only
 //! the report, so the module read before stays open below it; a read that produces modules
 //! replaces both. Nothing leaves the machine: no request is made after the page has loaded.
+//!
+//! Pasted text (the intake's paste box, or Ctrl+V anywhere outside a text field) is read as
+//! XLA out-of-memory messages, shown by [`oom`] between the report and the module.
 
 mod canvas;
 mod diagram;
 mod fmt;
 mod load;
+mod oom;
 mod panels;
 mod read;
 mod state;
@@ -123,6 +127,8 @@ struct AppState {
     /// stops at its next slice (or step) and changes nothing on the page.
     generation: StoredValue<u64>,
     dragging: RwSignal<bool>,
+    /// The out-of-memory messages on screen, and the sentence for a paste that held none.
+    oom: oom::OomState,
 }
 
 #[component]
@@ -133,8 +139,10 @@ fn App() -> impl IntoView {
         view: RwSignal::new(None),
         generation: StoredValue::new(0),
         dragging: RwSignal::new(false),
+        oom: oom::OomState::new(),
     };
     listen_to_window(st);
+    oom::listen_for_paste(st);
     // Changes only when a read starts or ends (not with every slice).
     let busy = Memo::new(move |_| st.reading.with(Option::is_some));
     view! {
@@ -147,6 +155,7 @@ fn App() -> impl IntoView {
                 {intake_view(st)}
                 {move || busy.get().then(|| progress_view(st))}
                 {move || st.report.get().map(report_view)}
+                <oom::OomPanel st=st />
                 {move || st.view.get().map(|o| view! { <OutcomeView outcome=o /> })}
             </main>
             <div class="drop-overlay" aria-hidden="true"><p>"Drop to open"</p></div>
@@ -233,6 +242,7 @@ fn intake_view(st: AppState) -> impl IntoView {
                         prop:webkitdirectory=true on:change=on_pick />
                 </label>
             </div>
+            {oom::paste_target(st)}
             <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
         </section>
     }
