@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use bufscope::parse::oom::OomLog;
+use bufscope::parse::OomFile;
 use bufscope::pipeline::{Pipeline, Progress};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -130,10 +132,12 @@ impl Flow {
         if !self.pause().await {
             return;
         }
-        let Some((modules, errors)) = self.join_and_analyse(fed, &mut timings).await else {
+        let Some((modules, errors, oom)) = self.join_and_analyse(fed, &mut timings).await else {
             return;
         };
-        self.show(modules, errors, timings);
+        let found_oom = !oom.is_empty();
+        self.show(modules, errors, timings, found_oom);
+        show_oom_files(self.st, oom);
         if self.pause().await {
             reveal_report();
         }
@@ -164,7 +168,7 @@ impl Flow {
         &self,
         fed: Fed,
         timings: &mut Timings,
-    ) -> Option<(Vec<Arc<Shown>>, Vec<String>)> {
+    ) -> Option<(Vec<Arc<Shown>>, Vec<String>, Vec<OomFile>)> {
         let mut pipeline = Pipeline::from(fed.loader);
         let mut progress = Progress::Joining;
         let mut t = js_sys::Date::now();
@@ -198,11 +202,11 @@ impl Flow {
                 })
             })
             .collect();
-        Some((shown, errors))
+        Some((shown, errors, loaded.oom))
     }
 
     /// Step 3: the report, and the modules if there are any (else the view stays).
-    fn show(&self, modules: Vec<Arc<Shown>>, errors: Vec<String>, timings: Timings) {
+    fn show(&self, modules: Vec<Arc<Shown>>, errors: Vec<String>, timings: Timings, oom: bool) {
         let st = self.st;
         st.reading.set(None);
         let mut line = format!("Read {}", describe(&self.names));
@@ -212,6 +216,18 @@ impl Flow {
                 " (skipped {skipped} other file{} in the folder)",
                 if skipped == 1 { "" } else { "s" }
             ));
+        }
+        if modules.is_empty() && oom {
+            // Only out-of-memory messages: their view is the outcome; the module stays.
+            let kept = st.view.get_untracked().map(|o| o.what.clone());
+            st.report.set(Some(Arc::new(Report {
+                line,
+                errors,
+                kept,
+                opened: false,
+                timings: Some(timings),
+            })));
+            return;
         }
         if modules.is_empty() {
             let mut errors = errors;
@@ -233,4 +249,25 @@ impl Flow {
             modules,
         })));
     }
+}
+
+/// The out-of-memory messages found in the files read (files that held no dump), shown as
+/// one view: every file's messages in order, its warnings as the messages' own.
+fn show_oom_files(st: AppState, files: Vec<OomFile>) {
+    if files.is_empty() {
+        return;
+    }
+    let from = match files.as_slice() {
+        [one] => one.file.clone(),
+        _ => format!("{} files", files.len()),
+    };
+    let mut messages = Vec::new();
+    for f in files {
+        let mut log = f.log;
+        if let Some(first) = log.messages.first_mut() {
+            first.warnings.extend(f.warnings);
+        }
+        messages.extend(log.messages);
+    }
+    super::oom::show_oom(st, OomLog { messages }, from);
 }

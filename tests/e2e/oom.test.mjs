@@ -160,4 +160,18 @@ test('(e) a paste into the search box is not read as a message; Close closes the
   assert((await app.shownModule()) === path.basename(TPU, '.txt'), 'the module on screen changed');
 });
 
+test('(f) a log file picked or dropped is read for its messages; the module on screen stays', async () => {
+  const before = app.consoleErrors.length;
+  await app.pick([fixture('oom/tpu_compile_two_messages.log')]);
+  await app.waitForOutcome('tpu_compile_two_messages.log');
+  await page.locator('.oom').waitFor({ timeout: 5000 });
+  const expected = (TPU_LOG.match(/^\s*\d+\. Size: /gm) || []).length;
+  assert(expected > 0, 'the fixture lists no buffer');
+  assert((await rows()) === expected, `${await rows()} buffer rows for ${expected} listed buffers`);
+  assert((await page.locator('.oom').textContent()).includes('tpu_compile_two_messages.log'), 'the view does not name the file');
+  assert((await page.locator('.message.error').count()) === 0, 'a log of OOM messages was reported as an error');
+  assert((await app.shownModule()) === path.basename(TPU, '.txt'), 'the module on screen changed');
+  app.noNewConsoleErrors(before);
+});
+
 await run(app);

@@ -9,7 +9,7 @@ use bufscope::parse::oom::{
 use bufscope::render::text::clip_middle;
 use leptos::prelude::*;
 
-use super::message::reported_total;
+use bufscope::summary::oom::reported_total;
 use super::{signed, size_view};
 use crate::ui::fmt;
 
@@ -40,8 +40,11 @@ pub(super) fn view(m: &OomMessage) -> impl IntoView {
 /// How much of the reported total the listed buffers add up to.
 fn covered(m: &OomMessage) -> impl IntoView {
     let n = m.buffers.len();
+    // The core's choice of total (the GPU's `total allocation`, the TPU's `Program …
+    // requirement`, else the memory used), as the CLI compares with.
     let (name, total) = reported_total(m)?;
-    let c = coverage(m, total)?;
+    let name = format!("the {}", name.to_lowercase());
+    let c = coverage(m, &total)?;
     let buffers = if n == 1 {
         "The listed buffer is".to_string()
     } else {

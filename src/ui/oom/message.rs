@@ -132,22 +132,6 @@ fn stat<'m>(m: &'m OomMessage, label: &str) -> Option<&'m ByteSize> {
         .and_then(|s| s.size.as_ref())
 }
 
-/// The total the listed buffers are compared with, and its name: the GPU's `total
-/// allocation`, the TPU's `Program … requirement`, else the memory used.
-pub(super) fn reported_total(m: &OomMessage) -> Option<(String, &ByteSize)> {
-    if let Some(total) = stat(m, "total allocation") {
-        return Some(("the total allocation".into(), total));
-    }
-    let program = m.sections.iter().find(|s| {
-        s.title.starts_with("Program ") && s.title.contains("requirement") && s.total.is_some()
-    });
-    if let Some((s, total)) = program.and_then(|s| Some((s, s.total.as_ref()?))) {
-        return Some((format!("the {}", s.title.to_lowercase()), total));
-    }
-    let used = m.capacity.as_ref()?.used.as_ref()?;
-    Some(("the memory used".into(), used))
-}
-
 /// The stats blocks, one small table each, figures as printed in their titles.
 fn stats(sections: &[StatSection]) -> impl IntoView {
     let tables = sections
