@@ -4,10 +4,12 @@
 //! hovered value ([`HoverLine`]). They read and write the shared [`Focus`] and never talk to
 //! each other or to the diagrams directly. Text from dumps is only ever shown as text.
 
+mod answers;
 mod details;
 mod peak_table;
 mod search;
 
+pub use answers::Answers;
 pub use details::Details;
 pub use peak_table::PeakTable;
 pub use search::SearchBox;
