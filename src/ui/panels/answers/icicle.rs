@@ -22,6 +22,8 @@ const MAX_DEPTH: usize = 24;
 const MAX_FRAMES: usize = 600;
 /// The most characters of a frame's label.
 const LABEL_CHARS: usize = 120;
+/// A row's height (CSS pixels; the frames are 20 px high).
+const ROW_PX: usize = 22;
 
 /// One frame as laid out.
 struct Frame {
@@ -106,52 +108,7 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
         fold.track();
         zoom.set(Vec::new());
     });
-    let frames = move || {
-        let tree = tree.get();
-        let path = zoom.get();
-        let (top, _) = node_at(&tree, &path);
-        let rows = layout(top);
-        let depth = rows.iter().map(|f| f.depth + 1).max().unwrap_or(1);
-        let frames = rows
-            .into_iter()
-            .map(|f| {
-                // The top frame zooms out one level; any other zooms into itself.
-                let mut full = path.clone();
-                full.extend(&f.path);
-                let target = if f.path.is_empty() {
-                    path[..path.len().saturating_sub(1)].to_vec()
-                } else {
-                    full.clone()
-                };
-                let title = format!(
-                    "{} · {} · {} values",
-                    f.label,
-                    fmt::bytes(f.bytes),
-                    fmt::grouped(u64::from(f.count))
-                );
-                let on_click = {
-                    let tree = tree.clone();
-                    move |_| {
-                        let (n, _) = node_at(&tree, &full);
-                        ans.highlight(n.all_values());
-                        zoom.set(target.clone());
-                    }
-                };
-                view! {
-                    <div class="frame" data-bytes=f.bytes.to_string() data-depth=f.depth.to_string()
-                        title=title on:click=on_click
-                        style:left=format!("{:.4}%", f.left * 100.0)
-                        style:width=format!("{:.4}%", f.width * 100.0)
-                        style:top=format!("{}px", f.depth * 22)>
-                        {f.label}
-                    </div>
-                }
-            })
-            .collect_view();
-        view! {
-            <div class="icicle-rows" style:height=format!("{}px", depth * 22)>{frames}</div>
-        }
-    };
+    let frames = move || frames_view(ans, tree.get(), zoom);
     let trail = move || {
         let tree = tree.get();
         let path = zoom.get();
@@ -172,7 +129,8 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <div class="answer icicle" id="answers-icicle">
+        <div class="answer icicle" id="answers-icicle"
+            data-highlighted=move || ans.focus.matches.with(|m| m.len()).to_string()>
             <h4>"By op_name path"</h4>
             <p class="icicle-bar">
                 <label><input type="checkbox" id="icicle-fold" prop:checked=move || fold.get()
@@ -183,5 +141,52 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             </p>
             {frames}
         </div>
+    }
+}
+
+/// The frames below the zoomed one, placed in rows.
+fn frames_view(ans: Ans, tree: Computed<OpNode>, zoom: RwSignal<Vec<usize>>) -> impl IntoView {
+    let path = zoom.get();
+    let (top, _) = node_at(&tree, &path);
+    let rows = layout(top);
+    let depth = rows.iter().map(|f| f.depth + 1).max().unwrap_or(1);
+    let frames = rows
+        .into_iter()
+        .map(|f| {
+            // The top frame zooms out one level; any other zooms into itself.
+            let mut full = path.clone();
+            full.extend(&f.path);
+            let target = if f.path.is_empty() {
+                path[..path.len().saturating_sub(1)].to_vec()
+            } else {
+                full.clone()
+            };
+            let title = format!(
+                "{} · {} · {} values",
+                f.label,
+                fmt::bytes(f.bytes),
+                fmt::grouped(u64::from(f.count))
+            );
+            let on_click = {
+                let tree = tree.clone();
+                move |_| {
+                    let (n, _) = node_at(&tree, &full);
+                    ans.highlight(n.all_values());
+                    zoom.set(target.clone());
+                }
+            };
+            view! {
+                <div class="frame" data-bytes=f.bytes.to_string() data-depth=f.depth.to_string()
+                    title=title on:click=on_click
+                    style:left=format!("{:.4}%", f.left * 100.0)
+                    style:width=format!("{:.4}%", f.width * 100.0)
+                    style:top=format!("{}px", f.depth * ROW_PX)>
+                    {f.label}
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="icicle-rows" style:height=format!("{}px", depth * ROW_PX)>{frames}</div>
     }
 }
