@@ -31,6 +31,15 @@ pub fn space_label(color: u32) -> String {
     }
 }
 
+/// The memory space a panel shows first: the one with the highest peak (what fills memory
+/// most), the lower colour on a tie.
+pub fn fullest_space(spaces: &[Space]) -> u32 {
+    spaces
+        .iter()
+        .max_by_key(|s| (s.peak_bytes, std::cmp::Reverse(s.color)))
+        .map_or(0, |s| s.color)
+}
+
 /// For text shown in passing (labels, the tooltip): a dump may hold names of 300,000
 /// characters, which would make a line of the page as long. The details pane and the
 /// titles show the whole text.

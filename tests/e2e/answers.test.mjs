@@ -43,7 +43,7 @@ const waitStep = (step) =>
 /** Clicks "show more" in `#id` until every row is in the DOM. */
 async function showAll(id) {
   for (let i = 0; i < 100; i++) {
-    const more = page.locator(`#${id} .show-more`);
+    const more = page.locator(`#${id} .answers-more`);
     if ((await more.count()) === 0) return;
     await more.click();
   }
@@ -159,8 +159,13 @@ test('idle stretches of TPU 000 at step 8 of colour 1: copy-start.1{0} first, as
 
 test('a screenshot of the panel at 1280×720', async () => {
   await page.locator('#answers').scrollIntoViewIfNeeded();
-  await page.evaluate(() => document.querySelector('#answers').scrollIntoView({ block: 'start' }));
+  // Below the sticky tool bar.
+  await page.evaluate(() => {
+    document.querySelector('#answers').scrollIntoView({ block: 'start' });
+    window.scrollBy(0, -(document.querySelector('.toolbar')?.offsetHeight ?? 0));
+  });
   await page.screenshot({ path: path.join(repo, 'target', 'answers-panel.png') });
+  await page.screenshot({ path: path.join(repo, 'target', 'answers-panel-full.png'), fullPage: true });
 });
 
 test('a dump without Used values says what idle stretches need', async () => {

@@ -67,13 +67,7 @@ pub(super) struct Ans {
 impl Ans {
     fn new(focus: Focus) -> Ans {
         let shown = focus.shown();
-        let first = shown
-            .analysis
-            .spaces
-            .iter()
-            .max_by_key(|s| (s.peak_bytes, std::cmp::Reverse(s.color)))
-            .map_or(0, |s| s.color);
-        let space = RwSignal::new(first);
+        let space = RwSignal::new(super::fullest_space(&shown.analysis.spaces));
         let step = Memo::new(move |_| {
             let shown = focus.shown();
             let last = shown.analysis.steps.saturating_sub(1);
@@ -258,7 +252,7 @@ pub(super) fn show_more(limit: RwSignal<usize>, total: impl Fn() -> usize + Copy
         let rest = total().saturating_sub(limit.get());
         (rest > 0).then(|| {
             view! {
-                <button type="button" class="button show-more"
+                <button type="button" class="button answers-more"
                     on:click=move |_| limit.update(|l| *l += MORE_ROWS)>
                     {format!("show {} more (of {})", fmt::grouped(rest.min(MORE_ROWS) as u64), fmt::grouped(rest as u64))}
                 </button>
