@@ -125,6 +125,7 @@ fn follow_focus(slot: &Slot, focus: Focus) {
         let slot = slot.clone();
         Effect::new(move |_| {
             focus.time_cursor.track();
+            focus.step.track();
             if let Some(d) = slot.get() {
                 d.request(Layer::Cursor);
             }

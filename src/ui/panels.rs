@@ -4,10 +4,12 @@
 //! hovered value ([`HoverLine`]). They read and write the shared [`Focus`] and never talk to
 //! each other or to the diagrams directly. Text from dumps is only ever shown as text.
 
+mod answers;
 mod details;
 mod peak_table;
 mod search;
 
+pub use answers::Answers;
 pub use details::Details;
 pub use peak_table::PeakTable;
 pub use search::SearchBox;
@@ -27,6 +29,15 @@ pub fn space_label(color: u32) -> String {
         0 => "0 default (HBM)".to_string(),
         n => format!("{n} {}", memory_space_name(n)),
     }
+}
+
+/// The memory space a panel shows first: the one with the highest peak (what fills memory
+/// most), the lower colour on a tie.
+pub fn fullest_space(spaces: &[Space]) -> u32 {
+    spaces
+        .iter()
+        .max_by_key(|s| (s.peak_bytes, std::cmp::Reverse(s.color)))
+        .map_or(0, |s| s.color)
 }
 
 /// For text shown in passing (labels, the tooltip): a dump may hold names of 300,000

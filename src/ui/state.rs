@@ -27,6 +27,9 @@ pub struct Focus {
     pub hovered: RwSignal<Option<u32>>,
     /// The program step under the pointer, shown as one cursor on every diagram and curve.
     pub time_cursor: RwSignal<Option<u32>>,
+    /// The step the answers panel is about (`None`: each memory space's peak). Set by a
+    /// click on a curve or by the panel's own controls; drawn as a second cursor.
+    pub step: RwSignal<Option<u32>>,
     /// The search box's text (a regular expression over value names and op_names).
     pub search: RwSignal<String>,
     /// Values matching `search`, in value order; empty when the search is empty or invalid.
@@ -46,6 +49,7 @@ impl Focus {
             selected: RwSignal::new(None),
             hovered: RwSignal::new(None),
             time_cursor: RwSignal::new(None),
+            step: RwSignal::new(None),
             search: RwSignal::new(String::new()),
             matches: RwSignal::new(Arc::new(Vec::new())),
             match_index: RwSignal::new(0),

@@ -1,5 +1,6 @@
 //! One module on screen: the header, a sticky tool bar (search box, hovered value), a
-//! diagram per memory space, then the table of values live at the peak (with the values
+//! diagram per memory space, the answers for the chosen step
+//! ([`super::panels::Answers`]), then the table of values live at the peak (with the values
 //! without a live range) beside the details of the selected value, all sharing one
 //! [`Focus`]. Owns the layout only; each part is its own component.
 
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::diagram::Diagrams;
-use super::panels::{Details, Header, HoverLine, PeakTable, SearchBox};
+use super::panels::{Answers, Details, Header, HoverLine, PeakTable, SearchBox};
 use super::state::{Focus, Shown};
 
 #[component]
@@ -22,6 +23,7 @@ pub fn Workspace(shown: Arc<Shown>) -> impl IntoView {
                 <HoverLine focus=focus />
             </div>
             <Diagrams focus=focus />
+            <Answers focus=focus />
             <div class="panes">
                 <PeakTable focus=focus />
                 <Details focus=focus />

@@ -399,7 +399,10 @@ impl Diagram {
         self.ctx
             .draw_image_with_html_canvas_element(&shown_layer.canvas, 0.0, 0.0)
             .map_err(|e| format!("{e:?}"))?;
-        if let Some(step) = self.focus().time_cursor.get_untracked() {
+        // The time cursor, and the step the answers are about when it is elsewhere.
+        let cursor = self.focus().time_cursor.get_untracked();
+        let chosen = self.focus().step.get_untracked().filter(|&s| Some(s) != cursor);
+        for step in cursor.into_iter().chain(chosen) {
             let area = Canvas2d::new(&self.canvas, &self.ctx)?.into_drawing_area();
             draw_cursor(&area, &shown.analysis, space, &st.view, &st.style, step)
                 .map_err(|e| e.to_string())?;

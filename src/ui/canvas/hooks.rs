@@ -6,6 +6,9 @@
 //!   block as drawn now in CSS pixels of the viewport (what a mouse event's
 //!   `clientX`/`clientY` would be), or `null` when the value has no block in view. A linear
 //!   search by name: for tests, not for the app.
+//! * `window.__bufscope_step_px(color, step)` is `{x, y}`, a point of the curve panel at
+//!   that step (the middle of its height) in CSS pixels of the viewport, or `null` when the
+//!   step is not in view.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it.
 
@@ -49,18 +52,20 @@ mod on {
                     return JsValue::NULL;
                 };
                 let centre = with_diagram(Some(color as u32), |d| block_centre(d, &name));
-                match centre.flatten() {
-                    Some((x, y)) => {
-                        let o = js_sys::Object::new();
-                        let _ = js_sys::Reflect::set(&o, &"x".into(), &x.into());
-                        let _ = js_sys::Reflect::set(&o, &"y".into(), &y.into());
-                        o.into()
-                    }
-                    None => JsValue::NULL,
-                }
+                point(centre.flatten())
             });
         let _ = js_sys::Reflect::set(&window, &"__bufscope_block_px".into(), hook.as_ref());
         // Lives as long as the page.
+        hook.forget();
+        let hook =
+            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|color: JsValue, step: JsValue| {
+                let (Some(color), Some(step)) = (color.as_f64(), step.as_f64()) else {
+                    return JsValue::NULL;
+                };
+                let at = with_diagram(Some(color as u32), |d| step_point(d, step));
+                point(at.flatten())
+            });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_step_px".into(), hook.as_ref());
         hook.forget();
     }
 
@@ -74,19 +79,47 @@ mod on {
         }
     }
 
+    /// `{x, y}`, or `null`.
+    fn point(at: Option<(f64, f64)>) -> JsValue {
+        match at {
+            Some((x, y)) => {
+                let o = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&o, &"x".into(), &x.into());
+                let _ = js_sys::Reflect::set(&o, &"y".into(), &y.into());
+                o.into()
+            }
+            None => JsValue::NULL,
+        }
+    }
+
+    /// A device-pixel point of the canvas in CSS pixels of the viewport.
+    fn to_viewport(d: &Diagram, (px, py): (f64, f64)) -> (f64, f64) {
+        let rect = d.canvas.get_bounding_client_rect();
+        let scale = d.css_scale();
+        (
+            rect.left() + f64::from(d.canvas.client_left()) + px / scale,
+            rect.top() + f64::from(d.canvas.client_top()) + py / scale,
+        )
+    }
+
+    /// The middle of the curve panel's height at `step`, when the step is in view.
+    fn step_point(d: &Diagram, step: f64) -> Option<(f64, f64)> {
+        let st = d.st.borrow();
+        let (c, plot) = (st.layout.curve, st.layout.diagram);
+        let x = Mapping::new(st.view, plot).x_px(step + 0.5);
+        if x < f64::from(plot.x0) || x >= f64::from(plot.x1) {
+            return None;
+        }
+        Some(to_viewport(d, (x, f64::from(c.y0 + c.y1) / 2.0)))
+    }
+
     /// The centre of `name`'s visible block in CSS pixels of the viewport.
     fn block_centre(d: &Diagram, name: &str) -> Option<(f64, f64)> {
         let value = d.index().find_by_name(&d.shown.module, name)?;
         let b = d.index().block(value)?;
         let st = d.st.borrow();
         let r: PxRect = Mapping::new(st.view, st.layout.diagram).block_px(&b)?;
-        let rect = d.canvas.get_bounding_client_rect();
-        let scale = d.css_scale();
-        let cx = f64::from(r.x0 + r.x1) / 2.0 / scale;
-        let cy = f64::from(r.y0 + r.y1) / 2.0 / scale;
-        Some((
-            rect.left() + f64::from(d.canvas.client_left()) + cx,
-            rect.top() + f64::from(d.canvas.client_top()) + cy,
-        ))
+        let centre = (f64::from(r.x0 + r.x1) / 2.0, f64::from(r.y0 + r.y1) / 2.0);
+        Some(to_viewport(d, centre))
     }
 }

@@ -190,6 +190,18 @@ impl Diagram {
         if press.drag.dragging {
             return;
         }
+        // A click on the curve or the step axis chooses the step the answers are about.
+        let at = self.device_px(e);
+        if self.region(at) == Region::Steps {
+            let step = {
+                let st = self.st.borrow();
+                time_step(st.view, &st.layout, at, self.shown.analysis.steps)
+            };
+            if step.is_some() {
+                self.focus().step.set(step);
+            }
+            return;
+        }
         // A click pins the value under the pointer; a click on empty diagram unpins.
         let layout = self.st.borrow().layout;
         if let Some(value) = interaction::click(&layout, self.device_px(e), |x, y| self.hit(x, y)) {

@@ -53,14 +53,7 @@ struct Table {
 impl Table {
     fn new(focus: Focus) -> Table {
         let shown = focus.shown();
-        // The space shown first: the one with the highest peak (what fills memory most).
-        let first = shown
-            .analysis
-            .spaces
-            .iter()
-            .max_by_key(|s| (s.peak_bytes, std::cmp::Reverse(s.color)))
-            .map_or(0, |s| s.color);
-        let space = RwSignal::new(first);
+        let space = RwSignal::new(super::fullest_space(&shown.analysis.spaces));
         let sort = RwSignal::new((Column::Size, true));
         let grouped = RwSignal::new(false);
         let rows = Memo::new(move |_| {

@@ -1,0 +1,262 @@
+//! The answers panel (`#answers`): what the live bytes of one memory space are made of at
+//! the chosen step ([`Focus::step`], the space's peak by default), beside the diagrams.
+//! The step is chosen by a click on a curve, a number, or the previous / next peak and
+//! XLA's peak buttons ([`StepChooser`]); the parts below answer for it: the three peaks
+//! reconciled, source lines, categories and padding ([`figures`]), the capacity verdict
+//! ([`capacity`]), the op_name icicle ([`icicle`]) and the idle stretches ([`idle`]).
+//!
+//! Owns the panel's state ([`Ans`]) and layout; every figure comes from
+//! [`bufscope::answers`]. Figures are memos over the chosen space and step, computed only
+//! while the panel is open; lists show a few rows with "show more".
+
+mod capacity;
+mod figures;
+mod icicle;
+mod idle;
+
+use std::sync::Arc;
+
+use bufscope::analysis::Space;
+use bufscope::answers::{live_set, peaks, LiveSet};
+use bufscope::model::Module;
+use leptos::prelude::*;
+
+use super::{space_label, step_label};
+use crate::ui::fmt;
+use crate::ui::state::{Focus, Shown};
+
+/// A computed answer shared without copying; two are equal only when they are the same
+/// computation (memos over large results never compare them field by field).
+pub(super) struct Computed<T>(pub Arc<T>);
+
+impl<T> Clone for Computed<T> {
+    fn clone(&self) -> Self {
+        Computed(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Computed<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> std::ops::Deref for Computed<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// Rows of a ranked list in the DOM at first, and how many "show more" adds.
+pub(super) const FIRST_ROWS: usize = 20;
+pub(super) const MORE_ROWS: usize = 50;
+
+/// The panel's state, shared by its parts; `Copy`.
+#[derive(Clone, Copy)]
+pub(super) struct Ans {
+    pub focus: Focus,
+    /// The memory space answered for (its colour).
+    pub space: RwSignal<u32>,
+    /// The step answered for: the chosen one, else the space's peak (within the program).
+    pub step: Memo<u32>,
+    /// The values live there, each with its share of the occupied bytes.
+    pub live: Memo<Computed<LiveSet>>,
+}
+
+impl Ans {
+    fn new(focus: Focus) -> Ans {
+        let shown = focus.shown();
+        let space = RwSignal::new(super::fullest_space(&shown.analysis.spaces));
+        let step = Memo::new(move |_| {
+            let shown = focus.shown();
+            let last = shown.analysis.steps.saturating_sub(1);
+            let peak = shown
+                .analysis
+                .space(space.get())
+                .and_then(|s| s.peak_time);
+            focus.step.get().or(peak).unwrap_or(0).min(last)
+        });
+        let live = Memo::new(move |_| {
+            let (color, step) = (space.get(), step.get());
+            let shown = focus.shown();
+            let set = match shown.analysis.space(color) {
+                Some(s) => live_set(&shown.module, s, step),
+                None => LiveSet {
+                    color,
+                    step,
+                    values: Vec::new(),
+                    occupied_bytes: 0,
+                    value_bytes: 0,
+                },
+            };
+            Computed(Arc::new(set))
+        });
+        Ans {
+            focus,
+            space,
+            step,
+            live,
+        }
+    }
+
+    /// `f` of the module and the space answered for (`None` without that space).
+    pub fn with_space<R>(&self, f: impl FnOnce(&Module, &Space) -> R) -> Option<R> {
+        let shown: Arc<Shown> = self.focus.shown();
+        let color = self.space.get();
+        let space = shown.analysis.space(color)?;
+        Some(f(&shown.module, space))
+    }
+
+    /// Highlights `values` in the diagrams, the way a search's matches are.
+    pub fn highlight(&self, mut values: Vec<u32>) {
+        values.sort_unstable();
+        values.dedup();
+        self.focus.match_index.set(0);
+        self.focus.matches.set(Arc::new(values));
+    }
+
+    /// A value's name as a list shows it.
+    pub fn value_name(&self, value: u32) -> String {
+        let shown = self.focus.shown();
+        let m = &shown.module;
+        m.values
+            .get(value as usize)
+            .map_or_else(String::new, |v| m.value_name(v))
+    }
+}
+
+/// The answers panel of the module on screen.
+#[component]
+pub fn Answers(focus: Focus) -> impl IntoView {
+    let ans = Ans::new(focus);
+    let open = RwSignal::new(true);
+    let shown = focus.shown();
+    let options = shown
+        .analysis
+        .spaces
+        .iter()
+        .map(|s| {
+            let c = s.color;
+            view! { <option value=c.to_string() selected=move || ans.space.get() == c>{space_label(c)}</option> }
+        })
+        .collect_view();
+    let on_space = move |e: leptos::ev::Event| {
+        if let Ok(c) = event_target_value(&e).parse::<u32>() {
+            ans.space.set(c);
+        }
+    };
+    view! {
+        <section id="answers" class="answers" aria-labelledby="answers-title">
+            <header class="answers-head">
+                <h3 id="answers-title">"Answers"</h3>
+                <label class="answers-space">"Memory space "
+                    <select id="answers-space" on:change=on_space>{options}</select>
+                </label>
+                <button type="button" class="button answers-toggle" aria-expanded=move || open.get().to_string()
+                    on:click=move |_| open.update(|o| *o = !*o)>
+                    {move || if open.get() { "Hide" } else { "Show" }}
+                </button>
+            </header>
+            <Show when=move || open.get()>
+                <StepChooser ans=ans />
+                <div class="answers-grid">
+                    <figures::ThreePeaks ans=ans />
+                    <capacity::CapacityVerdict ans=ans />
+                    <figures::SourceLines ans=ans />
+                    <figures::Categories ans=ans />
+                    <figures::Padding ans=ans />
+                    <idle::IdleStretches ans=ans />
+                </div>
+                <icicle::Icicle ans=ans />
+            </Show>
+        </section>
+    }
+}
+
+/// The step answered for: its number (editable), its instruction, the live bytes there,
+/// and buttons to the previous / next peak, XLA's peak and the space's own peak.
+#[component]
+fn StepChooser(ans: Ans) -> impl IntoView {
+    let focus = ans.focus;
+    let shown = focus.shown();
+    let steps = shown.analysis.steps;
+    let peak_list = Memo::new(move |_| {
+        Computed(Arc::new(
+            ans.with_space(|_, s| peaks::peaks(&s.curve, peaks::DEFAULT_FRACTION))
+                .unwrap_or_default(),
+        ))
+    });
+    let xla_step = peaks::xla_peak_step(&shown.module);
+    let go = move |to: Option<peaks::Peak>| {
+        if let Some(p) = to {
+            focus.step.set(Some(p.step));
+        }
+    };
+    let previous = move || peaks::previous_peak(&peak_list.get(), ans.step.get());
+    let next = move || peaks::next_peak(&peak_list.get(), ans.step.get());
+    let on_step = move |e: leptos::ev::Event| {
+        if let Ok(s) = event_target_value(&e).trim().parse::<u32>() {
+            focus.step.set(Some(s.min(steps.saturating_sub(1))));
+        }
+    };
+    let label = {
+        let shown = shown.clone();
+        move || step_label(&shown.module, ans.step.get())
+    };
+    let peak_note = move || {
+        let list = peak_list.get();
+        let step = ans.step.get();
+        match list.iter().position(|p| p.step == step) {
+            Some(i) => format!("peak {} of {}", i + 1, list.len()),
+            None => format!(
+                "{} peak{} above half the highest",
+                list.len(),
+                if list.len() == 1 { "" } else { "s" }
+            ),
+        }
+    };
+    let live_bytes = move || ans.live.with(|l| l.occupied_bytes);
+    view! {
+        <div class="answers-step">
+            <label>"Step "
+                <input id="answers-step" type="number" min="0" max=steps.saturating_sub(1).to_string()
+                    prop:value=move || ans.step.get().to_string() on:change=on_step />
+            </label>
+            <span class="answers-step-name mono">{label}</span>
+            <span class="answers-live" data-bytes=move || live_bytes().to_string()
+                data-step=move || ans.step.get().to_string()>
+                {move || format!("{} live in {} values", fmt::human(live_bytes()),
+                    fmt::grouped(ans.live.with(|l| l.values.len()) as u64))}
+            </span>
+            <span class="answers-peak-note">{peak_note}</span>
+            <span class="answers-step-buttons">
+                <button type="button" class="button" id="answers-prev-peak"
+                    disabled=move || previous().is_none() on:click=move |_| go(previous())>"◀ previous peak"</button>
+                <button type="button" class="button" id="answers-next-peak"
+                    disabled=move || next().is_none() on:click=move |_| go(next())>"next peak ▶"</button>
+                <button type="button" class="button" id="answers-xla-peak" disabled=xla_step.is_none()
+                    title="the step of XLA's peak buffers list"
+                    on:click=move |_| focus.step.set(xla_step)>"XLA's peak"</button>
+                <button type="button" class="button" id="answers-own-peak"
+                    title="the highest occupied bytes of this memory space"
+                    on:click=move |_| focus.step.set(None)>"this space's peak"</button>
+            </span>
+        </div>
+    }
+}
+
+/// A "show N more" button for a list of `total` rows of which `limit` are shown.
+pub(super) fn show_more(limit: RwSignal<usize>, total: impl Fn() -> usize + Copy + Send + Sync + 'static) -> impl IntoView {
+    move || {
+        let rest = total().saturating_sub(limit.get());
+        (rest > 0).then(|| {
+            view! {
+                <button type="button" class="button answers-more"
+                    on:click=move |_| limit.update(|l| *l += MORE_ROWS)>
+                    {format!("show {} more (of {})", fmt::grouped(rest.min(MORE_ROWS) as u64), fmt::grouped(rest as u64))}
+                </button>
+            }
+        })
+    }
+}

@@ -1,0 +1,223 @@
+//! The answers that are tables of figures: the three peaks reconciled ([`ThreePeaks`]), the
+//! live bytes by source line ([`SourceLines`]) and by category ([`Categories`]), and the
+//! padding of the space ([`Padding`]). A click on a row highlights its values in the
+//! diagrams.
+
+use std::sync::Arc;
+
+use bufscope::answers::{categories, groups, padding, xprof};
+use bufscope::render::text::clip_middle;
+use leptos::prelude::*;
+
+use super::{show_more, Ans, Computed, FIRST_ROWS};
+use crate::ui::fmt;
+use crate::ui::panels::CELL_CHARS;
+
+/// The most characters of a file path or value name in a row (the title has it whole).
+const NAME_CHARS: usize = 80;
+
+fn percent(p: f64) -> String {
+    format!("{p:.1} %")
+}
+
+/// bufscope's occupied peak, XLA's peak list and XProf's peak heap, each with what it counts.
+#[component]
+pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
+    let three = Memo::new(move |_| {
+        ans.with_space(|m, s| {
+            let f = xprof::xprof_figures(m, s);
+            Computed(Arc::new(xprof::three_peaks(m, s, &f)))
+        })
+    });
+    let row = |id: &'static str, name: &'static str, p: &xprof::PeakFigure| {
+        let bytes = p.bytes.map(|b| b.to_string()).unwrap_or_default();
+        let shown = p.bytes.map_or_else(|| "—".to_string(), fmt::human);
+        let exact = p.bytes.map(fmt::bytes).unwrap_or_default();
+        view! {
+            <tr class="peak-figure" data-peak=id data-bytes=bytes>
+                <th scope="row">{name}</th>
+                <td class="num" title=exact>{shown}</td>
+                <td class="num">{p.step.map(|s| fmt::grouped(u64::from(s)))}</td>
+                <td class="sentence">{p.sentence.clone()}</td>
+            </tr>
+        }
+    };
+    let body = move || {
+        three.get().map(|t| {
+            view! {
+                {row("occupied", "bufscope (occupied)", &t.occupied)}
+                {row("xla", "XLA's peak list", &t.xla)}
+                {row("xprof", "XProf peak heap", &t.xprof)}
+            }
+        })
+    };
+    view! {
+        <div class="answer" id="answers-peaks">
+            <h4>"Three peaks"</h4>
+            <table class="answer-table">
+                <thead><tr><th>"figure"</th><th class="num">"bytes"</th><th class="num">"step"</th><th>"what it counts"</th></tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The live bytes by source line, largest first, with a running total.
+#[component]
+pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        let live = ans.live.get();
+        let shown = ans.focus.shown();
+        Computed(Arc::new(groups::by_source_line(&shown.module, &live)))
+    });
+    let limit = RwSignal::new(FIRST_ROWS);
+    Effect::new(move |_| {
+        rows.track();
+        limit.set(FIRST_ROWS);
+    });
+    let body = move || {
+        let rows = rows.get();
+        let n = limit.get().min(rows.len());
+        rows[..n]
+            .iter()
+            .map(|r| {
+                let place = if r.line > 0 {
+                    format!("{}:{}", r.file, r.line)
+                } else {
+                    r.file.clone()
+                };
+                let values = r.values.clone();
+                view! {
+                    <tr class="source-row" data-bytes=r.bytes.to_string()
+                        on:click=move |_| ans.highlight(values.clone())>
+                        <td class="mono name" title=clip_middle(&place, CELL_CHARS)>{clip_middle(&place, NAME_CHARS)}</td>
+                        <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
+                        <td class="num">{percent(r.percent)}</td>
+                        <td class="num">{fmt::human(r.running_bytes)}</td>
+                        <td class="num">{fmt::grouped(u64::from(r.count))}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let total = move || rows.with(|r| r.len());
+    view! {
+        <div class="answer" id="answers-source">
+            <h4>"By source line"</h4>
+            <table class="answer-table">
+                <thead><tr><th>"file:line"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
+                    <th class="num">"running"</th><th class="num">"values"</th></tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+            {show_more(limit, total)}
+        </div>
+    }
+}
+
+/// The live bytes by category, with the rule of each.
+#[component]
+pub(super) fn Categories(ans: Ans) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        let live = ans.live.get();
+        let shown = ans.focus.shown();
+        Computed(Arc::new(categories::by_category(&shown.module, &live)))
+    });
+    let body = move || {
+        rows.get()
+            .iter()
+            .map(|r| {
+                let values = r.values.clone();
+                view! {
+                    <tr class="category-row" data-bytes=r.bytes.to_string() title=r.rule
+                        on:click=move |_| ans.highlight(values.clone())>
+                        <td>{r.label}{r.heuristic.then(|| view! { <span class="tag">"heuristic"</span> })}</td>
+                        <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
+                        <td class="num">{percent(r.percent)}</td>
+                        <td class="num">{fmt::grouped(u64::from(r.count))}</td>
+                        <td class="rule">{r.rule}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="answer" id="answers-categories">
+            <h4>"By category"</h4>
+            <table class="answer-table">
+                <thead><tr><th>"category"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
+                    <th class="num">"values"</th><th>"rule"</th></tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Padding at the step and over all values of the space, and the most padded values.
+#[component]
+pub(super) fn Padding(ans: Ans) -> impl IntoView {
+    let pad = Memo::new(move |_| {
+        let live = ans.live.get();
+        ans.with_space(|m, s| {
+            Computed(Arc::new(padding::space_padding(m, s, &live, 50)))
+        })
+    });
+    let limit = RwSignal::new(FIRST_ROWS / 2);
+    let summary = move || {
+        pad.get().map(|p| {
+            let share = groups::percent(p.step_padding_bytes, p.step_value_bytes);
+            let unknown = (p.unknown > 0).then(|| {
+                format!(
+                    " {} values have no logical size to compare with.",
+                    fmt::grouped(u64::from(p.unknown))
+                )
+            });
+            view! {
+                <p class="padding-summary" data-step-bytes=p.step_padding_bytes.to_string()>
+                    {format!(
+                        "At step {}: {} of the live values' {} is padding ({}). Over all values of the space: {}.",
+                        fmt::grouped(u64::from(p.step)),
+                        fmt::human(p.step_padding_bytes),
+                        fmt::human(p.step_value_bytes),
+                        percent(share),
+                        fmt::human(p.all_padding_bytes),
+                    )}
+                    {unknown}
+                </p>
+            }
+        })
+    };
+    let body = move || {
+        let Some(p) = pad.get() else {
+            return Vec::new();
+        };
+        let n = limit.get().min(p.top.len());
+        p.top[..n]
+            .iter()
+            .map(|v| {
+                let name = ans.value_name(v.value);
+                let value = v.value;
+                view! {
+                    <tr class="padding-row" data-bytes=v.padding.to_string()
+                        on:click=move |_| ans.highlight(vec![value])>
+                        <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
+                        <td class="num" title=fmt::bytes(v.padding)>{fmt::human(v.padding)}</td>
+                        <td class="num">{fmt::human(v.size)}</td>
+                        <td class="sentence">{v.explanation.clone()}</td>
+                    </tr>
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let total = move || pad.with(|p| p.as_ref().map_or(0, |p| p.top.len()));
+    view! {
+        <div class="answer" id="answers-padding">
+            <h4>"Padding"</h4>
+            {summary}
+            <table class="answer-table">
+                <thead><tr><th>"value"</th><th class="num">"padding"</th><th class="num">"allocated"</th><th>"why"</th></tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+            {show_more(limit, total)}
+        </div>
+    }
+}

@@ -1,0 +1,84 @@
+//! Idle stretches at the chosen step, the candidates for rematerialisation or offload
+//! (`#answers-idle`): each live value's longest stretch without a use, ranked by bytes ×
+//! idle steps; or, for a dump without `Used values`, what is needed
+//! ([`idle::NEEDS_VALUES`]).
+
+use std::sync::Arc;
+
+use bufscope::answers::idle::{self, ScheduleIndex};
+use bufscope::render::text::clip_middle;
+use leptos::prelude::*;
+
+use super::{show_more, Ans, Computed, FIRST_ROWS};
+use crate::ui::fmt;
+use crate::ui::panels::CELL_CHARS;
+
+const NAME_CHARS: usize = 60;
+
+fn span(s: &idle::Stretch) -> String {
+    format!(
+        "{} → {}",
+        fmt::grouped(u64::from(s.from)),
+        fmt::grouped(u64::from(s.to))
+    )
+}
+
+#[component]
+pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
+    let ranked = Memo::new(move |_| {
+        let live = ans.live.get();
+        let shown = ans.focus.shown();
+        let m = &shown.module;
+        // The schedule's index is a map of every instruction: built only when there are
+        // uses to place.
+        let answer = if idle::has_uses(m) {
+            idle::idle_ranking(m, &ScheduleIndex::new(m), &live)
+        } else {
+            idle::IdleAnswer {
+                step: live.step,
+                available: false,
+                message: Some(idle::NEEDS_VALUES.to_string()),
+                rows: Vec::new(),
+            }
+        };
+        Computed(Arc::new(answer))
+    });
+    let limit = RwSignal::new(FIRST_ROWS);
+    let body = move || {
+        let r = ranked.get();
+        let n = limit.get().min(r.rows.len());
+        r.rows[..n]
+            .iter()
+            .map(|row| {
+                let name = ans.value_name(row.value);
+                let value = row.value;
+                let across = row.across_step.as_ref().map(span);
+                view! {
+                    <tr class="idle-row" data-name=name.clone() data-byte-steps=row.idle_byte_steps.to_string()
+                        on:click=move |_| ans.highlight(vec![value])>
+                        <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
+                        <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
+                        <td class="num">{span(&row.longest)}</td>
+                        <td class="num">{fmt::grouped(u64::from(row.longest.idle_steps))}</td>
+                        <td class="num">{fmt::grouped(row.idle_byte_steps)}</td>
+                        <td class="num">{across}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let message = move || ranked.get().message.clone().map(|m| view! { <p class="note idle-message">{m}</p> });
+    let total = move || ranked.with(|r| r.rows.len());
+    view! {
+        <div class="answer" id="answers-idle">
+            <h4>"Idle stretches (remat / offload candidates)"</h4>
+            {message}
+            <table class="answer-table">
+                <thead><tr><th>"value"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
+                    <th class="num">"idle steps"</th><th class="num">"bytes × steps"</th><th class="num">"idle across this step"</th></tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+            {show_more(limit, total)}
+        </div>
+    }
+}

@@ -1,0 +1,178 @@
+// Browser tests of the answers panel (#answers): the three peaks, source lines, capacity,
+// the step chosen by a click on the curve and by the peak buttons, the op_name icicle and
+// its highlight on the diagram, and the idle stretches.
+//   node tests/e2e/answers.test.mjs http://127.0.0.1:PORT/
+// Expected figures come from outside the app: XProf's own report for cpu_mlp_train's peak
+// heap (12,902,240 B, also in tests/answers.rs) and the idle stretches of TPU dump 000 at
+// step 8 of colour 1 worked out by hand from the dump text (tests/answers.rs). Sums are
+// checked against the live bytes the panel shows. A 1280×720 screenshot of the panel goes to
+// target/answers-panel.png.
+import path from 'node:path';
+import { assert, fixture, open as openBrowser, repo, run, test } from './harness.mjs';
+
+const TPU = fixture('tpu/000_0cb419b3147a3cb6.txt');
+const MLP = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-range.txt']
+  .map((s) => fixture(`cpu/jax0.10.2/cpu_mlp_train.${s}`));
+
+const app = await openBrowser({ viewport: { width: 1280, height: 720 } });
+const { page, consoleErrors } = app;
+
+async function open(files, name) {
+  await page.locator('#file-input').setInputFiles(files);
+  await page.waitForFunction(
+    (name) => [...document.querySelectorAll('.module .module-name')].some((e) => e.textContent === name),
+    name,
+    { timeout: 20000 },
+  );
+  await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
+}
+
+const live = async () => {
+  const el = page.locator('#answers .answers-live');
+  return { bytes: Number(await el.getAttribute('data-bytes')), step: Number(await el.getAttribute('data-step')) };
+};
+
+/** Waits until the panel answers for `step`. */
+const waitStep = (step) =>
+  page.waitForFunction(
+    (s) => document.querySelector('#answers .answers-live')?.getAttribute('data-step') === String(s),
+    step,
+    { timeout: 10000 },
+  );
+
+/** Clicks "show more" in `#id` until every row is in the DOM. */
+async function showAll(id) {
+  for (let i = 0; i < 100; i++) {
+    const more = page.locator(`#${id} .answers-more`);
+    if ((await more.count()) === 0) return;
+    await more.click();
+  }
+}
+
+test('the three peaks are shown, XProf\'s peak heap as XProf reported it', async () => {
+  await app.load();
+  await open(MLP, 'cpu_mlp_train');
+  const fig = async (id) => {
+    const row = page.locator(`#answers-peaks tr[data-peak="${id}"]`);
+    return { bytes: Number(await row.getAttribute('data-bytes')), sentence: (await row.locator('.sentence').textContent()).trim() };
+  };
+  const [occupied, xla, xprof] = [await fig('occupied'), await fig('xla'), await fig('xprof')];
+  assert(xprof.bytes === 12902240, `XProf peak heap ${xprof.bytes}, XProf reported 12,902,240`);
+  assert(occupied.bytes > 0 && xla.bytes > 0, `occupied ${occupied.bytes}, XLA ${xla.bytes}`);
+  for (const f of [occupied, xla, xprof]) assert(f.sentence.endsWith('.') && f.sentence.length > 40, `sentence "${f.sentence}"`);
+  // By default the panel answers for the space's peak: its live bytes are the occupied peak.
+  const l = await live();
+  assert(l.bytes === occupied.bytes, `live bytes ${l.bytes} at the default step, occupied peak ${occupied.bytes}`);
+});
+
+test('the source lines add up to the live bytes shown, largest first', async () => {
+  await showAll('answers-source');
+  const rows = (await page.locator('#answers-source tr.source-row').evaluateAll((rs) => rs.map((r) => Number(r.dataset.bytes))));
+  assert(rows.length > 1, `${rows.length} source rows`);
+  const sum = rows.reduce((a, b) => a + b, 0);
+  const l = await live();
+  assert(sum === l.bytes, `source rows sum to ${sum}, live bytes ${l.bytes}`);
+  assert(rows.every((b, i) => i === 0 || rows[i - 1] >= b), `rows not largest first: ${rows.join(', ')}`);
+  const cats = await page.locator('#answers-categories tr.category-row').evaluateAll((rs) => rs.map((r) => Number(r.dataset.bytes)));
+  assert(cats.reduce((a, b) => a + b, 0) === l.bytes, `categories sum to ${cats}, live bytes ${l.bytes}`);
+});
+
+test('a capacity chosen gives the verdict: headroom on a big device, the excess on a small size', async () => {
+  const peak = Number(await page.locator('#answers-peaks tr[data-peak="occupied"]').getAttribute('data-bytes'));
+  await page.locator('#capacity-device').selectOption('TPU v2');
+  const verdict = page.locator('#answers-capacity .capacity-verdict');
+  await verdict.waitFor({ timeout: 5000 });
+  assert((await verdict.getAttribute('data-fits')) === 'true', 'a 12 MB peak does not fit 8 GiB');
+  assert(/headroom/.test(await verdict.textContent()), `verdict "${await verdict.textContent()}"`);
+  await page.locator('#capacity-size').fill('1MiB');
+  await page.locator('#capacity-size').press('Enter');
+  await page.locator('#capacity-size').blur();
+  await page.waitForFunction(() => document.querySelector('#answers-capacity .capacity-verdict')?.dataset.fits === 'false');
+  const text = await verdict.textContent();
+  assert(/exceeds/.test(text), `verdict "${text}" for a ${peak}-byte peak in 1 MiB`);
+  assert(Number(await verdict.getAttribute('data-capacity')) === 1 << 20, '1MiB is not 1,048,576 bytes');
+});
+
+test('a click on the curve chooses the step; the peak buttons move it', async () => {
+  const before = await live();
+  const target = before.step > 3 ? 2 : before.step + 3;
+  await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
+  const at = await page.evaluate((s) => window.__bufscope_step_px(0, s), target);
+  assert(at, `step ${target} is not in view on the curve`);
+  await page.mouse.click(at.x, at.y);
+  await waitStep(target);
+  const after = await live();
+  assert(after.bytes !== before.bytes, `live bytes ${after.bytes} at step ${target} as at the peak`);
+  assert(Number(await page.locator('#answers-step').inputValue()) === target, 'the step box does not show the step clicked');
+  await page.locator('#answers-own-peak').click();
+  await waitStep(before.step);
+  assert((await live()).bytes === before.bytes, 'back at the peak, other live bytes');
+  await page.locator('#answers-step').fill(String(target));
+  await page.locator('#answers-step').press('Enter');
+  await waitStep(target);
+  const next = page.locator('#answers-next-peak');
+  if (await next.isEnabled()) {
+    await next.click();
+    await page.waitForFunction((t) => Number(document.querySelector('#answers .answers-live').dataset.step) > t, target);
+  }
+  await page.locator('#answers-own-peak').click();
+  await waitStep(before.step);
+});
+
+test('the icicle draws, and a click on a frame highlights its values on the diagram', async () => {
+  const frames = page.locator('#answers-icicle .frame');
+  assert((await frames.count()) > 1, `${await frames.count()} frames`);
+  const top = Number(await frames.first().getAttribute('data-bytes'));
+  assert(top === (await live()).bytes, `the top frame holds ${top}, live bytes ${(await live()).bytes}`);
+  // The frame below the top that holds fewer values than the whole: its click dims the rest.
+  const pixels = () => page.evaluate(() => {
+    const c = document.querySelector('canvas.space-canvas[data-color="0"]');
+    return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+  });
+  const before = await pixels();
+  const frame = page.locator('#answers-icicle .frame[data-depth="1"]').first();
+  const frameBytes = Number(await frame.getAttribute('data-bytes'));
+  assert(frameBytes < top, 'the first frame of depth 1 holds everything');
+  await frame.click();
+  await page.waitForFunction(() => Number(document.querySelector('#answers-icicle')?.dataset.highlighted) > 0);
+  await page.waitForTimeout(300);
+  const after = await pixels();
+  let changed = 0;
+  for (let i = 0; i < after.length; i += 4) if (Math.abs(after[i] - before[i]) + Math.abs(after[i + 1] - before[i + 1]) > 30) changed++;
+  assert(changed > 500, `${changed} pixels changed on the diagram after the click`);
+  await page.locator('#icicle-clear').click();
+  await page.waitForFunction(() => document.querySelector('#answers-icicle')?.dataset.highlighted === '0');
+});
+
+test('idle stretches of TPU 000 at step 8 of colour 1: copy-start.1{0} first, as worked out by hand', async () => {
+  const before = consoleErrors.length;
+  await open([TPU], '000_0cb419b3147a3cb6');
+  await page.locator('#answers-space').selectOption('1');
+  await page.locator('#answers-step').fill('8');
+  await page.locator('#answers-step').press('Enter');
+  await waitStep(8);
+  const rows = await page.locator('#answers-idle tr.idle-row').evaluateAll((rs) => rs.map((r) => [r.dataset.name, Number(r.dataset.byteSteps)]));
+  const expected = [['copy-start.1{0}', 16384 * 5], ['multiply_reduce_fusion{1}', 8192 * 4], ['multiply_reduce_fusion{0}', 512 * 3]];
+  assert(JSON.stringify(rows) === JSON.stringify(expected), `idle rows ${JSON.stringify(rows)}`);
+  app.noNewConsoleErrors(before);
+});
+
+test('a screenshot of the panel at 1280×720', async () => {
+  await page.locator('#answers').scrollIntoViewIfNeeded();
+  // Below the sticky tool bar.
+  await page.evaluate(() => {
+    document.querySelector('#answers').scrollIntoView({ block: 'start' });
+    window.scrollBy(0, -(document.querySelector('.toolbar')?.offsetHeight ?? 0));
+  });
+  await page.screenshot({ path: path.join(repo, 'target', 'answers-panel.png') });
+  await page.screenshot({ path: path.join(repo, 'target', 'answers-panel-full.png'), fullPage: true });
+});
+
+test('a dump without Used values says what idle stretches need', async () => {
+  await open([MLP[0], MLP[2]], 'cpu_mlp_train');
+  const msg = await page.locator('#answers-idle .idle-message').textContent();
+  assert(/buffer-assignment-values/.test(msg), `message "${msg}"`);
+  assert((await page.locator('#answers-idle tr.idle-row').count()) === 0, 'idle rows without Used values');
+});
+
+await run(app);
