@@ -24,6 +24,9 @@ async function open(files, name) {
     name,
     { timeout: 20000 },
   );
+  // The panel is closed when a module opens: show it.
+  const toggle = page.locator('#answers .answers-toggle');
+  if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
   await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
 }
 

@@ -130,7 +130,9 @@ impl Ans {
 #[component]
 pub fn Answers(focus: Focus) -> impl IntoView {
     let ans = Ans::new(focus);
-    let open = RwSignal::new(true);
+    // Closed until asked for: a module opens on its diagrams, and nothing is computed for
+    // the answers (of a 94 MB dump: a few hundred ms) until the panel is shown.
+    let open = RwSignal::new(false);
     let shown = focus.shown();
     let options = shown
         .analysis
