@@ -171,9 +171,9 @@ impl Input {
             format!("{name} is not a text file, so it is not an XLA buffer-assignment dump.")
         } else {
             format!(
-                "{name} is not an XLA buffer-assignment dump: none of its lines is a section header such as \
-                 `BufferAssignment:`, `Used values:` or `HloLiveRange (max N):`, {no_oom} (such as \
-                 `BufferAssignment OOM Debugging.` or `Ran out of memory in memory space …`)."
+                "{name} is not an XLA buffer-assignment dump: no line is a section header such as \
+                 `BufferAssignment:` or `HloLiveRange (max N):`, {no_oom} \
+                 (`BufferAssignment OOM Debugging.`, `Ran out of memory in memory space`)."
             )
         }
     }
