@@ -70,13 +70,18 @@ pub(super) fn cancel(st: AppState) {
 
 /// Reports a read (or attempt) that opened no module: the view below stays as it was.
 pub(super) fn report_failure(st: AppState, line: String, errors: Vec<String>) {
+    report_not_opened(st, line, errors, None);
+}
+
+/// The report of a read that opened no module, saying which module stays on screen.
+fn report_not_opened(st: AppState, line: String, errors: Vec<String>, timings: Option<Timings>) {
     let kept = st.view.get_untracked().map(|o| o.what.clone());
     st.report.set(Some(Arc::new(Report {
         line,
         errors,
         kept,
         opened: false,
-        timings: None,
+        timings,
     })));
 }
 
@@ -219,14 +224,7 @@ impl Flow {
         }
         if modules.is_empty() && oom {
             // Only out-of-memory messages: their view is the outcome; the module stays.
-            let kept = st.view.get_untracked().map(|o| o.what.clone());
-            st.report.set(Some(Arc::new(Report {
-                line,
-                errors,
-                kept,
-                opened: false,
-                timings: Some(timings),
-            })));
+            report_not_opened(st, line, errors, Some(timings));
             return;
         }
         if modules.is_empty() {
