@@ -400,27 +400,7 @@ fn clip_front(s: &str, max: usize) -> String {
 /// `text` wrapped at [`WIDTH`] on spaces: the first line after `first`, the rest after
 /// `rest`; made safe for a terminal.
 fn wrap(text: &str, first: &str, rest: &str) -> String {
-    let text = printable(text);
-    let mut out = String::new();
-    let mut line = first.to_string();
-    let mut empty = true;
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        let fits = line.chars().count() + 1 + word.chars().count() <= WIDTH;
-        if !empty && !fits {
-            out.push_str(&line);
-            out.push('\n');
-            line = rest.to_string();
-            empty = true;
-        }
-        if !empty {
-            line.push(' ');
-        }
-        line.push_str(word);
-        empty = false;
-    }
-    out.push_str(&line);
-    out.push('\n');
-    out
+    super::wrap(&printable(text), WIDTH, first, rest)
 }
 
 #[cfg(test)]

@@ -215,6 +215,33 @@ pub(crate) fn align<const N: usize>(rows: &[[String; N]], right: &[bool; N]) -> 
     out
 }
 
+/// `text` cut at spaces into lines of at most `width` characters (a longer word stays
+/// whole), the first after `first`, the others after `rest`, each ending in `\n`; nothing
+/// for a text with no word. The one word wrapper of the summary's text.
+pub(crate) fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut words = 0;
+    for word in text.split_whitespace() {
+        if words > 0 && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            words = 0;
+        }
+        if words > 0 {
+            line.push(' ');
+        }
+        line.push_str(word);
+        words += 1;
+    }
+    if words > 0 {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -147,9 +147,11 @@ pub fn to_text(files: &[OomFile]) -> String {
         out.push('\n');
     }
     if !reports.is_empty() {
-        out.push_str(&wrap(
+        out.push_str(&super::wrap(
             &full_picture(reports.iter().map(|r| r.message.form)),
             96,
+            "",
+            "",
         ));
     }
     out
@@ -163,29 +165,6 @@ pub fn after_table(mut table: String, files: &[OomFile]) -> String {
     }
     table.push_str(&text);
     table
-}
-
-/// `text` cut into lines of at most `width` characters at spaces (a longer word stays
-/// whole), each ending in `\n`.
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
 }
 
 fn form_name(form: OomForm) -> &'static str {
@@ -359,7 +338,7 @@ mod tests {
     #[test]
     fn wrapping_keeps_words_whole_and_lines_short() {
         let text = "a bb ccc dddd `XLA_FLAGS=--xla_dump_to=DIR` e";
-        let w = wrap(text, 8);
+        let w = super::super::wrap(text, 8, "", "");
         assert_eq!(w, "a bb ccc\ndddd\n`XLA_FLAGS=--xla_dump_to=DIR`\ne\n");
         assert_eq!(w.split_whitespace().collect::<Vec<_>>().join(" "), text);
     }
