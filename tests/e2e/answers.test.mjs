@@ -18,12 +18,7 @@ const app = await openBrowser({ viewport: { width: 1280, height: 720 } });
 const { page, consoleErrors } = app;
 
 async function open(files, name) {
-  await page.locator('#file-input').setInputFiles(files);
-  await page.waitForFunction(
-    (name) => [...document.querySelectorAll('.module .module-name')].some((e) => e.textContent === name),
-    name,
-    { timeout: 20000 },
-  );
+  await app.pickModule(files, name);
   // The panel is closed when a module opens: show it.
   const toggle = page.locator('#answers .answers-toggle');
   if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();

@@ -133,6 +133,16 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
       await page.locator('#file-input').setInputFiles(files);
     },
 
+    /** Picks files with the file input and waits until the module called `name` is on screen. */
+    async pickModule(files, name) {
+      await page.locator('#file-input').setInputFiles(files);
+      await page.waitForFunction(
+        (name) => [...document.querySelectorAll('.module .module-name')].some((e) => e.textContent === name),
+        name,
+        { timeout: 20000 },
+      );
+    },
+
     /** Waits until the report of the last read says it read `name` (a file name or "N files"). */
     async waitForOutcome(name, timeout = 20000) {
       await page.waitForFunction(

@@ -119,12 +119,7 @@ const sameSet = (a, b) => a.length === b.length && [...a].sort().join('\n') === 
 
 /** Picks files with the file input and waits for the module called `name` to be on screen. */
 async function open(files, name) {
-  await page.locator('#file-input').setInputFiles(files);
-  await page.waitForFunction(
-    (name) => [...document.querySelectorAll('.module .module-name')].some((e) => e.textContent === name),
-    name,
-    { timeout: 20000 },
-  );
+  await app.pickModule(files, name);
   await page.locator('#peak-table').waitFor({ timeout: 5000 });
 }
 
