@@ -168,7 +168,6 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
     }
 }
 
-/// A size in bytes, or `None` when `t` is not one.
 /// The peak against a capacity.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {

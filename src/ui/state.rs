@@ -5,9 +5,11 @@
 //! module also share [`Shared`] (tooltip position, the diagram keys go to, the keys
 //! overlay).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bufscope::analysis::Analysis;
+use bufscope::answers::capacity::Capacity;
 use bufscope::model::{InstrId, Module};
 use leptos::prelude::*;
 
@@ -40,6 +42,20 @@ pub struct Focus {
     /// space answers it. Bumped (with a new counter) so that the same value can be asked
     /// for twice.
     pub reveal: RwSignal<Option<(u32, u64)>>,
+    /// The capacity chosen for each memory space (by colour): the answers panel sets it,
+    /// the space's curve draws it as a line.
+    pub capacity: RwSignal<Arc<BTreeMap<u32, Capacity>>>,
+    /// The values the live-set table is limited to (an icicle frame's), with what they are.
+    pub subset: RwSignal<Option<Subset>>,
+}
+
+/// A named set of values the tables are limited to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subset {
+    /// What the values are, as the table's filter chip says it (an op_name path).
+    pub label: String,
+    /// The values, sorted, without repeats.
+    pub values: Arc<Vec<u32>>,
 }
 
 impl Focus {
@@ -54,6 +70,8 @@ impl Focus {
             matches: RwSignal::new(Arc::new(Vec::new())),
             match_index: RwSignal::new(0),
             reveal: RwSignal::new(None),
+            capacity: RwSignal::new(Arc::new(BTreeMap::new())),
+            subset: RwSignal::new(None),
         }
     }
 
