@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod answers;
 pub mod diff;
 pub mod model;
+pub mod op_path;
 pub mod parse;
 pub mod pipeline;
 pub mod query;

@@ -6,12 +6,12 @@
 //! (`value_bytes`). Values with no op_name or no source are one group like any other, sorted
 //! by size.
 //!
-//! **Folding numbered repeats.** With `fold`, siblings whose segments differ only in their
-//! numbers are one node: a segment's key is the segment with every run of ASCII digits
-//! replaced by `#` (`decoder_layer_0096` → `decoder_layer_#`, `3` → `#`,
-//! `dot_general.1234` → `dot_general.#`). Merged siblings merge their subtrees; the node's
-//! `repeats` counts the distinct segments merged (`×500`), and its label is the key when
-//! there are several, the segment itself when there is one.
+//! **Folding numbered repeats.** Paths are split into segments by [`op_path::segments`].
+//! With `fold`, siblings whose segments differ only in their numbered repeats are one node:
+//! a segment's key is [`op_path::fold_segment`] of it (`decoder_layer_0096` →
+//! `decoder_layer_#`, `3` → `#`, `dot_general.1234` → `dot_general.#`). Merged siblings
+//! merge their subtrees; the node's `repeats` counts the distinct segments merged (`×500`),
+//! and its label is the key when there are several, the segment itself when there is one.
 
 use std::borrow::Cow;
 
@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::answers::LiveSet;
 use crate::model::{Module, Str};
+use crate::op_path;
 
 /// Label of the group of values whose instruction has no op_name.
 pub const NO_OP_NAME: &str = "(no op_name)";
@@ -81,11 +82,11 @@ pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
         let segments: Vec<&str> = if text.is_empty() {
             vec![NO_OP_NAME]
         } else {
-            text.split('/').collect()
+            op_path::segments(text)
         };
         for seg in segments {
             let key = if fold {
-                fold_key(seg)
+                op_path::fold_segment(seg)
             } else {
                 Cow::Borrowed(seg)
             };
@@ -96,27 +97,6 @@ pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
         node.values.extend(values);
     }
     root.finish("")
-}
-
-/// `segment` with every run of ASCII digits replaced by `#`.
-pub fn fold_key(segment: &str) -> Cow<'_, str> {
-    if !segment.bytes().any(|b| b.is_ascii_digit()) {
-        return Cow::Borrowed(segment);
-    }
-    let mut out = String::with_capacity(segment.len());
-    let mut in_digits = false;
-    for c in segment.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('#');
-            }
-            in_digits = true;
-        } else {
-            out.push(c);
-            in_digits = false;
-        }
-    }
-    Cow::Owned(out)
 }
 
 #[derive(Default)]
@@ -281,16 +261,6 @@ pub fn percent(part: u64, whole: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fold_keys() {
-        assert_eq!(fold_key("decoder_layer_0096"), "decoder_layer_#");
-        assert_eq!(fold_key("3"), "#");
-        assert_eq!(fold_key("dot_general.1234"), "dot_general.#");
-        assert_eq!(fold_key("jvp(mlp)"), "jvp(mlp)");
-        assert_eq!(fold_key("a1b22c"), "a#b#c");
-        assert_eq!(fold_key(""), "");
-    }
 
     #[test]
     fn percentages() {

@@ -111,7 +111,7 @@ test('(c) a GPU message typed into the paste box: rows, verdict, layers folded b
   // layers_10 and layers_11 fold into one op_name group whose size is their sum.
   const layers = [...GPU_LOG.split('retrying')[0].matchAll(/Size: (\S+)\n.*Operator: op_name="[^"]*layers_\d+/g)].map((m) => bytesOf(m[1]));
   assert(layers.length === 2, `${layers.length} layer buffers in the fixture`);
-  const group = page.locator('.oom-message').first().locator('.oom-grouping').first().locator('.oom-group', { hasText: 'layers_*' });
+  const group = page.locator('.oom-message').first().locator('.oom-grouping').first().locator('.oom-group', { hasText: 'layers_#' });
   const groupText = await group.textContent();
   assert(groupText.includes(human(layers[0] + layers[1])) && groupText.includes('2 layers folded'), `group "${groupText}"`);
   // Coverage of `total allocation`.

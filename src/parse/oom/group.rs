@@ -1,8 +1,10 @@
-//! The listed buffers of one message grouped by op_name (numbered layers folded: `h/0/attn`
-//! and `h/1/attn` are `h/*/attn`, `layers_2` and `layers_1` are `layers_*`) or by source
+//! The listed buffers of one message grouped by op_name (numbered repeats folded by
+//! [`fold_path`]: `h/0/attn` and `h/1/attn` are `h/#/attn`, `layers_2` and `layers_1` are
+//! `layers_#`) or by source
 //! `file:line`, sizes added; and how much of a reported total the listed buffers cover.
 
 use super::model::{ByteSize, OomBuffer, OomMessage};
+use crate::op_path::fold_path;
 use serde::Serialize;
 
 /// Buffers that share a key.
@@ -28,7 +30,7 @@ pub struct OomGroup {
 pub fn group_by_op_name(buffers: &[OomBuffer]) -> Vec<OomGroup> {
     group(buffers, |b| {
         let name = b.operator.as_ref()?.op_name.as_ref()?;
-        Some((fold_layers(name), name.clone()))
+        Some((fold_path(name), name.clone()))
     })
 }
 
@@ -103,44 +105,6 @@ fn group(
     groups
 }
 
-/// The op_name with numbered layers folded: a path component that is a number becomes `*`,
-/// one ending in `_N` ends in `_*`. Several names joined by `;` fold one by one; nothing
-/// inside brackets or parentheses is touched.
-pub fn fold_layers(op_name: &str) -> String {
-    let mut out = String::with_capacity(op_name.len());
-    let mut depth = 0i32;
-    let mut component = String::new();
-    for c in op_name.chars() {
-        match c {
-            '[' | '(' | '{' => depth += 1,
-            ']' | ')' | '}' => depth -= 1,
-            _ => {}
-        }
-        if depth <= 0 && (c == '/' || c == ';') {
-            out.push_str(&fold_component(&component));
-            out.push(c);
-            component.clear();
-        } else {
-            component.push(c);
-        }
-    }
-    out.push_str(&fold_component(&component));
-    out
-}
-
-fn fold_component(c: &str) -> String {
-    if !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()) {
-        return "*".to_string();
-    }
-    if let Some(us) = c.rfind('_') {
-        let (head, digits) = (&c[..us], &c[us + 1..]);
-        if !head.is_empty() && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            return format!("{head}_*");
-        }
-    }
-    c.to_string()
-}
-
 /// How much of a reported total the listed buffers cover.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Coverage {
@@ -174,22 +138,4 @@ pub fn coverage(m: &OomMessage, total: &ByteSize) -> Option<Coverage> {
         total: total.clone(),
         fraction: listed as f64 / total.bytes as f64,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn folding() {
-        assert_eq!(
-            fold_layers("jit(f)/model/h/0/attn/dot_general[a=(1, 2)]"),
-            "jit(f)/model/h/*/attn/dot_general[a=(1, 2)]"
-        );
-        assert_eq!(
-            fold_layers("enc/layers_12/mlp;enc/layers_3/mlp"),
-            "enc/layers_*/mlp;enc/layers_*/mlp"
-        );
-        assert_eq!(fold_layers("a/conv_1x1/b_/c[x/1]"), "a/conv_1x1/b_/c[x/1]");
-    }
 }

@@ -18,7 +18,7 @@ mod model;
 mod size;
 mod tpu;
 
-pub use group::{coverage, fold_layers, group_by_op_name, group_by_source, Coverage, OomGroup};
+pub use group::{coverage, group_by_op_name, group_by_source, Coverage, OomGroup};
 pub use model::{
     ByteSize, Capacity, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator, Percent, Stat,
     StatSection,
