@@ -17,6 +17,7 @@
 
 mod canvas;
 mod diagram;
+mod example;
 mod fmt;
 mod load;
 mod oom;
@@ -242,6 +243,7 @@ fn intake_view(st: AppState) -> impl IntoView {
                         prop:webkitdirectory=true on:change=on_pick />
                 </label>
             </div>
+            {example::example_view(st)}
             {oom::paste_target(st)}
             <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
         </section>
