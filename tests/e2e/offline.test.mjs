@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TPU, assert, ink, open, repo, run, test } from './harness.mjs';
+import { TPU, artifacts, assert, ink, open, repo, run, test } from './harness.mjs';
 
 const EXAMPLE_MODULE = 'tpu_reference_attention';
 
@@ -165,6 +165,21 @@ test("bufscope.html's Content-Security-Policy forbids connections", async () => 
   assert(seen.violations.includes('connect-src'), `no connect-src violation: ${JSON.stringify(seen)}`);
   // The console error of that refusal is the one this test asked for.
   app.consoleErrors.length = 0;
+});
+
+test('bufscope.html in a browser that cannot unpack the app says why in words', async () => {
+  // A page of its own, whose console this file's checks do not watch: the error it logs
+  // is the one asked for.
+  const other = await app.context.newPage();
+  await other.addInitScript(() => { delete window.DecompressionStream; });
+  await other.goto(pathToFileURL(path.join(site, 'bufscope.html')).href, { waitUntil: 'load' });
+  const error = other.locator('.boot-error');
+  await error.waitFor({ timeout: 10000 });
+  const text = await error.innerText();
+  assert(text.includes('could not start') && text.includes('DecompressionStream'), `the message: "${text}"`);
+  assert((await other.locator('#file-input').count()) === 0, 'the app started anyway');
+  await other.screenshot({ path: path.join(artifacts, 'offline-06-cannot-start.png') });
+  await other.close();
 });
 
 await run(app);
