@@ -56,7 +56,7 @@ for (const f of cached) {
   const bytes = f === 'index.html' ? index.replace(BOOT, (m) => m.replace(/ data-sw="[^"]*"/, '')) : read(f);
   version.update(`${f}\0`).update(bytes);
 }
-let sw = readFileSync(path.join(here, 'sw.js'), 'utf8');
+const sw = readFileSync(path.join(here, 'sw.js'), 'utf8');
 const filled = sw
   .replace(/^const VERSION = .*;$/m, () => `const VERSION = '${version.digest('hex').slice(0, 16)}';`)
   .replace(/^const FILES = .*;$/m, () => `const FILES = ${JSON.stringify(cached)};`);
