@@ -10,13 +10,15 @@
 //! could not be read) and the last good view (the modules of the last read that produced
 //! any). A read that produces no module (not a dump, empty, binary, cancelled) changes only
 //! the report, so the module read before stays open below it; a read that produces modules
-//! replaces both. Nothing leaves the machine: no request is made after the page has loaded.
+//! replaces both. Nothing leaves the machine: after the page has loaded, the only request is
+//! for the example, when asked for ([`example`]).
 //!
 //! Pasted text (the intake's paste box, or Ctrl+V anywhere outside a text field) is read as
 //! XLA out-of-memory messages, shown by [`oom`] between the report and the module.
 
 mod canvas;
 mod diagram;
+mod example;
 mod fmt;
 mod load;
 mod oom;
@@ -242,6 +244,7 @@ fn intake_view(st: AppState) -> impl IntoView {
                         prop:webkitdirectory=true on:change=on_pick />
                 </label>
             </div>
+            {example::example_view(st)}
             {oom::paste_target(st)}
             <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
         </section>

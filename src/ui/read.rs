@@ -483,7 +483,8 @@ impl Slice {
     }
 }
 
-fn js_error(e: JsValue) -> String {
+/// A JavaScript error (or any thrown value) in words.
+pub(super) fn js_error(e: JsValue) -> String {
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
         return String::from(err.message());
     }
