@@ -12,10 +12,11 @@
 //!
 //! Files by job: `kind.rs` (what a value is, and its colour), `paint.rs` (drawing
 //! primitives), `frame.rs` (title row, legend, axes), `curve.rs` (the occupied-bytes curve
-//! and the peak), `capacity.rs` (a capacity line on the curve), `blocks.rs` (allocation
-//! bands and value blocks), `page.rs` (the whole module as one SVG), `text.rs` (clipping
-//! and XML-safe text); `geometry.rs`, `index.rs`, `levels.rs`, `coverage.rs`, `marks.rs`,
-//! `raster.rs` and `ticks.rs` as ARCHITECTURE.md says.
+//! and the peak), `capacity.rs` (a capacity line on the curve), `idle.rs` (a value's idle
+//! stretches), `blocks.rs` (allocation bands and value blocks), `page.rs` (the whole module
+//! as one SVG), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
+//! `levels.rs`, `coverage.rs`, `marks.rs`, `raster.rs` and `ticks.rs` as ARCHITECTURE.md
+//! says.
 
 mod blocks;
 mod capacity;
@@ -23,6 +24,7 @@ mod coverage;
 mod curve;
 mod frame;
 mod geometry;
+mod idle;
 mod index;
 pub mod interaction;
 mod kind;

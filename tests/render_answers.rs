@@ -1,12 +1,18 @@
-//! `bufscope render --capacity`: the SVG parses, the capacity line is at the row of its bytes
-//! on each curve, the part of the curve over it is shaded exactly when the peak exceeds it,
-//! and the verdict is written at the peak. The figures of TPU dump 000 (peaks of 65,536,
+//! The answers drawn: `bufscope render --capacity` (the SVG parses, the capacity line is at
+//! the row of its bytes on each curve, the part of the curve over it is shaded exactly when
+//! the peak exceeds it, the verdict is written at the peak), and the selected value's idle
+//! stretch and uses among the marks. The figures of TPU dump 000 (peaks of 65,536,
 //! 41,472 and 4 bytes in colours 0, 1 and 2) are those of `bufscope summary --json`,
 //! checked by hand in `tests/answers.rs`.
 
 use std::process::{Command, Output};
 
-use bufscope::render::{panel_height, Layout, Style};
+use bufscope::analysis::analyze;
+use bufscope::answers::idle::{value_uses, ScheduleIndex};
+use bufscope::render::{
+    draw_marks, panel_height, Layout, Mapping, Marks, SpaceIndex, Style, Viewport,
+};
+use plotters::prelude::{IntoDrawingArea, SVGBackend};
 
 const TPU_000: &str = "tests/fixtures/tpu/000_0cb419b3147a3cb6.txt";
 const WIDTH: u32 = 1200;
@@ -165,4 +171,87 @@ fn a_capacity_it_cannot_read_exits_2() {
         assert!(err.contains("--capacity"), "{bad}: {err}");
         assert!(out.stdout.is_empty(), "{bad}: wrote an SVG");
     }
+}
+
+/// The marks of `value` of TPU 000 selected, with its idle stretches and uses, drawn alone
+/// on a 1000 × 600 SVG; and the pixel mapping of its diagram.
+fn idle_marks(name: &str, with_idle: bool) -> (String, Mapping) {
+    let bytes = std::fs::read(TPU_000).expect("the TPU 000 fixture");
+    let m = bufscope::load_files(vec![("000.txt", &bytes[..])])
+        .modules
+        .remove(0);
+    let a = analyze(&m);
+    let value = (0..m.values.len() as u32)
+        .find(|&i| m.value_name(&m.values[i as usize]) == name)
+        .unwrap();
+    let space = a.space(1).unwrap();
+    let u = value_uses(&m, &ScheduleIndex::new(&m), value).unwrap();
+    let steps: Vec<u32> = u.uses.iter().filter_map(|u| u.step).collect();
+    let index = SpaceIndex::new(&m, &a, space);
+    let view = Viewport::full(&a, space);
+    let style = Style::default();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 600)).into_drawing_area();
+        let marks = Marks {
+            selected: Some(value),
+            idle: if with_idle { &u.stretches } else { &[] },
+            uses: if with_idle { &steps } else { &[] },
+            ..Marks::default()
+        };
+        draw_marks(&root, &index, &view, &style, &marks).unwrap();
+        root.present().unwrap();
+    }
+    let map = Mapping::new(view, Layout::new((1000, 600), style.font_size).diagram);
+    (svg, map)
+}
+
+/// The x of each point of each `<polyline>` (the hatch lines).
+fn polyline_xs(svg: &str) -> Vec<Vec<i32>> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .map(|n| {
+            n.attribute("points")
+                .unwrap_or("")
+                .split_whitespace()
+                .filter_map(|p| p.split(',').next()?.parse().ok())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_selected_values_idle_stretch_is_hatched_and_its_uses_ticked() {
+    // copy-start.1{0} (colour 1): live 6-13, used at steps 12 (copy-done.1) and 13 (fusion),
+    // so idle at steps 7-11 (tests/answers.rs, by hand).
+    let (svg, map) = idle_marks("copy-start.1{0}", true);
+    let col = |step: f64| map.x_px(step).round() as i32;
+    let (idle_x0, idle_x1) = (col(7.0), col(12.0));
+    let lines = polyline_xs(&svg);
+    assert!(lines.len() > 5, "{} hatch lines", lines.len());
+    for xs in &lines {
+        assert!(
+            xs.iter().all(|&x| idle_x0 <= x && x <= idle_x1),
+            "a hatch line {xs:?} outside steps 7-11 ({idle_x0}..{idle_x1})"
+        );
+    }
+    // The faded part starts at step 7 and ends before step 12.
+    let (faded, _) = read(&svg, "#FFFFFF");
+    assert!(
+        faded.iter().any(|r| r.0 == idle_x0 && r.0 + r.2 == idle_x1),
+        "no faded stretch {idle_x0}..{idle_x1} in {faded:?}"
+    );
+    // A tick two pixels wide at the middle of steps 12 and 13.
+    let (ticks, _) = read(&svg, &hex(Style::default().text));
+    for step in [12.5, 13.5] {
+        let x = map.x_px(step).round() as i32 - 1;
+        assert!(
+            ticks.iter().any(|r| r.0 == x && r.2 == 2),
+            "no tick at step {step} (x {x}) in {ticks:?}"
+        );
+    }
+    // Selected without its stretches: no hatching.
+    let (svg, _) = idle_marks("copy-start.1{0}", false);
+    assert!(polyline_xs(&svg).is_empty());
 }
