@@ -24,6 +24,7 @@ mod panels;
 mod read;
 mod state;
 mod tasks;
+mod uses;
 mod workspace;
 
 use std::sync::Arc;

@@ -9,6 +9,9 @@
 //! * `window.__bufscope_step_px(color, step)` is `{x, y}`, a point of the curve panel at
 //!   that step (the middle of its height) in CSS pixels of the viewport, or `null` when the
 //!   step is not in view.
+//! * `window.__bufscope_bytes_px(color, bytes)` is `{x, y}`: `y` the row of that many bytes
+//!   on the curve as drawn now (with the capacity line's range, when one is drawn), `x` the
+//!   curve's left edge, in CSS pixels of the viewport; `null` when there is no such space.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it.
 
@@ -27,7 +30,7 @@ pub(super) fn record_frame(_ms: f64) {}
 mod on {
     use std::cell::Cell;
 
-    use bufscope::render::{Mapping, PxRect};
+    use bufscope::render::{curve_mapping, Mapping, PxRect};
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
@@ -66,6 +69,16 @@ mod on {
                 point(at.flatten())
             });
         let _ = js_sys::Reflect::set(&window, &"__bufscope_step_px".into(), hook.as_ref());
+        hook.forget();
+        let hook =
+            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|color: JsValue, bytes: JsValue| {
+                let (Some(color), Some(bytes)) = (color.as_f64(), bytes.as_f64()) else {
+                    return JsValue::NULL;
+                };
+                let at = with_diagram(Some(color as u32), |d| bytes_point(d, bytes));
+                point(at.flatten())
+            });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_bytes_px".into(), hook.as_ref());
         hook.forget();
     }
 
@@ -111,6 +124,16 @@ mod on {
             return None;
         }
         Some(to_viewport(d, (x, f64::from(c.y0 + c.y1) / 2.0)))
+    }
+
+    /// The curve's left edge at the row of `bytes`, as the curve is drawn now.
+    fn bytes_point(d: &Diagram, bytes: f64) -> Option<(f64, f64)> {
+        let space = d.space()?;
+        let st = d.st.borrow();
+        let c = st.layout.curve;
+        let capacity = st.style.capacity.as_ref().map(|c| c.bytes);
+        let cm = curve_mapping(space, &st.view, c, capacity);
+        Some(to_viewport(d, (f64::from(c.x0), cm.y_px(bytes))))
     }
 
     /// The centre of `name`'s visible block in CSS pixels of the viewport.
