@@ -60,25 +60,27 @@ mod on {
         let _ = js_sys::Reflect::set(&window, &"__bufscope_block_px".into(), hook.as_ref());
         // Lives as long as the page.
         hook.forget();
-        let hook =
-            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|color: JsValue, step: JsValue| {
-                let (Some(color), Some(step)) = (color.as_f64(), step.as_f64()) else {
+        numeric_hook(&window, "__bufscope_step_px", step_point);
+        numeric_hook(&window, "__bufscope_bytes_px", bytes_point);
+    }
+
+    /// Installs `window[name](color, number)`: `{x, y}` of `at` for the diagram of that
+    /// colour, or `null`.
+    fn numeric_hook(
+        window: &web_sys::Window,
+        name: &str,
+        at: fn(&Diagram, f64) -> Option<(f64, f64)>,
+    ) {
+        let hook = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(
+            move |color: JsValue, n: JsValue| {
+                let (Some(color), Some(n)) = (color.as_f64(), n.as_f64()) else {
                     return JsValue::NULL;
                 };
-                let at = with_diagram(Some(color as u32), |d| step_point(d, step));
-                point(at.flatten())
-            });
-        let _ = js_sys::Reflect::set(&window, &"__bufscope_step_px".into(), hook.as_ref());
-        hook.forget();
-        let hook =
-            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|color: JsValue, bytes: JsValue| {
-                let (Some(color), Some(bytes)) = (color.as_f64(), bytes.as_f64()) else {
-                    return JsValue::NULL;
-                };
-                let at = with_diagram(Some(color as u32), |d| bytes_point(d, bytes));
-                point(at.flatten())
-            });
-        let _ = js_sys::Reflect::set(&window, &"__bufscope_bytes_px".into(), hook.as_ref());
+                point(with_diagram(Some(color as u32), |d| at(d, n)).flatten())
+            },
+        );
+        let _ = js_sys::Reflect::set(window, &name.into(), hook.as_ref());
+        // Lives as long as the page.
         hook.forget();
     }
 
