@@ -107,15 +107,19 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let r = layout.curve;
         let muted = self.style.muted;
         let peak_y = cm.y_px(space.peak_bytes as f64).round() as i32;
-        self.tick_left(r.x0, peak_y)?;
-        let peak = human_bytes(space.peak_bytes);
-        self.text(
-            &peak,
-            (r.x0 - 7, peak_y),
-            0.92,
-            muted,
-            (HPos::Right, VPos::Center),
-        )?;
+        // A peak far under a capacity drawn sits on the zero line: "0" says enough there.
+        let row = (self.style.font_size * 1.1).round() as i32;
+        if self.style.capacity.is_none() || r.y1 - peak_y >= row {
+            self.tick_left(r.x0, peak_y)?;
+            let peak = human_bytes(space.peak_bytes);
+            self.text(
+                &peak,
+                (r.x0 - 7, peak_y),
+                0.92,
+                muted,
+                (HPos::Right, VPos::Center),
+            )?;
+        }
         self.text(
             "0",
             (r.x0 - 7, r.y1 - 1),
