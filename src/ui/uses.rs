@@ -44,26 +44,33 @@ fn with_cache<R>(shown: &Arc<Shown>, f: impl FnOnce(&mut Cache) -> R) -> R {
 /// `value`'s uses and idle stretches in `shown`'s module; `None` when the dump has no
 /// `Used values` entry for it (see [`needs_values`]).
 pub fn value_uses(shown: &Arc<Shown>, value: u32) -> Option<Arc<ValueUses>> {
-    let m = &shown.module;
-    if value as usize >= m.values.len() {
+    if value as usize >= shown.module.values.len() {
         return None;
     }
-    with_cache(shown, |c| {
+    let known = with_cache(shown, |c| {
         if !c.has_uses {
-            return None;
+            return Some(None);
         }
-        if let Some((v, uses)) = &c.last {
-            if *v == value {
-                return uses.clone();
-            }
-        }
-        let index = c
-            .index
-            .get_or_insert_with(|| Arc::new(ScheduleIndex::new(m)))
-            .clone();
-        let uses = idle::value_uses(m, &index, value).map(Arc::new);
-        c.last = Some((value, uses.clone()));
-        uses
+        c.last
+            .as_ref()
+            .filter(|(v, _)| *v == value)
+            .map(|(_, uses)| uses.clone())
+    });
+    if let Some(uses) = known {
+        return uses;
+    }
+    let index = schedule_index(shown);
+    let uses = idle::value_uses(&shown.module, &index, value).map(Arc::new);
+    with_cache(shown, |c| c.last = Some((value, uses.clone())));
+    uses
+}
+
+/// The module's schedule index, built on the first call for that module.
+pub fn schedule_index(shown: &Arc<Shown>) -> Arc<ScheduleIndex> {
+    with_cache(shown, |c| {
+        c.index
+            .get_or_insert_with(|| Arc::new(ScheduleIndex::new(&shown.module)))
+            .clone()
     })
 }
 
