@@ -119,6 +119,19 @@ test('the capacity chosen is a line at its bytes on the curve, the excess shaded
   assert((await page.locator('#capacity-size').inputValue()) === '', 'the typed size stayed beside a device');
   await canvas(0).screenshot({ path: shot('2-v5e') });
 
+  // On a dark page: the same line and shade in the dark palette (a screenshot to look at).
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.locator('#capacity-size').fill('48KiB');
+  await page.locator('#capacity-size').press('Enter');
+  await page.locator('#capacity-size').blur();
+  await page.waitForFunction(() => document.querySelector('#answers-capacity .capacity-verdict')?.dataset.fits === 'false');
+  await frame();
+  await frame();
+  await canvas(0).screenshot({ path: shot('2-dark') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.locator('#capacity-device').selectOption('TPU v5e');
+  await page.waitForFunction(() => document.querySelector('#answers-capacity .capacity-verdict')?.dataset.fits === 'true');
+
   // Each space keeps its own choice: colour 1 has none, colour 0 still has the device.
   await chooseSpace(1);
   assert((await page.locator('#capacity-device').inputValue()) === '', 'colour 1 shows colour 0\'s device');
