@@ -17,17 +17,21 @@ use crate::answers::LiveSet;
 use crate::model::{Module, Value};
 
 /// Instruction name → its step in the flattened schedule (the first, if listed twice).
-pub struct ScheduleIndex<'m> {
-    steps: HashMap<&'m str, u32>,
+/// Owned, so that a view builds it once per module.
+pub struct ScheduleIndex {
+    steps: HashMap<String, u32>,
 }
 
-impl<'m> ScheduleIndex<'m> {
-    pub fn new(module: &'m Module) -> ScheduleIndex<'m> {
+impl ScheduleIndex {
+    pub fn new(module: &Module) -> ScheduleIndex {
         let mut steps = HashMap::new();
         if let Some(s) = &module.schedule {
             for (step, &id) in s.sequence.iter().enumerate() {
                 if let Some(i) = module.instructions.get(id as usize) {
-                    steps.entry(module.str(i.name)).or_insert(step as u32);
+                    let name = module.str(i.name);
+                    if !steps.contains_key(name) {
+                        steps.insert(name.to_string(), step as u32);
+                    }
                 }
             }
         }

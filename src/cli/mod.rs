@@ -93,6 +93,10 @@ struct RenderArgs {
     /// Width of the drawing in pixels
     #[arg(long, value_name = "PX", default_value_t = 1400)]
     width: u32,
+    /// Draw this capacity on each memory space's curve (a line, the part over it shaded,
+    /// the verdict at the peak): a size (16GiB, 40GB, 40e9) or a device (v5e, "TPU v4")
+    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
+    capacity: Option<Capacity>,
 }
 
 /// Writes a bigger, valid dump for scale tests
@@ -173,7 +177,11 @@ fn render(args: RenderArgs) -> CmdResult {
     let loaded = input::open(&args.paths)?;
     let shown = input::pick_module(&loaded, args.module.as_deref())?;
     let (module, analysis) = (&shown.module, &shown.analysis);
-    let svg = render::render_svg(module, analysis, args.width);
+    let style = render::Style {
+        capacity: args.capacity,
+        ..render::Style::default()
+    };
+    let svg = render::render_svg_styled(module, analysis, args.width, &style);
     let out = &args.svg;
     if out.as_os_str() == "-" {
         return write_stdout(svg.as_bytes());
@@ -256,6 +264,8 @@ mod tests {
             &["summary", "--nope", "x"][..],
             &["render", "x", "--svg"],
             &["render", "x", "--svg", "o.svg", "--width", "x"],
+            &["render", "x", "--svg", "o.svg", "--capacity", "a100"],
+            &["render", "x", "--svg", "o.svg", "--capacity", "12 parsecs"],
             &["generate", "src", "--size", "12 parsecs", "--out", "o"],
         ] {
             let e = parse(wrong).err().unwrap_or_else(|| panic!("{wrong:?} parsed"));

@@ -1,5 +1,5 @@
-//! Parsing of `bufscope summary`'s `--capacity`: a size or a device name, and on a name that
-//! fits no device, the close names in the error.
+//! Parsing of the `--capacity` of `bufscope summary` and `bufscope render`: a size or a device
+//! name, and on a name that fits no device, the close names in the error.
 
 use bufscope::answers::capacity::{parse_capacity, Capacity, DEVICES};
 

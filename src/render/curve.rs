@@ -1,6 +1,8 @@
 //! The occupied-bytes curve above the diagram (one point per pixel column, scaled to the
-//! space's peak) and the peak: a line at its step through curve and diagram, with a label.
+//! space's peak, or to the capacity when one is drawn above it) and the peak: a line at its
+//! step through curve and diagram, with a label. The capacity line itself is `capacity.rs`.
 
+use super::capacity::bytes_row;
 use super::geometry::{Layout, Mapping, PxRect, Viewport};
 use super::{DrawResult, Painter};
 use crate::analysis::{Analysis, Space};
@@ -8,10 +10,15 @@ use crate::units::{group_digits, human_bytes};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-/// The curve's mapping: the steps in view, bytes from 0 to a third above the peak (room
-/// for the peak's label).
-pub(super) fn curve_mapping(space: &Space, view: &Viewport, rect: PxRect) -> Mapping {
-    let top = space.peak_bytes.max(1) as f64 * 1.35;
+/// The curve's mapping: the steps in view, bytes from 0 to a third above the peak, or
+/// above `capacity` when that is higher (room for the labels).
+pub fn curve_mapping(
+    space: &Space,
+    view: &Viewport,
+    rect: PxRect,
+    capacity: Option<u64>,
+) -> Mapping {
+    let top = space.peak_bytes.max(capacity.unwrap_or(0)).max(1) as f64 * 1.35;
     Mapping::new(
         Viewport {
             y0: 0.0,
@@ -66,20 +73,31 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         if r.is_empty() {
             return Ok(());
         }
-        let cm = curve_mapping(space, view, r);
+        let capacity = self.style.capacity.as_ref();
+        let cm = curve_mapping(space, view, r, capacity.map(|c| c.bytes));
         let steps = space.curve.len().min(analysis.steps as usize);
-        for piece in curve_pieces(space, &cm, r, steps) {
+        let pieces = curve_pieces(space, &cm, r, steps);
+        for piece in &pieces {
             let (Some(first), Some(last)) = (piece.first().copied(), piece.last().copied()) else {
                 continue;
             };
             let mut area = Vec::with_capacity(piece.len() + 2);
             area.push((first.0, r.y1));
-            area.extend_from_slice(&piece);
+            area.extend_from_slice(piece);
             area.push((last.0, r.y1));
             self.area
                 .draw(&Polygon::new(area, self.style.curve.mix(0.22).filled()))?;
+        }
+        if let Some(c) = capacity {
+            self.over_capacity(&pieces, bytes_row(&cm, r, c.bytes))?;
+        }
+        for piece in pieces {
             self.area
                 .draw(&PathElement::new(piece, self.style.curve.stroke_width(1)))?;
+        }
+        if let Some(c) = capacity {
+            let map = Mapping::new(*view, layout.diagram);
+            self.capacity_line(layout, &map, &cm, space, c)?;
         }
         self.curve_labels(layout, &cm, space)
     }
@@ -89,15 +107,19 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let r = layout.curve;
         let muted = self.style.muted;
         let peak_y = cm.y_px(space.peak_bytes as f64).round() as i32;
-        self.tick_left(r.x0, peak_y)?;
-        let peak = human_bytes(space.peak_bytes);
-        self.text(
-            &peak,
-            (r.x0 - 7, peak_y),
-            0.92,
-            muted,
-            (HPos::Right, VPos::Center),
-        )?;
+        // A peak far under a capacity drawn sits on the zero line: "0" says enough there.
+        let row = (self.style.font_size * 1.1).round() as i32;
+        if self.style.capacity.is_none() || r.y1 - peak_y >= row {
+            self.tick_left(r.x0, peak_y)?;
+            let peak = human_bytes(space.peak_bytes);
+            self.text(
+                &peak,
+                (r.x0 - 7, peak_y),
+                0.92,
+                muted,
+                (HPos::Right, VPos::Center),
+            )?;
+        }
         self.text(
             "0",
             (r.x0 - 7, r.y1 - 1),

@@ -1,6 +1,6 @@
 //! Marks drawn over a finished diagram: the blocks of the highlighted instruction, the
 //! search matches (the rest dimmed, the current match strongest), the hovered and the
-//! selected value, and the time cursor. A view that redraws often keeps the diagram as a
+//! selected value (with its idle stretches and uses, `idle.rs`), and the time cursor. A view that redraws often keeps the diagram as a
 //! picture and draws only these over it when they change.
 //!
 //! Outlines go around a block, outside it, so that a block one pixel wide still shows; like
@@ -18,6 +18,7 @@ use super::index::SpaceIndex;
 use super::kind::{border_color, kind_color};
 use super::{DrawResult, Painter, Style};
 use crate::analysis::{Analysis, Space};
+use crate::answers::idle::Stretch;
 use crate::model::InstrId;
 use crate::units::{group_digits, human_bytes};
 
@@ -33,6 +34,10 @@ pub struct Marks<'a> {
     pub current: Option<u32>,
     pub hovered: Option<u32>,
     pub selected: Option<u32>,
+    /// The selected value's idle stretches: that part of its block faded and hatched.
+    pub idle: &'a [Stretch],
+    /// The steps of the selected value's uses: ticks across its block.
+    pub uses: &'a [u32],
 }
 
 impl Marks<'_> {
@@ -100,6 +105,9 @@ pub fn draw_marks<DB: DrawingBackend>(
     if let Some(r) = marks.hovered.and_then(px) {
         p.outline(r, 1, style.text, d)?;
     }
+    if let Some(b) = marks.selected.and_then(|v| index.block(v)) {
+        p.idle_stretches(&map, &b, marks.idle, marks.uses, d)?;
+    }
     if let Some(r) = marks.selected.and_then(px) {
         p.outline(r, 2, style.text, d)?;
         p.outline(grow(r, 2), 1, style.background, d)?;
@@ -139,7 +147,7 @@ pub fn draw_cursor<DB: DrawingBackend>(
     // The curve's value at the cursor, as a dot, and the label.
     let occupied = space.curve.get(step as usize).copied();
     if let Some(bytes) = occupied {
-        let cm = curve_mapping(space, &view, c);
+        let cm = curve_mapping(space, &view, c, style.capacity.as_ref().map(|c| c.bytes));
         let y = (cm.y_px(bytes as f64).round() as i32).min(c.y1 - 1);
         p.fill(
             PxRect {
@@ -223,7 +231,7 @@ fn grow(r: PxRect, by: i32) -> PxRect {
     }
 }
 
-fn intersect(a: PxRect, b: PxRect) -> PxRect {
+pub(super) fn intersect(a: PxRect, b: PxRect) -> PxRect {
     PxRect {
         x0: a.x0.max(b.x0),
         y0: a.y0.max(b.y0),

@@ -12,15 +12,19 @@
 //!
 //! Files by job: `kind.rs` (what a value is, and its colour), `paint.rs` (drawing
 //! primitives), `frame.rs` (title row, legend, axes), `curve.rs` (the occupied-bytes curve
-//! and the peak), `blocks.rs` (allocation bands and value blocks), `page.rs` (the whole
-//! module as one SVG), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
-//! `levels.rs`, `coverage.rs`, `marks.rs`, `raster.rs` and `ticks.rs` as ARCHITECTURE.md says.
+//! and the peak), `capacity.rs` (a capacity line on the curve), `idle.rs` (a value's idle
+//! stretches), `blocks.rs` (allocation bands and value blocks), `page.rs` (the whole module
+//! as one SVG), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
+//! `levels.rs`, `coverage.rs`, `marks.rs`, `raster.rs` and `ticks.rs` as ARCHITECTURE.md
+//! says.
 
 mod blocks;
+mod capacity;
 mod coverage;
 mod curve;
 mod frame;
 mod geometry;
+mod idle;
 mod index;
 pub mod interaction;
 mod kind;
@@ -32,14 +36,17 @@ mod raster;
 pub mod text;
 mod ticks;
 
+pub use capacity::{capacity_label, verdict_words};
+pub use curve::curve_mapping;
 pub use geometry::{wheel_zoom, Layout, Mapping, PxRect, Viewport};
 pub use index::{IndexBuilder, Levels, SpaceIndex};
 pub use kind::kind_color;
 pub use marks::{draw_cursor, draw_marks, Marks};
-pub use page::{panel_height, render_svg};
+pub use page::{panel_height, render_svg, render_svg_styled};
 pub use raster::{NoError, Raster};
 
 use crate::analysis::{Analysis, Space};
+use crate::answers::capacity::Capacity;
 use crate::model::Module;
 use paint::Painter;
 use plotters::coord::Shift;
@@ -76,8 +83,15 @@ pub struct Style {
     pub mark: RGBColor,
     /// The time cursor.
     pub cursor: RGBColor,
+    /// The capacity line on the curve, its label and a verdict that fits.
+    pub capacity_line: RGBColor,
+    /// The part of the curve over the capacity, and a verdict that does not fit.
+    pub over_capacity: RGBColor,
     /// Write value names into blocks large enough to hold them.
     pub block_labels: bool,
+    /// A capacity to hold the curve against: a line at its bytes, the part of the curve
+    /// over it shaded, the verdict at the peak (`capacity.rs`); `None`, no line.
+    pub capacity: Option<Capacity>,
 }
 
 impl Default for Style {
@@ -97,7 +111,10 @@ impl Default for Style {
             highlight: RGBColor(0xd0, 0x1f, 0x7c),
             mark: RGBColor(0xe8, 0x9a, 0x00),
             cursor: RGBColor(0x3b, 0x42, 0x4a),
+            capacity_line: RGBColor(0x6f, 0x3c, 0xc3),
+            over_capacity: RGBColor(0xe0, 0x5d, 0x00),
             block_labels: true,
+            capacity: None,
         }
     }
 }

@@ -17,6 +17,17 @@ const HEADER_PX: u32 = 34;
 /// The whole module as one SVG, `width` pixels wide: a header, then one panel per memory
 /// space, stacked, each showing its whole space. Deterministic.
 pub fn render_svg(module: &Module, analysis: &Analysis, width: u32) -> String {
+    render_svg_styled(module, analysis, width, &Style::default())
+}
+
+/// [`render_svg`] in `style` (its colours, and the capacity line it carries, drawn on
+/// every memory space's curve).
+pub fn render_svg_styled(
+    module: &Module,
+    analysis: &Analysis,
+    width: u32,
+    style: &Style,
+) -> String {
     let width = width.clamp(320, 16_384);
     let panel = panel_height(f64::from(width)).round() as u32;
     let panels = u32::try_from(analysis.spaces.len())
@@ -27,7 +38,7 @@ pub fn render_svg(module: &Module, analysis: &Analysis, width: u32) -> String {
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         // Writing into a String cannot fail; a failure would only truncate the picture.
-        let _ = draw_module(&root, module, analysis, &Style::default(), panel);
+        let _ = draw_module(&root, module, analysis, style, panel);
         let _ = root.present();
     }
     svg

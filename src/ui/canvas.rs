@@ -107,7 +107,8 @@ pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoVi
 }
 
 /// The diagram follows the shared state: its marks the selection, hover and search, its
-/// cursor the time cursor, and it answers requests to bring a value of its space into view.
+/// cursor the time cursor, its view the chosen step, its curve the capacity chosen, and it
+/// answers requests to bring a value of its space into view.
 fn follow_focus(slot: &Slot, focus: Focus) {
     {
         let slot = slot.clone();
@@ -128,6 +129,24 @@ fn follow_focus(slot: &Slot, focus: Focus) {
             focus.step.track();
             if let Some(d) = slot.get() {
                 d.request(Layer::Cursor);
+            }
+        });
+    }
+    {
+        let slot = slot.clone();
+        Effect::new(move |previous: Option<()>| {
+            let step = focus.step.get();
+            if let (Some(()), Some(d)) = (previous, slot.get()) {
+                d.show_step(step);
+            }
+        });
+    }
+    {
+        let slot = slot.clone();
+        Effect::new(move |_| {
+            focus.capacity.track();
+            if let Some(d) = slot.get() {
+                d.follow_capacity();
             }
         });
     }

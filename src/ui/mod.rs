@@ -26,6 +26,7 @@ mod panels;
 mod read;
 mod state;
 mod tasks;
+mod uses;
 mod workspace;
 
 use std::sync::Arc;

@@ -15,7 +15,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use bufscope::analysis::Space;
-use bufscope::render::interaction::Drag;
+use bufscope::answers::capacity::Capacity;
+use bufscope::render::interaction::{constrain, Drag};
 use bufscope::render::{
     draw_cursor, draw_marks, draw_space_indexed, IndexBuilder, Layout, Levels, Marks, SpaceIndex,
     Style, Viewport,
@@ -32,6 +33,7 @@ use super::hooks;
 use super::palette::page_style;
 use crate::ui::state::{Focus, Shared, Shown};
 use crate::ui::tasks::{next_task, now_ms};
+use crate::ui::uses;
 
 /// Blocks placed into a level of detail per idle task (about 5 ms in wasm).
 const LEVEL_PIECE: usize = 100_000;
@@ -114,7 +116,7 @@ pub(super) struct State {
     /// Canvas size in device pixels, and device pixels per CSS pixel.
     size: (u32, u32),
     scale: f64,
-    style: Style,
+    pub(super) style: Style,
     pub(super) layout: Layout,
     /// The lowest layer that must be redrawn.
     dirty: Option<Layer>,
@@ -236,6 +238,45 @@ impl Diagram {
         }
     }
 
+    /// The capacity chosen for this space in the answers panel ([`Focus::capacity`]).
+    fn capacity(&self) -> Option<Capacity> {
+        self.focus()
+            .capacity
+            .with_untracked(|m| m.get(&self.color).cloned())
+    }
+
+    /// Redraws when the capacity chosen for this space is not the one drawn.
+    pub(super) fn follow_capacity(self: &Rc<Self>) {
+        let drawn = self.st.borrow().style.capacity.clone();
+        if drawn != self.capacity() {
+            self.request(Layer::Base);
+        }
+    }
+
+    /// Pans (keeping the zoom) so that `step` is in view, when it is not; the cursor is
+    /// redrawn either way.
+    pub(super) fn show_step(self: &Rc<Self>, step: Option<u32>) {
+        let panned = {
+            let mut st = self.st.borrow_mut();
+            let v = st.view;
+            let at = step.map(|t| f64::from(t) + 0.5);
+            match at.filter(|&x| x < v.x0 || x > v.x1) {
+                Some(x) => {
+                    let half = (v.x1 - v.x0) / 2.0;
+                    let to = Viewport {
+                        x0: x - half,
+                        x1: x + half,
+                        ..v
+                    };
+                    st.view = constrain(to, self.full);
+                    st.view != v
+                }
+                None => false,
+            }
+        };
+        self.request(if panned { Layer::Base } else { Layer::Cursor });
+    }
+
     /// Asks for a frame that redraws `layer` and what is above it.
     pub(super) fn request(self: &Rc<Self>, layer: Layer) {
         {
@@ -349,6 +390,7 @@ impl Diagram {
         if dirty == Layer::Base {
             st.style = Style {
                 font_size: Style::default().font_size * st.scale,
+                capacity: self.capacity(),
                 ..page_style()
             };
             st.layout = Layout::new(size, st.style.font_size);
@@ -375,12 +417,19 @@ impl Diagram {
             let hovered = focus.hovered.get_untracked();
             let selected = focus.selected.get_untracked();
             let instruction = untrack(|| focus.highlighted_instruction());
+            let uses = selected.and_then(|v| uses::value_uses(shown, v));
+            let use_steps: Vec<u32> = uses
+                .iter()
+                .flat_map(|u| u.uses.iter().filter_map(|u| u.step))
+                .collect();
             let marks = Marks {
                 instruction,
                 matches: &matches,
                 current,
                 hovered,
                 selected,
+                idle: uses.as_ref().map_or(&[], |u| &u.stretches),
+                uses: &use_steps,
             };
             st.marked = !marks.is_empty();
             if st.marked {

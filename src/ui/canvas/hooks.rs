@@ -9,6 +9,9 @@
 //! * `window.__bufscope_step_px(color, step)` is `{x, y}`, a point of the curve panel at
 //!   that step (the middle of its height) in CSS pixels of the viewport, or `null` when the
 //!   step is not in view.
+//! * `window.__bufscope_bytes_px(color, bytes)` is `{x, y}`: `y` the row of that many bytes
+//!   on the curve as drawn now (with the capacity line's range, when one is drawn), `x` the
+//!   curve's left edge, in CSS pixels of the viewport; `null` when there is no such space.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it.
 
@@ -27,7 +30,7 @@ pub(super) fn record_frame(_ms: f64) {}
 mod on {
     use std::cell::Cell;
 
-    use bufscope::render::{Mapping, PxRect};
+    use bufscope::render::{curve_mapping, Mapping, PxRect};
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
@@ -57,15 +60,27 @@ mod on {
         let _ = js_sys::Reflect::set(&window, &"__bufscope_block_px".into(), hook.as_ref());
         // Lives as long as the page.
         hook.forget();
-        let hook =
-            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|color: JsValue, step: JsValue| {
-                let (Some(color), Some(step)) = (color.as_f64(), step.as_f64()) else {
+        numeric_hook(&window, "__bufscope_step_px", step_point);
+        numeric_hook(&window, "__bufscope_bytes_px", bytes_point);
+    }
+
+    /// Installs `window[name](color, number)`: `{x, y}` of `at` for the diagram of that
+    /// colour, or `null`.
+    fn numeric_hook(
+        window: &web_sys::Window,
+        name: &str,
+        at: fn(&Diagram, f64) -> Option<(f64, f64)>,
+    ) {
+        let hook = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(
+            move |color: JsValue, n: JsValue| {
+                let (Some(color), Some(n)) = (color.as_f64(), n.as_f64()) else {
                     return JsValue::NULL;
                 };
-                let at = with_diagram(Some(color as u32), |d| step_point(d, step));
-                point(at.flatten())
-            });
-        let _ = js_sys::Reflect::set(&window, &"__bufscope_step_px".into(), hook.as_ref());
+                point(with_diagram(Some(color as u32), |d| at(d, n)).flatten())
+            },
+        );
+        let _ = js_sys::Reflect::set(window, &name.into(), hook.as_ref());
+        // Lives as long as the page.
         hook.forget();
     }
 
@@ -111,6 +126,16 @@ mod on {
             return None;
         }
         Some(to_viewport(d, (x, f64::from(c.y0 + c.y1) / 2.0)))
+    }
+
+    /// The curve's left edge at the row of `bytes`, as the curve is drawn now.
+    fn bytes_point(d: &Diagram, bytes: f64) -> Option<(f64, f64)> {
+        let space = d.space()?;
+        let st = d.st.borrow();
+        let c = st.layout.curve;
+        let capacity = st.style.capacity.as_ref().map(|c| c.bytes);
+        let cm = curve_mapping(space, &st.view, c, capacity);
+        Some(to_viewport(d, (f64::from(c.x0), cm.y_px(bytes))))
     }
 
     /// The centre of `name`'s visible block in CSS pixels of the viewport.

@@ -26,6 +26,8 @@ pub(super) fn page_style() -> Style {
         highlight: RGBColor(0xff, 0x5c, 0xb0),
         mark: RGBColor(0xff, 0xc1, 0x2e),
         cursor: RGBColor(0xc9, 0xce, 0xd4),
+        capacity_line: RGBColor(0xb9, 0x95, 0xff),
+        over_capacity: RGBColor(0xff, 0x8a, 0x3d),
         ..Style::default()
     }
 }

@@ -1,10 +1,14 @@
 //! The details of the selected value (`#details`, from `focus.selected`): name and id,
 //! shape, sizes and padding, offset (decimal and hex), its allocation and the allocation's
 //! flags, live range with the instructions at its ends, defining instruction, op_name,
-//! source, positions and uses; a button to zoom the diagram to it. The value's name,
-//! op_name and source are shown whole; the repeats of names (instruction, live-range ends,
-//! positions, uses) at most [`CELL_CHARS`] characters of them.
+//! source, positions and uses (each use a step to jump to, when the schedule places it) and
+//! the longest stretch it is live but unused; a button to zoom the diagram to it. The
+//! value's name, op_name and source are shown whole; the repeats of names (instruction,
+//! live-range ends, positions, uses) at most [`CELL_CHARS`] characters of them.
 
+use std::sync::Arc;
+
+use bufscope::answers::idle;
 use bufscope::model::{Allocation, Module, Value};
 use bufscope::query::{self, SourceLocation};
 use leptos::prelude::*;
@@ -12,7 +16,8 @@ use leptos::prelude::*;
 use super::{space_label, CELL_CHARS};
 use bufscope::render::text::clip_middle;
 use crate::ui::fmt;
-use crate::ui::state::Focus;
+use crate::ui::state::{Focus, Shown};
+use crate::ui::uses;
 
 #[component]
 pub fn Details(focus: Focus) -> impl IntoView {
@@ -74,7 +79,8 @@ pub fn Details(focus: Focus) -> impl IntoView {
                 <dd class="kind">{bufscope::analysis::value_kind(m, &value).label()}{value.phi.then_some(" (phi)")}</dd>
                 {instruction(m, &value)}
             </dl>
-            {positions_and_uses(m, &value)}
+            {idle_stretch(&shown, v, &value)}
+            {positions_and_uses(focus, &shown, v, &value)}
         }
         .into_any()
     };
@@ -205,30 +211,99 @@ fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
     }
 }
 
-fn positions_and_uses(m: &Module, value: &Value) -> impl IntoView + use<> {
+/// The longest stretch in which the value is live but not used, in one sentence.
+fn idle_stretch(shown: &Arc<Shown>, v: u32, value: &Value) -> Option<impl IntoView + use<>> {
+    value.live?;
+    let u = uses::value_uses(shown, v)?;
+    let longest = u
+        .stretches
+        .iter()
+        .max_by(|a, b| a.idle_steps.cmp(&b.idle_steps).then(b.from.cmp(&a.from)));
+    let text = match longest {
+        Some(s) => {
+            let step = |t: u32| fmt::grouped(u64::from(t));
+            let to = if s.to_use {
+                format!("its use at step {}", step(s.to))
+            } else {
+                format!("the end of its live range at step {}", step(s.to))
+            };
+            format!(
+                "Longest idle: {} × {} (from step {} to {to}) = {} byte-steps.",
+                fmt::human(value.size),
+                fmt::count(s.idle_steps as usize, "step"),
+                step(s.from),
+                fmt::grouped(value.size.saturating_mul(u64::from(s.idle_steps))),
+            )
+        }
+        None => "Never idle: it is used at every step it is live, or the next.".to_string(),
+    };
+    Some(view! {
+        <p class="idle-longest" data-idle-steps=longest.map_or(0, |s| s.idle_steps).to_string()>{text}</p>
+    })
+}
+
+fn positions_and_uses(
+    focus: Focus,
+    shown: &Arc<Shown>,
+    v: u32,
+    value: &Value,
+) -> impl IntoView + use<> {
     const SHOWN: usize = 200;
-    let list = |title: &'static str, class: &'static str, items: &[&str]| {
-        let count = items.len();
-        let lines = items
-            .iter()
-            .take(SHOWN)
-            .map(|l| view! { <li><code>{clip_middle(l.trim(), CELL_CHARS)}</code></li> })
-            .collect_view();
+    let m = &shown.module;
+    let list = |title: &'static str, class: &'static str, items: Vec<AnyView>, count: usize| {
         let more = (count > SHOWN)
             .then(|| view! { <li class="more">{format!("… and {} more", count - SHOWN)}</li> });
         view! {
             <details class=class open=count <= 8>
                 <summary>{format!("{title} ({count})")}</summary>
-                <ul>{lines}{more}</ul>
+                <ul>{items}{more}</ul>
             </details>
         }
     };
-    match m.positions_and_uses(value) {
-        Some((positions, uses)) => view! {
-            {list("Positions", "positions", &positions)}
-            {list("Uses", "uses", &uses)}
+    let lines = |items: &[&str]| -> Vec<AnyView> {
+        items
+            .iter()
+            .take(SHOWN)
+            .map(|l| view! { <li><code>{clip_middle(l.trim(), CELL_CHARS)}</code></li> }.into_any())
+            .collect()
+    };
+    let Some((positions, uses)) = m.positions_and_uses(value) else {
+        let text = if uses::needs_values(shown) {
+            idle::NEEDS_VALUES
+        } else {
+            "The dump lists no positions or uses for this value."
+        };
+        return view! { <p class="aside no-uses">{text}</p> }.into_any();
+    };
+    let placed = uses::value_uses(shown, v);
+    let use_items = match &placed {
+        Some(u) => u.uses.iter().take(SHOWN).map(|u| use_step(focus, u)).collect(),
+        None => lines(&uses),
+    };
+    view! {
+        {list("Positions", "positions", lines(&positions), positions.len())}
+        {list("Uses", "uses", use_items, uses.len())}
+    }
+    .into_any()
+}
+
+/// A use as a step the user can jump to (the chosen step, shown in the diagrams), or as
+/// text when the schedule does not list its instruction.
+fn use_step(focus: Focus, u: &idle::Use) -> AnyView {
+    let text = clip_middle(&u.text, CELL_CHARS);
+    match u.step {
+        Some(step) => view! {
+            <li><button type="button" class="use-step" data-step=step.to_string()
+                title="Show this step in the diagrams and the answers"
+                on:click=move |_| focus.step.set(Some(step))>
+                <span class="step">{format!("step {}", fmt::grouped(u64::from(step)))}</span>
+                <code>{text}</code>
+            </button></li>
         }
         .into_any(),
-        None => view! { <p class="aside no-uses">"The dump lists no positions or uses for this value."</p> }.into_any(),
+        None => view! {
+            <li><code>{text}</code><span class="aside">" (not in the schedule)"</span></li>
+        }
+        .into_any(),
     }
 }

@@ -1,5 +1,9 @@
 //! Capacity and headroom: a device from [`capacity::DEVICES`] or a size typed, and the
-//! verdict at the space's peak ("exceeds by X" / "X of headroom").
+//! verdict at the space's peak ("exceeds by X" / "X of headroom"). The choice is the
+//! space's [`Focus::capacity`](crate::ui::state::Focus::capacity), which its curve draws as
+//! a line; choosing another space shows that space's own choice.
+
+use std::sync::Arc;
 
 use bufscope::answers::capacity::{self, Capacity, DEVICES};
 use leptos::prelude::*;
@@ -9,8 +13,11 @@ use crate::ui::fmt;
 
 #[component]
 pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
-    // What the user chose: a device name or a typed size, parsed by the core.
-    let asked = RwSignal::new(Option::<Result<Capacity, String>>::None);
+    let focus = ans.focus;
+    // The capacity of the space answered for, as stored.
+    let stored = move || focus.capacity.with(|m| m.get(&ans.space.get()).cloned());
+    // A text that is neither a size nor a device, with the space it was typed for.
+    let error = RwSignal::new(Option::<(u32, String)>::None);
     let devices = DEVICES
         .iter()
         .map(|d| {
@@ -20,35 +27,68 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
         })
         .collect_view();
     let choose = move |text: String| {
-        let text = text.trim().to_string();
-        asked.set((!text.is_empty()).then(|| capacity::parse_capacity(&text)));
+        let color = ans.space.get_untracked();
+        let text = text.trim();
+        let chosen: Result<Option<Capacity>, String> = if text.is_empty() {
+            Ok(None)
+        } else {
+            capacity::parse_capacity(text).map(Some)
+        };
+        match chosen {
+            Ok(c) => {
+                error.set(None);
+                focus.capacity.update(|m| {
+                    let m = Arc::make_mut(m);
+                    match c {
+                        Some(c) => m.insert(color, c),
+                        None => m.remove(&color),
+                    };
+                });
+            }
+            Err(e) => error.set(Some((color, e))),
+        }
     };
     let on_device = move |e: leptos::ev::Event| choose(event_target_value(&e));
     let on_size = move |e: leptos::ev::Event| choose(event_target_value(&e));
-    let verdict = move || match asked.get()? {
-        Ok(c) => {
-            let v = ans.with_space(|_, s| capacity::verdict(s.peak_bytes, &c))?;
-            Some(view! {
+    // What the controls show for the stored choice: a device in the list, a size in the box.
+    let device = move || {
+        stored()
+            .and_then(|c| c.device)
+            .map_or_else(String::new, |d| d.name.to_string())
+    };
+    let size = move || {
+        stored()
+            .filter(|c| c.device.is_none())
+            .map_or_else(String::new, |c| c.label)
+    };
+    let verdict = move || {
+        let color = ans.space.get();
+        if let Some((_, e)) = error.get().filter(|(c, _)| *c == color) {
+            return Some(view! { <p class="capacity-error" role="alert">{e}</p> }.into_any());
+        }
+        let c = stored()?;
+        let v = ans.with_space(|_, s| capacity::verdict(s.peak_bytes, &c))?;
+        Some(
+            view! {
                 <p class="capacity-verdict" data-fits=v.fits.to_string()
                     data-capacity=v.capacity_bytes.to_string()>{v.sentence}</p>
             }
-            .into_any())
-        }
-        Err(e) => Some(view! { <p class="capacity-error" role="alert">{e}</p> }.into_any()),
+            .into_any(),
+        )
     };
     view! {
         <div class="answer" id="answers-capacity">
             <h4>"Capacity"</h4>
             <div class="capacity-inputs">
-                <select id="capacity-device" aria-label="device" on:change=on_device>
+                <select id="capacity-device" aria-label="device" on:change=on_device prop:value=device>
                     <option value="">"a device…"</option>
                     {devices}
                 </select>
                 <input id="capacity-size" type="text" placeholder="or a size: 16GiB, 40e9"
-                    aria-label="capacity" on:change=on_size />
+                    aria-label="capacity" on:change=on_size prop:value=size />
             </div>
             {verdict}
-            <p class="note">"Published figures; the usable share is smaller (runtime, code, allocator; JAX on GPU preallocates 75 % by default)."</p>
+            <p class="note">"Drawn as a line on the space's curve. Published figures; the usable share is smaller (runtime, code, allocator; JAX on GPU preallocates 75 % by default)."</p>
         </div>
     }
 }

@@ -5,13 +5,14 @@
 
 use std::sync::Arc;
 
-use bufscope::answers::idle::{self, ScheduleIndex};
+use bufscope::answers::idle;
 use bufscope::render::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{show_more, Ans, Computed, FIRST_ROWS};
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
+use crate::ui::uses;
 
 const NAME_CHARS: usize = 60;
 
@@ -32,7 +33,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
         // The schedule's index is a map of every instruction: built only when there are
         // uses to place.
         let answer = if idle::has_uses(m) {
-            idle::idle_ranking(m, &ScheduleIndex::new(m), &live)
+            idle::idle_ranking(m, &uses::schedule_index(&shown), &live)
         } else {
             idle::IdleAnswer {
                 step: live.step,
