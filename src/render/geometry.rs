@@ -134,7 +134,8 @@ impl Layout {
         let font = font_size.clamp(6.0, 48.0);
         let pad = 8;
         let title_h = (font * 1.9).round() as i32;
-        let axis_w = (font * 6.5).round() as i32;
+        // Room for a byte label such as `+1,234,567,890` (see `ticks`).
+        let axis_w = (font * 9.0).round() as i32;
         let x_axis_h = (font * 2.0).round() as i32;
         let gap = (font * 1.6).round() as i32;
         let labels_w = if w >= 640 {
