@@ -132,9 +132,8 @@ pub fn draw_space_indexed<DB: DrawingBackend>(
     view: &Viewport,
     style: &Style,
 ) -> DrawResult<DB> {
-    let layout = Layout::new(area.dim_in_pixel(), style.font_size);
-    let view = view.or(Viewport::full(analysis, space));
-    let map = Mapping::new(view, layout.diagram);
+    let (layout, map) = placement(area, analysis, space, view, style);
+    let view = map.view;
     let p = Painter { area, style };
 
     let axes = p.axes(&layout, &map, module, space);
@@ -165,6 +164,20 @@ pub fn draw_space_indexed<DB: DrawingBackend>(
     p.title_row(&layout, module, space, &drawn.kinds)
 }
 
+/// Where the parts of a drawing into `area` go, and the mapping of its diagram for `view`
+/// (the whole space when `view` is invalid).
+fn placement<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    analysis: &Analysis,
+    space: &Space,
+    view: &Viewport,
+    style: &Style,
+) -> (Layout, Mapping) {
+    let layout = Layout::new(area.dim_in_pixel(), style.font_size);
+    let view = view.or(Viewport::full(analysis, space));
+    (layout, Mapping::new(view, layout.diagram))
+}
+
 /// The labels of the diagram's axes that [`draw_space`] draws into `area` for `view`, each
 /// with its box in pixels of `area`: the step ticks, the byte ticks, then the two axis
 /// titles. No two boxes overlap.
@@ -176,9 +189,7 @@ pub fn axis_labels<DB: DrawingBackend>(
     view: &Viewport,
     style: &Style,
 ) -> Vec<(String, PxRect)> {
-    let layout = Layout::new(area.dim_in_pixel(), style.font_size);
-    let view = view.or(Viewport::full(analysis, space));
-    let map = Mapping::new(view, layout.diagram);
+    let (layout, map) = placement(area, analysis, space, view, style);
     let axes = Painter { area, style }.axes(&layout, &map, module, space);
     let ticks = axes.steps.into_iter().chain(axes.bytes);
     ticks

@@ -658,3 +658,4 @@ fn index_built_in_pieces_is_the_index_built_at_once() {
 }
 
 mod thin;
+mod axes;
