@@ -361,6 +361,21 @@ impl Module {
             .fold(0u64, |sum, a| sum.saturating_add(a.size))
     }
 
+    /// The backend it was compiled for: from its name or its files' names
+    /// ([`backend_from_name`]), else TPU when one of its first 4,096 values has a layout
+    /// with TPU tiles (a TPU dump tiles nearly every array); `None` when neither tells
+    /// (renamed CPU or GPU dumps).
+    pub fn backend(&self) -> Option<Backend> {
+        let names = std::iter::once(&self.name).chain(&self.files);
+        if let Some(b) = names.filter_map(|n| backend_from_name(n)).next() {
+            return Some(b);
+        }
+        let mut shapes = self.values.iter().take(4096).map(|v| v.shape);
+        shapes
+            .any(|s| tpu_tiled(self.str(s)))
+            .then_some(Backend::Tpu)
+    }
+
     /// `(positions, uses)` of a value, as the dump printed them (`uses` is empty for
     /// `(none)`; `None` when the dump had no `Used values` entry for it).
     pub fn positions_and_uses(&self, v: &Value) -> Option<(Vec<&str>, Vec<&str>)> {
@@ -398,9 +413,79 @@ pub fn memory_space_name(color: u32) -> String {
     }
 }
 
+/// The backend a module was compiled for, as far as its dump tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    Gpu,
+    Tpu,
+}
+
+impl Backend {
+    /// What memory space 0 (`default`) is on this backend: only a TPU's is always HBM (a
+    /// GPU's is HBM or GDDR by model, which the dump does not say).
+    pub fn default_memory(self) -> &'static str {
+        match self {
+            Backend::Cpu => "host memory",
+            Backend::Gpu => "GPU memory",
+            Backend::Tpu => "HBM",
+        }
+    }
+}
+
+/// The backend a dump's file or module name tells: XLA ends it with the compiler's pass
+/// pipeline, `cpu_after_optimizations`, `sm_9.0_gpu_after_optimizations` (CUDA),
+/// `gfx90a_gpu_…` (ROCm), a `tpu` word. Words are read from the end, so a program called
+/// `jit_cpu_to_gpu` compiled for the CPU is still CPU. `None` when no word tells.
+pub fn backend_from_name(name: &str) -> Option<Backend> {
+    let words: Vec<&str> = name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().rev().find_map(|(i, w)| {
+        let w = w.to_ascii_lowercase();
+        let next_is_digit = || {
+            words
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        };
+        match w.as_str() {
+            "cpu" => Some(Backend::Cpu),
+            "gpu" | "cuda" | "rocm" => Some(Backend::Gpu),
+            "tpu" => Some(Backend::Tpu),
+            "sm" if next_is_digit() => Some(Backend::Gpu),
+            _ if w.starts_with("gfx") && w.len() > 3 && w[3..].starts_with(|c: char| c.is_ascii_digit()) => {
+                Some(Backend::Gpu)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether a shape's layout is tiled as only a TPU tiles it: a first tile whose minor
+/// dimension is 128 lanes (`{1,0:T(8,128)}`, `{0:T(128)}`, `{1,0:T(8,128)(2,1)}`).
+fn tpu_tiled(shape: &str) -> bool {
+    shape.match_indices(":T(").any(|(at, _)| {
+        let tile = &shape[at + 3..];
+        tile.find(')')
+            .is_some_and(|end| tile[..end].rsplit(',').next() == Some("128"))
+    })
+}
+
+/// A memory space as people read it: the colour number, XLA's name, and for space 0 what
+/// memory it is when the backend is known: `0 default (HBM)`, `0 default (host memory)`,
+/// `0 default`, `1 vmem`, `6 color_6`.
+pub fn memory_space_label(color: u32, backend: Option<Backend>) -> String {
+    match backend {
+        Some(b) if color == 0 => format!("0 default ({})", b.default_memory()),
+        _ => format!("{color} {}", memory_space_name(color)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{memory_space_name, Str, Strings};
+
 
     #[test]
     fn memory_space_names_as_xla_writes_them() {
@@ -409,6 +494,48 @@ mod tests {
         let expected = ["default", "vmem", "smem", "hbm", "host", "cmem", "color_6"];
         assert_eq!(names, expected);
         assert_eq!(memory_space_name(u32::MAX), "color_4294967295");
+    }
+
+    #[test]
+    fn backends_from_names_as_xla_writes_them() {
+        use super::{backend_from_name as b, Backend::*};
+        let cases = [
+            ("module_0001.jit_f.cpu_after_optimizations", Some(Cpu)),
+            ("module_0037.jit__full_run.sm_8.0_gpu_after_optimizations", Some(Gpu)),
+            ("module_0042.jit_step.sm_90_gpu_after_optimizations", Some(Gpu)),
+            ("module_0001.jit_f.gpu_after_optimizations", Some(Gpu)),
+            ("module_0003.jit_g.gfx90a_after_optimizations", Some(Gpu)),
+            ("module_0005.jit_train.tpu_after_optimizations", Some(Tpu)),
+            ("cpu_tiny", Some(Cpu)),
+            // The pipeline's word at the end wins over the program's name.
+            ("module_0002.jit_cpu_to_gpu.cpu_after_optimizations", Some(Cpu)),
+            ("module_0002.jit_tpu_like.sm_8.0_gpu_after_optimizations", Some(Gpu)),
+            // Renamed dumps and words that only contain the letters.
+            ("000_0cb419b3147a3cb6", None),
+            ("module_0009.jit_gpuish_smooth.cl_3", None),
+            ("sm", None),
+            ("", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(b(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn tpu_tiles_and_labels() {
+        use super::{memory_space_label as label, tpu_tiled, Backend};
+        assert!(tpu_tiled("f32[64,64]{1,0:T(8,128)}"));
+        assert!(tpu_tiled("f32[]{:T(128)}"));
+        assert!(tpu_tiled("bf16[8,256]{1,0:T(8,128)(2,1)}"));
+        assert!(!tpu_tiled("f32[8,128]{1,0}"));
+        assert!(!tpu_tiled("s4[1024]{0:T(2)E(4)}"));
+        assert!(!tpu_tiled("f32[4]{0:T(1280)}"));
+        assert_eq!(label(0, Some(Backend::Tpu)), "0 default (HBM)");
+        assert_eq!(label(0, Some(Backend::Cpu)), "0 default (host memory)");
+        assert_eq!(label(0, Some(Backend::Gpu)), "0 default (GPU memory)");
+        assert_eq!(label(0, None), "0 default");
+        assert_eq!(label(1, Some(Backend::Tpu)), "1 vmem");
+        assert_eq!(label(6, None), "6 color_6");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The diagram's contents: allocation bands (every other one shaded, lines between them,
 //! labels at the right) and one block per value in view, large ones one by one with a
-//! border and their name, small ones merged through the coverage raster.
+//! border and their name, small ones merged through the coverage raster, and wide but low
+//! ones (a 512-byte value beside a large one) last, drawn [`THIN_MIN_PX`] high with an
+//! outline so that no neighbour's border hides them.
 
 use super::coverage::Coverage;
-use super::geometry::{Layout, Mapping, PxRect};
+use super::geometry::{Layout, Mapping, PxRect, THIN_MIN_PX};
 use super::index::InView;
 use super::kind::{border_color, kind_at, kind_color, kind_index};
 use crate::analysis::ValueKind;
@@ -22,6 +24,9 @@ pub(super) const MIN_BLOCK_PX: i32 = 3;
 const MIN_BAND_PX: i32 = 5;
 /// Blocks at least this large get a darker border.
 const BORDER_PX: i32 = 6;
+/// At most this many thin blocks in view are drawn taller and outlined
+/// ([`Mapping::shown_px`]); more are merged like small ones.
+const MAX_THIN_SHOWN: usize = 512;
 /// At most this many value names per drawing.
 const MAX_BLOCK_LABELS: usize = 400;
 
@@ -192,25 +197,39 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         };
         let mut small: Option<Coverage> = None;
         let mut large: Vec<(PxRect, u32, ValueKind)> = Vec::new();
+        let mut thin: Vec<(PxRect, PxRect, ValueKind)> = Vec::new();
         index.for_each_in_view(map, |item| {
-            let (px, kind, value) = match item {
+            let (px, kind, block) = match item {
                 InView::Cells(px, kind) => (px, kind, None),
                 InView::Block(b, kind) => match map.block_px(&b) {
-                    Some(px) => (px, kind, Some(b.value)),
+                    Some(px) => (px, kind, Some(b)),
                     None => return,
                 },
             };
             drawn.count += 1;
             drawn.kinds[kind_index(kind)] = true;
-            match value {
-                Some(value) if px.width() >= MIN_BLOCK_PX && px.height() >= MIN_BLOCK_PX => {
-                    large.push((px, value, kind));
+            match block {
+                Some(b) if px.width() >= MIN_BLOCK_PX && px.height() >= MIN_BLOCK_PX => {
+                    large.push((px, b.value, kind));
+                }
+                // Wide but low: drawn taller, outlined, over its neighbours (below).
+                Some(b) if px.width() >= THIN_MIN_PX => {
+                    thin.extend(map.shown_px(&b).map(|r| (px, r, kind)));
                 }
                 _ => small
                     .get_or_insert_with(|| Coverage::new(map.rect))
                     .paint(&px, kind_index(kind) as u8 + 1),
             }
         });
+        // In a crowd, thin blocks merge as small ones do: outlining each would hatch the
+        // plot, and a crowd is visible anyway.
+        let crowd = thin.len() > MAX_THIN_SHOWN;
+        if crowd {
+            let cov = small.get_or_insert_with(|| Coverage::new(map.rect));
+            for (px, _, kind) in thin.drain(..) {
+                cov.paint(&px, kind_index(kind) as u8 + 1);
+            }
+        }
         if let Some(cov) = &small {
             cov.for_each_rect(|r, class| {
                 let kind = kind_at(usize::from(class - 1));
@@ -218,6 +237,10 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
             })?;
         }
         self.large_blocks(module, &large)?;
+        for (_, r, kind) in thin {
+            let color = kind_color(kind);
+            self.bordered(r, color, border_color(color))?;
+        }
         Ok(drawn)
     }
 

@@ -134,7 +134,8 @@ impl Layout {
         let font = font_size.clamp(6.0, 48.0);
         let pad = 8;
         let title_h = (font * 1.9).round() as i32;
-        let axis_w = (font * 6.5).round() as i32;
+        // Room for a byte label such as `+1,234,567,890` (see `ticks`).
+        let axis_w = (font * 9.0).round() as i32;
         let x_axis_h = (font * 2.0).round() as i32;
         let gap = (font * 1.6).round() as i32;
         let labels_w = if w >= 640 {
@@ -249,7 +250,29 @@ impl Mapping {
     pub fn block_px(&self, b: &Block) -> Option<PxRect> {
         self.data_rect_px(f64::from(b.x0), f64::from(b.x1), b.y0 as f64, b.y1 as f64)
     }
+
+    /// The pixels a block is drawn on and found at: [`Mapping::block_px`], except that a
+    /// block at least [`THIN_MIN_PX`] wide but lower than that is drawn that high (centred on
+    /// its rows, inside the plot) with an outline, so that a small value beside a large one
+    /// stays visible. Only the drawing grows: the block's bytes are the same.
+    pub fn shown_px(&self, b: &Block) -> Option<PxRect> {
+        let r = self.block_px(b)?;
+        if r.width() < THIN_MIN_PX || r.height() >= THIN_MIN_PX {
+            return Some(r);
+        }
+        let y0 = (r.y0 + r.y1 - THIN_MIN_PX) / 2;
+        let y0 = y0.min(self.rect.y1 - THIN_MIN_PX).max(self.rect.y0);
+        Some(PxRect {
+            y0,
+            y1: (y0 + THIN_MIN_PX).min(self.rect.y1),
+            ..r
+        })
+    }
 }
+
+/// The least height, in device pixels, of a block drawn at least this wide
+/// ([`Mapping::shown_px`]): an outline above and below a row of its colour.
+pub const THIN_MIN_PX: i32 = 3;
 
 /// Makes `lo .. hi` at least one pixel long, staying inside `min .. max`.
 fn widen(lo: i32, hi: i32, min: i32, max: i32) -> (i32, i32) {

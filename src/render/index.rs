@@ -395,7 +395,8 @@ impl SpaceIndex {
         );
         let mut best: Option<(u128, u32)> = None;
         for (b, _, _) in self.in_steps(lo, hi) {
-            let Some(r) = map.block_px(&b) else { continue };
+            // Where the block is drawn: thin ones taller (`Mapping::shown_px`).
+            let Some(r) = map.shown_px(&b) else { continue };
             if r.contains(px, py) {
                 let area = u128::from(b.x1 - b.x0) * u128::from(b.y1 - b.y0);
                 if best.is_none_or(|(a, _)| area < a) {

@@ -149,18 +149,18 @@ pub fn draw_space_indexed<DB: DrawingBackend>(
     view: &Viewport,
     style: &Style,
 ) -> DrawResult<DB> {
-    let layout = Layout::new(area.dim_in_pixel(), style.font_size);
-    let view = view.or(Viewport::full(analysis, space));
-    let map = Mapping::new(view, layout.diagram);
+    let (layout, map) = placement(area, analysis, space, view, style);
+    let view = map.view;
     let p = Painter { area, style };
 
+    let axes = p.axes(&layout, &map, module, space);
     area.fill(&style.background)?;
-    p.step_axis(&layout, &map)?;
+    p.step_axis(&layout, &axes)?;
     p.curve(&layout, analysis, space, &view)?;
     p.bands(&layout, &map, module, space, index)?;
     let drawn = p.blocks(&map, module, index)?;
     p.peak(&layout, &map, space)?;
-    p.byte_axis(&layout, &map)?;
+    p.byte_axis(&layout, &axes)?;
     p.frame(layout.curve)?;
     p.frame(layout.diagram)?;
     if drawn.count == 0 {
@@ -178,7 +178,41 @@ pub fn draw_space_indexed<DB: DrawingBackend>(
             (HPos::Center, VPos::Center),
         )?;
     }
-    p.title_row(&layout, space, &drawn.kinds)
+    p.title_row(&layout, module, space, &drawn.kinds)
+}
+
+/// Where the parts of a drawing into `area` go, and the mapping of its diagram for `view`
+/// (the whole space when `view` is invalid).
+fn placement<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    analysis: &Analysis,
+    space: &Space,
+    view: &Viewport,
+    style: &Style,
+) -> (Layout, Mapping) {
+    let layout = Layout::new(area.dim_in_pixel(), style.font_size);
+    let view = view.or(Viewport::full(analysis, space));
+    (layout, Mapping::new(view, layout.diagram))
+}
+
+/// The labels of the diagram's axes that [`draw_space`] draws into `area` for `view`, each
+/// with its box in pixels of `area`: the step ticks, the byte ticks, then the two axis
+/// titles. No two boxes overlap.
+pub fn axis_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    module: &Module,
+    analysis: &Analysis,
+    space: &Space,
+    view: &Viewport,
+    style: &Style,
+) -> Vec<(String, PxRect)> {
+    let (layout, map) = placement(area, analysis, space, view, style);
+    let axes = Painter { area, style }.axes(&layout, &map, module, space);
+    let ticks = axes.steps.into_iter().chain(axes.bytes);
+    ticks
+        .map(|t| (t.label, t.rect))
+        .chain(axes.titles.map(|(t, r)| (t.to_string(), r)))
+        .collect()
 }
 
 /// The value whose block is under pixel `(px, py)` of a diagram drawn in `plot_rect_px`

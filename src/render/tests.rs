@@ -201,7 +201,8 @@ fn draws_a_rectangle_per_value() {
         );
     }
     for text in [
-        "default (color 0)",
+        "0 default",
+        "allocation + offset",
         "peak 5,120 bytes (5.0 KiB) @ step 3",
         "alloc 0 param 0",
         "alloc 1 temp",
@@ -299,12 +300,16 @@ fn render_svg_is_deterministic_and_stacks_spaces() {
     assert_eq!(one, render_svg(&m, &a, 900));
     for text in [
         "test_module",
-        "default (color 0)",
-        "vmem (color 1)",
+        "0 default",
+        "1 vmem",
         "no values with a live range in this memory space",
     ] {
         assert!(has_text(&one, text), "no {text:?}");
     }
+    // A CPU module says what its memory space 0 is.
+    m.name = "module_0001.jit_f.cpu_after_optimizations".into();
+    let cpu = render_svg(&m, &a, 900);
+    assert!(has_text(&cpu, "0 default (host memory)") && !cpu.contains("HBM"));
 }
 
 #[test]
@@ -651,3 +656,6 @@ fn index_built_in_pieces_is_the_index_built_at_once() {
         );
     }
 }
+
+mod thin;
+mod axes;

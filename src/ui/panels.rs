@@ -15,20 +15,18 @@ pub use peak_table::PeakTable;
 pub use search::SearchBox;
 
 use bufscope::analysis::Space;
-use bufscope::model::{memory_space_name, Module};
+use bufscope::model::{memory_space_label, Module};
 use bufscope::query;
 use leptos::prelude::*;
 
 use super::fmt;
 use super::state::Focus;
 
-/// A memory space as the page names it: the colour number, always, then XLA's name
-/// (`0 default (HBM)`, `1 vmem`, …, `7 color_7`).
-pub fn space_label(color: u32) -> String {
-    match color {
-        0 => "0 default (HBM)".to_string(),
-        n => format!("{n} {}", memory_space_name(n)),
-    }
+/// A memory space of `m` as the page names it ([`memory_space_label`]): the colour number,
+/// XLA's name, and for space 0 the memory of `m`'s backend (`0 default (HBM)` on a TPU,
+/// `0 default (host memory)` on a CPU), `1 vmem`, …, `7 color_7`.
+pub fn space_label(color: u32, m: &Module) -> String {
+    memory_space_label(color, m.backend())
 }
 
 /// The memory space a panel shows first: the one with the highest peak (what fills memory
@@ -186,7 +184,7 @@ fn space_row(m: &Module, s: &Space) -> impl IntoView {
         .map_or_else(|| "—".to_string(), |t| step_label(m, t));
     view! {
         <tr data-color=s.color.to_string()>
-            <td class="space-name"><span class=swatch></span>{space_label(s.color)}</td>
+            <td class="space-name"><span class=swatch></span>{space_label(s.color, m)}</td>
             <td class="num">{fmt::grouped(u64::from(s.value_count))}</td>
             <td class="num" data-bytes=s.allocated_bytes.to_string()>{fmt::bytes(s.allocated_bytes)}</td>
             <td class="num peak-bytes" data-bytes=s.peak_bytes.to_string()>{fmt::bytes(s.peak_bytes)}</td>

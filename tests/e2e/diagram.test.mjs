@@ -1,8 +1,8 @@
 // Browser tests of the interactive diagrams, in headless Chromium through playwright-core.
 //   node tests/e2e/diagram.test.mjs http://127.0.0.1:PORT/
 // (tests/e2e/run.sh builds the app, serves it and runs every tests/e2e/*.test.mjs.)
-// Uses the test hook `window.__bufscope_block_px(color, valueName)` (src/ui/canvas/hooks.rs) to
-// find a block's pixel. Screenshots go to tests/artifacts/diagram-*.png. The last line is
+// Uses the test hooks `window.__bufscope_block_px(color, valueName)` (src/ui/canvas/hooks.rs) to
+// find a block's pixel and `window.__bufscope_axis_labels(color)` for the axis label boxes. Screenshots go to tests/artifacts/diagram-*.png. The last line is
 // `N passed, M failed`; the exit status is 1 when M > 0.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -209,6 +209,67 @@ test('(7) the time cursor is shared by every diagram', async () => {
   await frame();
   const withCursor = await page.locator(`canvas.space-canvas[data-color="${other}"]`).screenshot();
   assert(!plain.equals(withCursor), `diagram ${other} did not draw the cursor`);
+  noNewConsoleErrors(before);
+});
+
+test('(8) deep zoom: axis labels readable and none overlapping', async () => {
+  const before = consoleErrors.length;
+  await wrapper().focus();
+  await page.keyboard.press('0');
+  const full = await dataView();
+  const labels = () => page.evaluate((c) => window.__bufscope_axis_labels(c), COLOR);
+  const overlaps = (list) => {
+    const bad = [];
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        const [a, b] = [list[i], list[j]];
+        const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+        if (!apart) bad.push(`${a.text} / ${b.text}`);
+      }
+    }
+    return bad;
+  };
+  const check = async (what) => {
+    const list = await labels();
+    assert(Array.isArray(list) && list.length > 0, `${what}: no axis labels: ${JSON.stringify(list)}`);
+    const bad = overlaps(list);
+    assert(bad.length === 0, `${what}: overlapping labels: ${bad.join('; ')}`);
+    const box = await page.locator(`canvas.space-canvas[data-color="${COLOR}"]`).boundingBox();
+    for (const l of list) {
+      assert(l.x >= box.x - 1 && l.x + l.w <= box.x + box.width + 1 && l.y >= box.y - 1 && l.y + l.h <= box.y + box.height + 1,
+        `${what}: label ${l.text} outside the canvas`);
+    }
+    return list.map((l) => l.text);
+  };
+  const whole = await check('whole view');
+  assert(whole.includes('step') && whole.includes('allocation + offset'), `axis titles: ${whole}`);
+  assert(whole.some((t) => t.startsWith('alloc ')), `no allocation start labelled: ${whole}`);
+
+  // Deep into one block, both axes, down to the 2-step and 16-byte limits.
+  const p = await blockPx();
+  await page.mouse.move(p.x, p.y);
+  for (let i = 0; i < 60; i++) await page.mouse.wheel(0, -300);
+  await page.waitForFunction((v) => document.querySelector('.diagram[data-color="0"]')?.dataset.view !== v, full, { timeout: 5000 });
+  await frame();
+  const v = (await dataView()).split(',').map(Number);
+  assert(v[3] - v[2] < 64, `not zoomed to bytes: ${v}`);
+  const deep = await check('deep zoom');
+  const bytes = deep.filter((t) => t.startsWith('+') || t.startsWith('…'));
+  assert(bytes.length >= 2, `fewer than two byte ticks at deep zoom: ${deep}`);
+  assert(new Set(bytes).size === bytes.length, `byte labels repeat: ${bytes}`);
+  assert(deep.every((t) => !/^\d{6,}/.test(t)), `raw numbers on an axis: ${deep}`);
+  await wrapper().screenshot({ path: shot('8-deep-zoom') });
+
+  // Steps only, far into the program (Shift: time only) after a reset.
+  await page.keyboard.press('0');
+  await page.waitForFunction((v) => document.querySelector('.diagram[data-color="0"]')?.dataset.view === v, full, { timeout: 5000 });
+  await page.keyboard.down('Shift');
+  for (let i = 0; i < 30; i++) await page.mouse.wheel(0, -300);
+  await page.keyboard.up('Shift');
+  await frame();
+  await check('time zoom');
+  await wrapper().screenshot({ path: shot('8-time-zoom') });
+  await page.keyboard.press('0');
   noNewConsoleErrors(before);
 });
 

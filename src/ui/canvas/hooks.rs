@@ -12,6 +12,10 @@
 //! * `window.__bufscope_bytes_px(color, bytes)` is `{x, y}`: `y` the row of that many bytes
 //!   on the curve as drawn now (with the capacity line's range, when one is drawn), `x` the
 //!   curve's left edge, in CSS pixels of the viewport; `null` when there is no such space.
+//! * `window.__bufscope_axis_labels(color)` is `[{text, x, y, w, h}]`: every label of the
+//!   diagram's axes (step ticks, byte ticks, the two axis titles) as drawn for the current
+//!   view, its box in CSS pixels of the viewport ([`bufscope::render::axis_labels`], measured
+//!   on the canvas); `null` when there is no such diagram.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it.
 
@@ -30,11 +34,15 @@ pub(super) fn record_frame(_ms: f64) {}
 mod on {
     use std::cell::Cell;
 
-    use bufscope::render::{curve_mapping, Mapping, PxRect};
+    use bufscope::render::{axis_labels, curve_mapping, Mapping, PxRect, Style};
+    use plotters::prelude::IntoDrawingArea;
+    use web_sys::CanvasRenderingContext2d;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
+    use super::super::backend::Canvas2d;
     use super::super::draw::Diagram;
+    use super::super::palette::page_style;
     use super::super::registry::with_diagram;
 
     thread_local! {
@@ -62,6 +70,16 @@ mod on {
         hook.forget();
         numeric_hook(&window, "__bufscope_step_px", step_point);
         numeric_hook(&window, "__bufscope_bytes_px", bytes_point);
+        let hook = Closure::<dyn Fn(JsValue) -> JsValue>::new(|color: JsValue| {
+            let Some(color) = color.as_f64() else {
+                return JsValue::NULL;
+            };
+            with_diagram(Some(color as u32), |d| label_boxes(d))
+                .flatten()
+                .unwrap_or(JsValue::NULL)
+        });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_axis_labels".into(), hook.as_ref());
+        hook.forget();
     }
 
     /// Installs `window[name](color, number)`: `{x, y}` of `at` for the diagram of that
@@ -82,6 +100,32 @@ mod on {
         let _ = js_sys::Reflect::set(window, &name.into(), hook.as_ref());
         // Lives as long as the page.
         hook.forget();
+    }
+
+    /// The axis labels of `d`'s current view, as `[{text, x, y, w, h}]` in CSS pixels of
+    /// the viewport; measured with the style the diagram is drawn with.
+    fn label_boxes(d: &Diagram) -> Option<JsValue> {
+        let ctx: CanvasRenderingContext2d = d.canvas.get_context("2d").ok()??.dyn_into().ok()?;
+        let space = d.shown.analysis.space(d.color)?;
+        let style = Style {
+            font_size: Style::default().font_size * d.css_scale(),
+            ..page_style()
+        };
+        let area = Canvas2d::new(&d.canvas, &ctx).ok()?.into_drawing_area();
+        let view = d.st.borrow().view;
+        let labels = axis_labels(&area, &d.shown.module, &d.shown.analysis, space, &view, &style);
+        let list = js_sys::Array::new();
+        for (text, r) in labels {
+            let (x0, y0) = to_viewport(d, (f64::from(r.x0), f64::from(r.y0)));
+            let (x1, y1) = to_viewport(d, (f64::from(r.x1), f64::from(r.y1)));
+            let o = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&o, &"text".into(), &text.into());
+            for (k, v) in [("x", x0), ("y", y0), ("w", x1 - x0), ("h", y1 - y0)] {
+                let _ = js_sys::Reflect::set(&o, &k.into(), &v.into());
+            }
+            list.push(&o);
+        }
+        Some(list.into())
     }
 
     /// Pushes `ms` to `window.__bufscope_draw_ms` when the page has made it an array.

@@ -140,7 +140,7 @@ pub fn Answers(focus: Focus) -> impl IntoView {
         .iter()
         .map(|s| {
             let c = s.color;
-            view! { <option value=c.to_string() selected=move || ans.space.get() == c>{space_label(c)}</option> }
+            view! { <option value=c.to_string() selected=move || ans.space.get() == c>{space_label(c, &shown.module)}</option> }
         })
         .collect_view();
     let on_space = move |e: leptos::ev::Event| {

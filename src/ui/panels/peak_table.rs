@@ -167,7 +167,7 @@ fn space_tabs(t: Table) -> impl IntoView {
                         }
                     }>
                     <span class=swatch></span>
-                    <span class="tab-name">{space_label(c)}</span>
+                    <span class="tab-name">{space_label(c, &shown.module)}</span>
                     <span class="tab-note">{note}</span>
                 </button>
             }

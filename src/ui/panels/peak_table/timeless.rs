@@ -73,7 +73,7 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
                     "{} value{} without a live range in {} (thread-local; not drawn) — {}",
                     fmt::grouped(count as u64),
                     if count == 1 { "" } else { "s" },
-                    space_label(color),
+                    space_label(color, m),
                     fmt::human(total)
                 )}
             </summary>
