@@ -587,6 +587,20 @@ test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, 
   await settle();
   assert(await selectedInView(), 'Home: the first row is not in view');
   await assertBounded('after Home');
+  // Grouped: 7,000 groups, few in the DOM; selecting a value opens its group and shows it.
+  await page.locator('#group-op').check();
+  await page.locator('#peak-table tr.group-row').first().waitFor({ timeout: 5000 });
+  await settle();
+  await assertBounded('grouped');
+  await search(`^${deep.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  await page.locator('#search').press('Enter');
+  await page.locator('#peak-table tr.value-row.member.selected', { hasText: deep.name }).waitFor({ timeout: 5000 });
+  await settle();
+  assert(await selectedInView(), `grouped: the row of ${deep.name} is not in the table's view`);
+  await assertBounded(`grouped, after selecting ${deep.name}`);
+  assert(await linesInPlace(), 'grouped: the lines are not where the spacer puts them');
+  await page.locator('#search').fill('');
+  await page.locator('#group-op').uncheck();
   await page.keyboard.press('Escape');
   noNewConsoleErrors(before);
 });

@@ -2,7 +2,8 @@
 // cpu_deep_unrolled_500.buffer-assignment.txt, 25,066 values live at the peak): the load
 // until the first row, a sort by another column, a value far down selected (Enter on a
 // search match) until its row is in view, a jump to the end and a scroll through the list
-// a screen at a time, each until the lines there are mounted; and the most rows the DOM held.
+// a screen at a time, each until the lines there are mounted, a step chosen on the curve
+// until the table lists its values; and the most rows the DOM held.
 // The sorts and scrolls are timed in the page; the rest from here (Playwright's round trips
 // included).
 // Not a test (run.sh runs *.test.mjs only):
@@ -97,6 +98,23 @@ times.sort((a, b) => a - b);
 const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
 const ms = (x) => x.toFixed(0);
 console.log(`scroll a screen (${height} px), 200 times, until its lines are mounted: median ${ms(at(0.5))} ms, p90 ${ms(at(0.9))} ms, max ${ms(times[times.length - 1])} ms (one frame included)`);
+// A step chosen on the curve (half way to the peak, or nearer if that is not in view, with
+// the diagram's view reset): until the table lists its values.
+const peak = Number(await page.locator('.peak-summary').getAttribute('data-step'));
+await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
+await page.evaluate(() => document.activeElement?.blur());
+await page.keyboard.press('0');
+let point = null;
+for (const step of [Math.floor(peak / 2), peak - 5000, peak - 500, peak - 50]) {
+  point = point ?? await page.evaluate((s) => window.__bufscope_step_px(0, s), step);
+}
+if (point) {
+  t = Date.now();
+  await page.mouse.click(point.x, point.y);
+  await page.waitForFunction((p) => document.querySelector('.peak-summary')?.dataset.step !== String(p), peak, { timeout: 600000 });
+  const summary = page.locator('.peak-summary');
+  console.log(`a step chosen on the curve (${await summary.getAttribute('data-step')}) until the table lists its ${await summary.getAttribute('data-count')} values: ${Date.now() - t} ms (rows in the DOM: ${await rows()})`);
+}
 console.log(`most rows in the DOM at once: ${most} (including 2 spacers)`);
 await page.screenshot({ path: path.join(process.cwd(), 'target', 'table-deep500.png') });
 await app.context.close();
