@@ -400,6 +400,64 @@ pub fn sort_groups(module: &Module, groups: &mut [Group], column: Column, descen
     });
 }
 
+// ---------------------------------------------------------------- table rows
+
+/// Keeps the values found in `only` (sorted ascending, as [`OpNode::all_values`] and a
+/// search's matches are), in their order: the live set limited to an icicle frame's values.
+///
+/// [`OpNode::all_values`]: crate::answers::groups::OpNode::all_values
+pub fn keep_only(values: &mut Vec<u32>, only: &[u32]) {
+    values.retain(|v| only.binary_search(v).is_ok());
+}
+
+/// One line of a value table, as a list of lines shows it: a value, a value inside an
+/// opened group, or a group (an index into the groups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TableRow {
+    Value(u32),
+    Member(u32),
+    Group(u32),
+}
+
+impl TableRow {
+    /// The value of a value's line (`None` for a group's).
+    pub fn value(self) -> Option<u32> {
+        match self {
+            TableRow::Value(v) | TableRow::Member(v) => Some(v),
+            TableRow::Group(_) => None,
+        }
+    }
+}
+
+/// The lines of a grouped table: each group, followed by its members when `open(group)`.
+pub fn flatten_groups(groups: &[Group], open: impl Fn(&Group) -> bool) -> Vec<TableRow> {
+    let mut rows = Vec::with_capacity(groups.len());
+    for (i, g) in groups.iter().enumerate() {
+        rows.push(TableRow::Group(i as u32));
+        if open(g) {
+            rows.extend(g.values.iter().map(|&v| TableRow::Member(v)));
+        }
+    }
+    rows
+}
+
+/// The line of a value `steps` value lines after (negative: before) the line of `from`,
+/// stopping at the first and last value lines; group lines are skipped. Without `from` (or
+/// when it has no line), the first value line going down and the last going up.
+pub fn step_value(rows: &[TableRow], from: Option<u32>, steps: isize) -> Option<usize> {
+    let lines: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].value().is_some())
+        .collect();
+    let last = lines.len().checked_sub(1)?;
+    let at = from.and_then(|v| lines.iter().position(|&i| rows[i].value() == Some(v)));
+    let to = match at {
+        Some(at) => at.saturating_add_signed(steps).min(last),
+        None if steps < 0 => last,
+        None => 0,
+    };
+    Some(lines[to])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -633,5 +691,52 @@ mod tests {
             .map(Group::padding)
             .collect();
         assert!(named.windows(2).all(|w| w[0] >= w[1]));
+    }
+
+    #[test]
+    fn keeping_only_a_subset() {
+        let mut v = vec![9, 3, 7, 1, 5];
+        keep_only(&mut v, &[1, 2, 5, 9]);
+        assert_eq!(v, [9, 1, 5]);
+        keep_only(&mut v, &[]);
+        assert!(v.is_empty());
+    }
+
+    #[test]
+    fn flattening_groups_and_stepping_through_values() {
+        let group = |op: u32, values: Vec<u32>| Group {
+            op_name: Str::EMPTY,
+            total: op as u64,
+            logical: 0,
+            values,
+        };
+        let groups = [
+            group(0, vec![4, 2]),
+            group(1, vec![7]),
+            group(2, vec![1, 8, 3]),
+        ];
+        use TableRow::{Group as G, Member as M};
+        // Closed: one line per group.
+        assert_eq!(flatten_groups(&groups, |_| false), [G(0), G(1), G(2)]);
+        // The first and last open: their members follow them, in their order.
+        let rows = flatten_groups(&groups, |g| g.total != 1);
+        assert_eq!(rows, [G(0), M(4), M(2), G(1), G(2), M(1), M(8), M(3)]);
+        // Down from 2: skips the group lines to 1; two steps from 4 reach 1; clamped at the ends.
+        assert_eq!(step_value(&rows, Some(2), 1), Some(5));
+        assert_eq!(step_value(&rows, Some(4), 2), Some(5));
+        assert_eq!(step_value(&rows, Some(3), 1), Some(7));
+        assert_eq!(step_value(&rows, Some(1), -100), Some(1));
+        assert_eq!(step_value(&rows, Some(3), isize::MAX), Some(7));
+        // No selection (or one not in the table): the first value going down, the last going up.
+        assert_eq!(step_value(&rows, None, 1), Some(1));
+        assert_eq!(step_value(&rows, Some(99), -1), Some(7));
+        // Nothing to step to.
+        assert_eq!(
+            step_value(&flatten_groups(&groups, |_| false), None, 1),
+            None
+        );
+        assert_eq!(step_value(&[], Some(1), 1), None);
+        let flat: Vec<TableRow> = [5, 6].map(TableRow::Value).to_vec();
+        assert_eq!(step_value(&flat, Some(5), 1), Some(1));
     }
 }

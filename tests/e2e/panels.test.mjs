@@ -1,5 +1,5 @@
-// Browser tests of the panels (header, peak table, values without a live range, search,
-// details), in headless Chromium through playwright-core.
+// Browser tests of the panels (header, the table of values live at the chosen step, values
+// without a live range, search, details), in headless Chromium through playwright-core.
 //   node tests/e2e/panels.test.mjs http://127.0.0.1:PORT/
 // (tests/e2e/run.sh builds the app, serves it and runs every tests/e2e/*.test.mjs.) Expected
 // figures are computed here from the dump text itself, by a small analysis independent of
@@ -7,7 +7,7 @@
 // `N passed, M failed`; the exit status is 1 when M > 0.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, artifacts, assert, base, fixture, open as openBrowser, run, search as searchFor, skip, test } from './harness.mjs';
+import { SHARED, artifacts, assert, base, fixture, grouped, open as openBrowser, run, search as searchFor, skip, test } from './harness.mjs';
 
 const shot = (name) => path.join(artifacts, `panels-${name}.png`);
 
@@ -138,6 +138,77 @@ const search = (text) => searchFor(page, text);
 
 const statusText = async () => (await page.locator('#search-status').textContent()).trim();
 
+// The table is a virtualised list: lines of ROW_PX pixels, only those scrolled to and MARGIN
+// more on each side in the DOM (src/ui/panels/peak_table/list.rs), plus two spacer rows.
+const ROW_PX = 26;
+const MARGIN = 40;
+
+/** Two animation frames and a task: the table has mounted the lines of its scroll position. */
+const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+
+/** What the table's DOM holds: lines mounted, `tr`s, the box's height and scroll position. */
+const tableDom = () => page.evaluate(() => {
+  const box = document.querySelector('#peak-table').closest('.value-scroll');
+  const body = document.querySelector('#peak-table tbody');
+  return {
+    lines: body.querySelectorAll('tr.value-row, tr.group-row').length,
+    trs: body.querySelectorAll('tr').length,
+    total: Number(document.querySelector('#peak-table').dataset.lines),
+    height: box.clientHeight,
+    top: box.scrollTop,
+  };
+});
+
+/** The DOM holds no more lines than are visible plus MARGIN on each side (and 2 spacers). */
+async function assertBounded(what) {
+  const d = await tableDom();
+  const bound = Math.ceil(d.height / ROW_PX) + 1 + 2 * MARGIN;
+  assert(d.height > 0 && d.lines <= bound && d.trs <= bound + 2,
+    `${what}: ${d.lines} lines (${d.trs} tr) in the DOM for a ${d.height} px box; at most ${bound}`);
+  return d;
+}
+
+/** Whether the selected line is in the table's box, below its sticky header. */
+const selectedInView = () => page.evaluate(() => {
+  const box = document.querySelector('#peak-table').closest('.value-scroll');
+  const row = box.querySelector('tr.value-row.selected');
+  if (!row) return false;
+  const b = box.getBoundingClientRect();
+  const h = box.querySelector('thead').getBoundingClientRect();
+  const r = row.getBoundingClientRect();
+  return r.top >= h.bottom - 1 && r.bottom <= b.bottom + 1;
+});
+
+/** Scrolls the table's box to `top` pixels and lets it mount the lines there. */
+async function scrollTable(top) {
+  await page.evaluate((t) => { document.querySelector('#peak-table').closest('.value-scroll').scrollTop = t; }, top);
+  await settle();
+}
+
+/** Every line of the table, scrolling through it a screen at a time: [data-id, data-value]. */
+async function allLines() {
+  const seen = new Map();
+  const { total, height } = await tableDom();
+  for (let top = 0; ; top += Math.max(ROW_PX, height - 2 * ROW_PX)) {
+    await scrollTable(top);
+    const rows = await page.locator('#peak-table tbody tr.value-row').evaluateAll((trs) => trs.map((tr) => [tr.dataset.value, tr.dataset.id]));
+    for (const [v, id] of rows) seen.set(v, id);
+    if (top > total * ROW_PX) break;
+  }
+  await scrollTable(0);
+  return [...seen.entries()];
+}
+
+/** Mounted lines sit where the spacer above says: one ROW_PX apart, the first after it. */
+const linesInPlace = () => page.evaluate((row) => {
+  const body = document.querySelector('#peak-table tbody');
+  const trs = [...body.querySelectorAll('tr')];
+  const spacer = trs[0].getBoundingClientRect();
+  const lines = trs.slice(1, -1).map((tr) => tr.getBoundingClientRect().top);
+  return lines.length === 0 || (Math.abs(lines[0] - spacer.bottom) <= 1 &&
+    lines.every((y, i) => i === 0 || Math.abs(y - lines[i - 1] - row) <= 0.5));
+}, ROW_PX);
+
 // ---------------------------------------------------------------- tests
 
 const tpu = analyse([readFileSync(TPU, 'latin1')]);
@@ -238,7 +309,7 @@ test('(p4) grouping by op_name: groups with totals and counts, expandable', asyn
   const named = groups.filter((g) => g.name !== '(no op_name)');
   assert(named.every((g, i) => i === 0 || named[i - 1].bytes >= g.bytes), 'groups are not largest first');
   assert((await page.locator('#peak-table tr.value-row').count()) === 0, 'value rows shown while every group is closed');
-  // Expand the first group: its members appear.
+  // Expand the first group: its members appear, as lines of their own.
   await page.locator('#peak-table tr.group-row .group-toggle').first().click();
   const members = await page.locator('#peak-table tr.value-row.member').count();
   assert(members === groups[0].count, `${members} rows under the first group, expected ${groups[0].count}`);
@@ -363,29 +434,101 @@ test('(p9) the three split files of a new-XLA dump make one module with live ran
   noNewConsoleErrors(before);
 });
 
-test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak stay quick', async () => {
-  const big = path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
-  if (!existsSync(big)) {
-    skip(`needs ${big} (../shared beside the repo)`);
+test('(p11) a click on the curve makes the table list the values live at that step', async () => {
+  const before = consoleErrors.length;
+  await open(TPU, TPU_MODULE);
+  await showSpace(0);
+  const s = tpu.spaces.find((x) => x.color === 0);
+  const timed = tpu.values.filter((v) => v.color === 0 && v.live);
+  const liveAt = (t) => timed.filter((v) => v.live[0] <= t && t <= v.live[1]);
+  const key = (vs) => vs.map((v) => v.name).sort().join();
+  await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
+  // The first step, other than the peak, in view on the curve, where other values are live.
+  let target = null;
+  let at = null;
+  for (let t = 0; t <= s.peakTime + 50 && target === null; t++) {
+    if (t === s.peakTime || liveAt(t).length === 0 || key(liveAt(t)) === key(s.live)) continue;
+    at = await page.evaluate((x) => window.__bufscope_step_px(0, x), t);
+    if (at) target = t;
+  }
+  assert(target !== null, 'no other step with other live values is in view on the curve');
+  await page.mouse.click(at.x, at.y);
+  await page.waitForFunction((t) => document.querySelector('.peak-summary')?.dataset.step === String(t), target, { timeout: 5000 });
+  const expected = liveAt(target);
+  const summary = page.locator('.peak-summary');
+  const count = Number(await summary.getAttribute('data-count'));
+  const bytes = Number(await summary.getAttribute('data-bytes'));
+  const sum = expected.reduce((a, v) => a + v.size, 0);
+  assert(count === expected.length, `${count} values live at step ${target}, the dump's ranges say ${expected.length}`);
+  assert(bytes === sum, `their sizes add to ${bytes}, the dump's sizes to ${sum}`);
+  assert(sameSet(await rowNames(), expected.map((v) => v.name)), `rows ${(await rowNames()).join(', ')} at step ${target}`);
+  assert((await summary.getAttribute('data-peak')) === 'false', 'step ' + target + ' is said to be the peak');
+  const title = (await page.locator('.peak-title').textContent()).trim();
+  assert(title === `Live at step ${target}`, `title "${title}"`);
+  assert((await summary.textContent()).includes('not the peak'), `summary "${await summary.textContent()}"`);
+  await page.screenshot({ path: shot('08-step') });
+  // Back to the peak with the answers panel's button.
+  const toggle = page.locator('#answers .answers-toggle');
+  await toggle.click();
+  await page.locator('#answers-own-peak').click();
+  await page.waitForFunction((t) => document.querySelector('.peak-summary')?.dataset.step === String(t), s.peakTime, { timeout: 5000 });
+  assert((await summary.getAttribute('data-peak')) === 'true', 'back at the peak, not said to be the peak');
+  assert((await page.locator('.peak-title').textContent()).trim() === 'Live at the peak', 'title at the peak');
+  assert(sameSet(await rowNames(), s.live.map((v) => v.name)), 'back at the peak, other rows');
+  await toggle.click();
+  noNewConsoleErrors(before);
+});
+
+test('(p12) keys: with the table focused, ↓ ↑ End Home move the selection', async () => {
+  const before = consoleErrors.length;
+  await showSpace(0);
+  const names = await rowNames();
+  assert(names.length >= 3, `${names.length} rows`);
+  const selected = () => page.locator('#peak-table tr.value-row.selected td.name').textContent();
+  await page.locator('#peak-table tr.value-row').first().click();
+  await page.keyboard.press('ArrowDown');
+  assert((await selected()) === names[1], `↓ from the first row selected ${await selected()}, expected ${names[1]}`);
+  await page.keyboard.press('End');
+  assert((await selected()) === names[names.length - 1], `End selected ${await selected()}`);
+  await page.keyboard.press('ArrowUp');
+  assert((await selected()) === names[names.length - 2], `↑ selected ${await selected()}`);
+  await page.keyboard.press('Home');
+  assert((await selected()) === names[0], `Home selected ${await selected()}`);
+  await page.waitForFunction((n) => document.querySelector('#details .details-name')?.textContent === n, names[0]);
+  await page.keyboard.press('Escape');
+  noNewConsoleErrors(before);
+});
+
+// ---------------------------------------------------------------- the 94 MB dump
+
+const BIG = path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
+/** The big dump as the independent analysis reads it (values in file order), once loaded. */
+let big = null;
+
+test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, few rows in the DOM', async () => {
+  if (!existsSync(BIG)) {
+    skip(`needs ${BIG} (../shared beside the repo)`);
   }
   const before = consoleErrors.length;
   // The values whose live range, as the dump prints it, covers the step the app calls the
   // peak (all values of this dump are in one memory space).
-  const { values } = analyse([readFileSync(big, 'latin1')], { peaks: false });
-  await page.locator('#file-input').setInputFiles(big);
+  const { values } = analyse([readFileSync(BIG, 'latin1')], { peaks: false });
+  await page.locator('#file-input').setInputFiles(BIG);
   await page.waitForFunction(
     () => document.querySelector('.module .module-name')?.textContent === 'cpu_deep_unrolled_500',
     null,
     { timeout: 120000 },
   );
   await page.locator('#peak-table tbody tr.value-row').first().waitFor({ timeout: 30000 });
+  await settle();
   const count = Number(await page.locator('.peak-summary').getAttribute('data-count'));
   const step = Number(await page.locator('.peak-summary').getAttribute('data-step'));
-  const live = values.filter((v) => v.live && v.live[0] <= step && step <= v.live[1]).length;
-  assert(count === live, `${count} values live at the peak (step ${step}), the dump's ranges say ${live}`);
-  assert((await page.locator('#peak-table tr.value-row').count()) === 100, 'not 100 rows at first');
-  await page.locator('.show-more').first().click();
-  assert((await page.locator('#peak-table tr.value-row').count()) === 600, 'show more did not add 500 rows');
+  const live = values.filter((v) => v.live && v.live[0] <= step && step <= v.live[1]);
+  assert(count === live.length, `${count} values live at the peak (step ${step}), the dump's ranges say ${live.length}`);
+  big = { values, step, live };
+  let d = await assertBounded('after opening');
+  assert(d.total === count, `the list has ${d.total} lines, ${count} values are live`);
+  assert(await linesInPlace(), 'the lines are not where the spacer puts them');
   let t = Date.now();
   await page.locator('#peak-table th[data-col="op_name"] button').click();
   await page.waitForFunction(() => document.querySelector('#peak-table th[data-col="op_name"]').getAttribute('aria-sort') === 'ascending');
@@ -399,23 +542,117 @@ test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak s
   await page.locator('#details .details-name').waitFor({ timeout: 5000 });
   console.log(`note: (p10) sort by op_name ${sortMs} ms, literal search ${searchMs} ms (150 ms debounce included)`);
   assert(sortMs < 5000 && searchMs < 5000, 'too slow');
-  await page.screenshot({ path: shot('07-largest') });
-  // A value live at the peak but past the rows shown, selected through the search: the
-  // table shows rows down to it.
   await page.locator('#search').fill('');
-  const shownNames = new Set(await rowNames());
-  assert(shownNames.size === 100, `${shownNames.size} rows after sorting`);
+  await scrollTable(0);
+  await page.screenshot({ path: shot('07-largest') });
+  // A value live at the peak far down the sorted list, selected through the search: the
+  // table scrolls to it and marks it, and still holds few rows.
+  const mounted = new Set(await rowNames());
   const names = new Map();
   for (const v of values) names.set(v.name, (names.get(v.name) ?? 0) + 1);
-  const deep = values.find((v) => v.live && v.live[0] <= step && step <= v.live[1] &&
-    !shownNames.has(v.name) && names.get(v.name) === 1 && !v.index);
-  assert(deep, 'no value live at the peak past the first rows');
+  const sorted = [...live].sort((a, b) => (a.opName === '') - (b.opName === '') || (a.opName < b.opName ? -1 : a.opName > b.opName ? 1 : 0));
+  const deep = sorted.slice(Math.floor(sorted.length * 0.9)).find((v) => !mounted.has(v.name) && names.get(v.name) === 1 && !v.index);
+  assert(deep, 'no value live at the peak far down the list');
+  t = Date.now();
   await search(`^${deep.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   await page.locator('#search').press('Enter');
   await page.locator('#peak-table tr.value-row.selected', { hasText: deep.name }).waitFor({ timeout: 5000 });
-  const after = await page.locator('#peak-table tr.value-row').count();
-  assert(after > 100 && after % 100 === 0, `${after} rows shown after selecting ${deep.name}`);
+  await page.waitForFunction(() => {
+    const box = document.querySelector('#peak-table').closest('.value-scroll');
+    const row = box.querySelector('tr.value-row.selected');
+    return row && row.getBoundingClientRect().bottom <= box.getBoundingClientRect().bottom + 1;
+  }, null, { timeout: 5000 });
+  console.log(`note: (p10) a value ${Math.round((await tableDom()).top / ROW_PX)} lines down selected and shown in ${Date.now() - t} ms (search debounce included)`);
+  await settle();
+  d = await assertBounded(`after selecting ${deep.name}`);
+  assert(d.top > 1000 * ROW_PX, `the table is scrolled ${d.top} px for a value far down`);
+  assert(await selectedInView(), `the row of ${deep.name} is not in the table's view`);
+  assert(await linesInPlace(), 'after the jump, the lines are not where the spacer puts them');
+  await page.locator('.peak-panel').screenshot({ path: shot('09-far-value') });
   await page.locator('#search').fill('');
+  // Scrolled to the end: the last lines, still few.
+  await scrollTable(d.total * ROW_PX);
+  d = await assertBounded('scrolled to the end');
+  const last = await page.locator('#peak-table tbody tr.value-row').last().getAttribute('data-value');
+  assert(await linesInPlace(), 'at the end, the lines are not where the spacer puts them');
+  const lastSpacer = await page.locator('#peak-table tbody tr.spacer').last().evaluate((tr) => tr.getBoundingClientRect().height);
+  assert(lastSpacer <= 1, `at the end, ${lastSpacer} px of spacer below the last line`);
+  // End on the focused table selects that last value.
+  await page.locator('#peak-table tbody tr.value-row').last().click();
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('End');
+  assert((await page.locator('#peak-table tr.value-row.selected').getAttribute('data-value')) === last, 'End did not select the last value');
+  await page.keyboard.press('Home');
+  await page.locator('#peak-table tr.value-row.selected').waitFor({ timeout: 5000 });
+  await settle();
+  assert(await selectedInView(), 'Home: the first row is not in view');
+  await assertBounded('after Home');
+  // Grouped: 7,000 groups, few in the DOM; selecting a value opens its group and shows it.
+  await page.locator('#group-op').check();
+  await page.locator('#peak-table tr.group-row').first().waitFor({ timeout: 5000 });
+  await settle();
+  await assertBounded('grouped');
+  await search(`^${deep.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  await page.locator('#search').press('Enter');
+  await page.locator('#peak-table tr.value-row.member.selected', { hasText: deep.name }).waitFor({ timeout: 5000 });
+  await settle();
+  assert(await selectedInView(), `grouped: the row of ${deep.name} is not in the table's view`);
+  await assertBounded(`grouped, after selecting ${deep.name}`);
+  assert(await linesInPlace(), 'grouped: the lines are not where the spacer puts them');
+  await page.locator('#search').fill('');
+  await page.locator('#group-op').uncheck();
+  await page.keyboard.press('Escape');
+  noNewConsoleErrors(before);
+});
+
+test('(p13) an icicle frame limits the table to its values; the chip clears it (needs ../shared)', async () => {
+  if (!big) skip(`needs ${BIG} (../shared beside the repo)`);
+  const before = consoleErrors.length;
+  const byId = new Map(big.values.map((v) => [String(v.id), v]));
+  const toggle = page.locator('#answers .answers-toggle');
+  await toggle.click();
+  await page.locator('#answers-icicle .frame').first().waitFor({ timeout: 30000 });
+  // The frame holding the most bytes among those of at most 1,500 values below the top.
+  const frames = await page.locator('#answers-icicle .frame').evaluateAll((fs) => fs.map((f, i) => ({
+    i, depth: Number(f.dataset.depth), bytes: Number(f.dataset.bytes), count: Number(f.title.match(/([\d,]+) values$/)[1].replace(/,/g, '')),
+  })));
+  const pick = frames.filter((f) => f.depth > 0 && f.count > 1 && f.count <= 1500).sort((a, b) => b.bytes - a.bytes)[0];
+  assert(pick, 'no frame of 2 to 1,500 values');
+  await page.locator('#answers-icicle .frame').nth(pick.i).click();
+  const chip = page.locator('#table-filter');
+  await chip.waitFor({ timeout: 5000 });
+  await page.waitForFunction((n) => Number(document.querySelector('#peak-table')?.dataset.lines) === n, pick.count, { timeout: 5000 });
+  assert(Number(await chip.getAttribute('data-count')) === pick.count, `the chip says ${await chip.getAttribute('data-count')} values, the frame ${pick.count}`);
+  const label = await chip.locator('.filter-label').getAttribute('title');
+  const frameLabel = (await page.locator('#answers-icicle .frame[data-depth="0"]').first().textContent()).trim().replace(/ ×/, '×');
+  assert(label.endsWith(`/${frameLabel}`), `the chip says "only ${label}", the frame is "${frameLabel}"`);
+  const countText = (await chip.locator('.filter-count').textContent()).trim();
+  assert(countText === `· ${grouped(pick.count)} values`, `the chip says "${countText}"`);
+  await assertBounded('limited to a frame');
+  // Every line, scrolled through: values live at the step, their sizes (from the dump text)
+  // adding up to the frame's bytes.
+  const lines = await allLines();
+  assert(lines.length === pick.count, `${lines.length} lines scrolled through, the frame has ${pick.count} values`);
+  let sum = 0;
+  for (const [, id] of lines) {
+    const v = byId.get(id);
+    assert(v && v.live && v.live[0] <= big.step && big.step <= v.live[1], `line of value id ${id} is not live at step ${big.step}`);
+    sum += v.size;
+  }
+  assert(sum === pick.bytes, `the lines' sizes add to ${sum}, the frame holds ${pick.bytes}`);
+  await page.locator('.peak-panel').screenshot({ path: shot('10-frame-filter') });
+  // The chip's × shows every live value again; so does the icicle's "clear highlight".
+  await chip.locator('.filter-clear').click();
+  await page.waitForFunction((n) => Number(document.querySelector('#peak-table')?.dataset.lines) === n, big.live.length, { timeout: 5000 });
+  assert((await chip.count()) === 0, 'the chip stayed');
+  // The icicle is zoomed into the frame: its top frame stands for it (and zooms out).
+  await page.locator('#answers-icicle .frame[data-depth="0"]').first().click();
+  await chip.waitFor({ timeout: 5000 });
+  assert(Number(await chip.getAttribute('data-count')) === pick.count, 'the top frame of the zoomed icicle limits to other values');
+  await page.locator('#icicle-clear').click();
+  await page.waitForFunction(() => !document.querySelector('#table-filter'), null, { timeout: 5000 });
+  assert(Number(await page.locator('#peak-table').getAttribute('data-lines')) === big.live.length, 'clear highlight left the table limited');
+  await toggle.click();
   noNewConsoleErrors(before);
 });
 

@@ -1,34 +1,44 @@
-//! The table of values live at the peak (`#peak-table`), one memory space at a time (tabs),
+//! The table of values live at one step (`#peak-table`): the step the answers panel is
+//! about ([`Focus::step`]; each space's peak by default), one memory space at a time (tabs),
 //! largest first; sortable by any column (click a header, again to reverse), groupable by
-//! op_name (`#group-op`). Below it, the space's values without a live range, which the
-//! diagrams cannot draw ([`timeless`]). Clicking a row selects the value and asks the
+//! op_name (`#group-op`), limited to an icicle frame's values when [`Focus::subset`] is set
+//! (a chip clears it, [`filter`]). Below it, the space's values without a live range, which
+//! the diagrams cannot draw ([`timeless`]). Clicking a row selects the value and asks the
 //! diagrams to reveal it ([`rows`]).
 //!
-//! Owns the table's state ([`Table`]) and its layout; the figures (sorting, grouping, totals)
-//! come from [`bufscope::query`]. Only the first [`FIRST`] rows (or groups) are in the DOM,
-//! with a "show more" button: the largest dumps have 25,000 values live at the peak.
+//! Owns the table's state ([`Table`]) and its layout; the live set comes from
+//! [`bufscope::answers::live_set`], the figures (sorting, grouping, flattening, totals) from
+//! [`bufscope::query`]. The rows are one list of lines (groups with their opened members
+//! flattened), of which only the lines scrolled to are in the DOM ([`list`]): the largest
+//! dumps have 25,000 values live at the peak.
 
+mod filter;
 mod header;
+mod list;
 mod rows;
 mod timeless;
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use bufscope::answers::{live_set, LiveSet};
 use bufscope::model::Str;
-use bufscope::query::{self, Column, Group};
+use bufscope::query::{self, Column, Group, TableRow};
 use leptos::prelude::*;
 
 use super::space_label;
 use crate::ui::fmt;
 use crate::ui::state::Focus;
+pub use filter::frame_subset;
 use timeless::Timeless;
 
-/// Rows (or groups) in the DOM at first: a few screens. Mounting and laying out 500 rows
-/// took about 190 ms of the first frame after a load.
-const FIRST: usize = 100;
-/// Rows (or groups) each "Show more" adds.
-const PAGE: usize = 500;
+/// The table's lines, and a number that changes whenever they are computed again (a group
+/// line's view depends on the groups it was made from, so its key carries it).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Lines {
+    generation: u64,
+    rows: Vec<TableRow>,
+}
 
 /// The table's state, shared by its parts; `Copy`, so handlers capture it freely.
 #[derive(Clone, Copy)]
@@ -36,18 +46,23 @@ struct Table {
     focus: Focus,
     /// The memory space shown (its colour).
     space: RwSignal<u32>,
+    /// The step shown: the chosen one, else the space's peak (within the program); `None`
+    /// when neither is known (no value of the space has a live range).
+    step: Memo<Option<u32>>,
     /// The column sorted by, and whether descending.
     sort: RwSignal<(Column, bool)>,
     /// Grouped by op_name.
     grouped: RwSignal<bool>,
-    /// Rows (or groups) in the DOM.
-    limit: RwSignal<usize>,
     /// The op_names of the groups opened.
     expanded: RwSignal<HashSet<Str>>,
-    /// The space's values live at the peak, sorted.
+    /// The space's values live at the step, each with its share of the occupied bytes.
+    live: Memo<Arc<LiveSet>>,
+    /// The live values in the table (limited to the subset, if any), sorted.
     rows: Memo<Arc<Vec<u32>>>,
     /// The rows grouped by op_name, sorted (empty when not grouped).
     groups: Memo<Arc<Vec<Group>>>,
+    /// What the table lists, line by line.
+    lines: Memo<Arc<Lines>>,
 }
 
 impl Table {
@@ -56,14 +71,30 @@ impl Table {
         let space = RwSignal::new(super::fullest_space(&shown.analysis.spaces));
         let sort = RwSignal::new((Column::Size, true));
         let grouped = RwSignal::new(false);
+        let expanded = RwSignal::new(HashSet::new());
+        let step = Memo::new(move |_| {
+            let shown = focus.shown();
+            let last = shown.analysis.steps.saturating_sub(1);
+            let peak = shown.analysis.space(space.get()).and_then(|s| s.peak_time);
+            focus.step.get().or(peak).map(|s| s.min(last))
+        });
+        let live = Memo::new(move |_| {
+            let shown = focus.shown();
+            let set = match (shown.analysis.space(space.get()), step.get()) {
+                (Some(s), Some(t)) => live_set(&shown.module, s, t),
+                _ => LiveSet::default(),
+            };
+            Arc::new(set)
+        });
         let rows = Memo::new(move |_| {
             let shown = focus.shown();
             let (column, descending) = sort.get();
-            let mut rows = shown
-                .analysis
-                .space(space.get())
-                .map(|s| s.live_at_peak.clone())
-                .unwrap_or_default();
+            let mut rows = live.with(|l| l.indices());
+            focus.subset.with(|s| {
+                if let Some(s) = s {
+                    query::keep_only(&mut rows, &s.values);
+                }
+            });
             query::sort_values(&shown.module, &mut rows, column, descending);
             Arc::new(rows)
         });
@@ -77,65 +108,70 @@ impl Table {
             query::sort_groups(&shown.module, &mut groups, column, descending);
             Arc::new(groups)
         });
+        let generation = StoredValue::new(0u64);
+        let lines = Memo::new(move |_| {
+            let rows = if grouped.get() {
+                groups.with(|g| {
+                    expanded.with(|e| query::flatten_groups(g, |g| e.contains(&g.op_name)))
+                })
+            } else {
+                rows.with(|r| r.iter().map(|&v| TableRow::Value(v)).collect())
+            };
+            generation.update_value(|g| *g += 1);
+            Arc::new(Lines {
+                generation: generation.get_value(),
+                rows,
+            })
+        });
         Table {
             focus,
             space,
+            step,
             sort,
             grouped,
-            limit: RwSignal::new(FIRST),
-            expanded: RwSignal::new(HashSet::new()),
+            expanded,
+            live,
             rows,
             groups,
+            lines,
         }
     }
 
-    /// A value selected elsewhere (a block clicked, a search) that is in the table but past
-    /// the rows shown: show rows down to it.
-    fn follow_selection(self) {
-        Effect::new(move |_| {
-            let Some(v) = self.focus.selected.get() else {
-                return;
-            };
-            if self.grouped.get_untracked() {
-                return;
-            }
-            let at = self
-                .rows
-                .with_untracked(|rows| rows.iter().position(|&r| r == v));
-            if let Some(at) = at.filter(|&at| at >= self.limit.get_untracked()) {
-                self.limit.set((at / FIRST + 1) * FIRST);
-            }
-        });
+    /// Whether the step shown is the space's peak.
+    fn at_peak(self) -> bool {
+        let shown = self.focus.shown();
+        let peak = shown
+            .analysis
+            .space(self.space.get())
+            .and_then(|s| s.peak_time);
+        peak.is_some() && self.step.get() == peak
     }
 }
 
 #[component]
 pub fn PeakTable(focus: Focus) -> impl IntoView {
     let t = Table::new(focus);
-    t.follow_selection();
+    filter::follow(t);
     let grouped = t.grouped;
+    let title = move || match t.step.get() {
+        Some(_) if t.at_peak() => "Live at the peak".to_string(),
+        Some(step) => format!("Live at step {}", fmt::grouped(u64::from(step))),
+        None => "Live at the peak".to_string(),
+    };
     view! {
-        <section class="peak-panel" aria-label="Values live at the peak">
-            <h3>"Live at the peak"</h3>
+        <section class="peak-panel" aria-label="Values live at the chosen step">
+            <h3 class="peak-title">{title}</h3>
             <div class="space-tabs" role="tablist" aria-label="Memory space">{space_tabs(t)}</div>
             {move || peak_summary(t)}
             <div class="table-tools">
                 <label class="toggle">
                     <input id="group-op" type="checkbox" prop:checked=move || grouped.get()
-                        on:change=move |e| {
-                            t.limit.set(FIRST);
-                            grouped.set(event_target_checked(&e));
-                        } />
+                        on:change=move |e| grouped.set(event_target_checked(&e)) />
                     " Group by op_name"
                 </label>
+                {move || filter::chip(t)}
             </div>
-            <div class="table-scroll">
-                <table id="peak-table" class="values" class:grouped=move || grouped.get()>
-                    <thead><tr>{header::headers(t)}</tr></thead>
-                    <tbody>{move || table_body(t)}</tbody>
-                </table>
-            </div>
-            {move || more_line(t)}
+            {list::table(t)}
             {move || view! { <Timeless focus=focus color=t.space.get() /> }}
         </section>
     }
@@ -159,10 +195,10 @@ fn space_tabs(t: Table) -> impl IntoView {
             view! {
                 <button type="button" role="tab" class="space-tab" data-color=c.to_string()
                     aria-selected=move || (t.space.get() == c).to_string()
+                    title="peak · values live at the peak"
                     on:click=move |_| {
                         if t.space.get_untracked() != c {
                             t.space.set(c);
-                            t.limit.set(FIRST);
                             t.expanded.set(HashSet::new());
                         }
                     }>
@@ -175,76 +211,36 @@ fn space_tabs(t: Table) -> impl IntoView {
         .collect_view()
 }
 
-/// The line above the table: how many values are live at the peak step, the occupied
-/// bytes there and what the values' sizes add to.
+/// The line above the table: the step and whether it is the peak, how many values are live
+/// there, the occupied bytes and what the values' sizes add to.
 fn peak_summary(t: Table) -> Option<impl IntoView> {
     let shown = t.focus.shown();
     let s = shown.analysis.space(t.space.get())?;
     let m = &shown.module;
-    let count = s.live_at_peak.len();
-    let text = match s.peak_time {
+    let live = t.live.get();
+    let count = live.values.len();
+    let step = t.step.get();
+    let text = match step {
         Some(step) => format!(
-            "{} value{} live at step {} — {} occupied; their sizes add to {} (aliases count once in the occupied bytes).",
+            "{} value{} live at step {}{} — {} occupied; their sizes add to {} (aliases count once in the occupied bytes).",
             fmt::grouped(count as u64),
             if count == 1 { "" } else { "s" },
             super::step_label(m, step),
-            fmt::bytes(s.peak_bytes),
-            fmt::bytes(query::total_size(m, &s.live_at_peak))
+            match s.peak_time {
+                Some(p) if p == step => ", this space's peak".to_string(),
+                Some(p) => format!(", not the peak (step {})", fmt::grouped(u64::from(p))),
+                None => String::new(),
+            },
+            fmt::bytes(live.occupied_bytes),
+            fmt::bytes(live.value_bytes)
         ),
         None => "No value of this memory space has a live range: nothing is live at any step.".to_string(),
     };
     Some(view! {
         <p class="peak-summary" data-count=count.to_string()
-            data-step=s.peak_time.map(|t| t.to_string()).unwrap_or_default()>{text}</p>
-    })
-}
-
-/// The rows in the DOM: the first values, or the first groups (with their open members).
-fn table_body(t: Table) -> AnyView {
-    let shown = t.focus.shown();
-    let limit = t.limit.get();
-    if t.grouped.get() {
-        t.groups.with(|groups| {
-            groups
-                .iter()
-                .take(limit)
-                .map(|g| rows::group_rows(t.focus, &shown, g, t.expanded))
-                .collect_view()
-                .into_any()
-        })
-    } else {
-        t.rows.with(|rows| {
-            rows.iter()
-                .take(limit)
-                .map(|&v| rows::value_row(t.focus, &shown.module, v, false))
-                .collect_view()
-                .into_any()
-        })
-    }
-}
-
-/// "Showing N of M" with buttons for more and for all, when some rows are not shown.
-fn more_line(t: Table) -> Option<impl IntoView> {
-    let grouped = t.grouped.get();
-    let total = if grouped {
-        t.groups.with(|g| g.len())
-    } else {
-        t.rows.with(|r| r.len())
-    };
-    let shown_now = t.limit.get().min(total);
-    (total > shown_now).then(|| {
-        let what = if grouped { "groups" } else { "values" };
-        let limit = t.limit;
-        view! {
-            <p class="more-line">
-                {format!("Showing {} of {} {what}. ", fmt::grouped(shown_now as u64), fmt::grouped(total as u64))}
-                <button type="button" class="show-more" on:click=move |_| limit.update(|l| *l += PAGE)>
-                    {format!("Show {} more", fmt::grouped(PAGE.min(total - shown_now) as u64))}
-                </button>
-                <button type="button" class="show-all" on:click=move |_| limit.set(usize::MAX)>
-                    "Show all"
-                </button>
-            </p>
-        }
+            data-step=step.map(|t| t.to_string()).unwrap_or_default()
+            data-peak=t.at_peak().to_string()
+            data-occupied=live.occupied_bytes.to_string()
+            data-bytes=live.value_bytes.to_string()>{text}</p>
     })
 }

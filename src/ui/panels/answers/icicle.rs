@@ -14,6 +14,7 @@ use leptos::prelude::*;
 
 use super::{Ans, Computed};
 use crate::ui::fmt;
+use crate::ui::panels::peak_table::frame_subset;
 
 /// The narrowest frame drawn, as a fraction of the chart's width.
 const MIN_WIDTH: f64 = 0.002;
@@ -123,7 +124,10 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             .into_iter()
             .map(|(p, name)| {
                 view! {
-                    <button type="button" class="crumb" on:click=move |_| zoom.set(p.clone())>{name}</button>
+                    <button type="button" class="crumb" on:click=move |_| {
+                        if p.is_empty() { ans.focus.subset.set(None); }
+                        zoom.set(p.clone())
+                    }>{name}</button>
                 }
             })
             .collect_view()
@@ -137,7 +141,7 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
                     on:change=move |e| fold.set(event_target_checked(&e)) />" fold numbered repeats"</label>
                 <span class="icicle-trail">{trail}</span>
                 <button type="button" class="button" id="icicle-clear"
-                    on:click=move |_| ans.highlight(Vec::new())>"clear highlight"</button>
+                    on:click=move |_| { ans.highlight(Vec::new()); ans.focus.subset.set(None); }>"clear highlight"</button>
             </p>
             {frames}
         </div>
@@ -172,6 +176,7 @@ fn frames_view(ans: Ans, tree: Computed<OpNode>, zoom: RwSignal<Vec<usize>>) -> 
                 move |_| {
                     let (n, _) = node_at(&tree, &full);
                     ans.highlight(n.all_values());
+                    ans.focus.subset.set(frame_subset(&tree, &full));
                     zoom.set(target.clone());
                 }
             };

@@ -5,7 +5,7 @@
 use bufscope::query::Column;
 use leptos::prelude::*;
 
-use super::{Table, FIRST};
+use super::Table;
 
 /// The table's columns, in order.
 pub const COLUMNS: [Column; 8] = Column::ALL;
@@ -62,7 +62,6 @@ fn header(t: Table, col: Column) -> impl IntoView {
         Some(false) => "▲",
     };
     let on_click = move |_| {
-        t.limit.set(FIRST);
         sort.update(|(c, desc)| {
             if *c == col {
                 *desc = !*desc;

@@ -1,10 +1,9 @@
 //! The peak table's rows: a value's row (name, sizes, padding, shape, op_name, source,
 //! kind; the whole text in each cell's title, at most [`CELL_CHARS`] of it in the cell) and
-//! an op_name group's row with, when opened, its members. A click (or Enter) on a value
+//! an op_name group's row, which opens and closes the group. A click (or Enter) on a value
 //! selects it and asks the diagrams to reveal it.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use bufscope::analysis::ValueKind;
 use bufscope::model::{Module, Str};
@@ -12,11 +11,10 @@ use bufscope::query::{self, Group};
 use leptos::ev;
 use leptos::prelude::*;
 
-use super::PAGE;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
+use crate::ui::state::Focus;
 use bufscope::render::text::clip_middle;
-use crate::ui::state::{Focus, Shown};
 
 /// Selects a value and asks the diagrams to show it.
 fn choose(focus: Focus, v: u32) {
@@ -87,14 +85,12 @@ fn short_kind(kind: ValueKind) -> &'static str {
     }
 }
 
-/// A group's header row and, when expanded, its members (the first [`PAGE`]).
-pub(super) fn group_rows(
-    focus: Focus,
-    shown: &Arc<Shown>,
+/// A group's row (its members, when it is opened, are lines of their own).
+pub(super) fn group_row(
+    m: &Module,
     g: &Group,
     expanded: RwSignal<HashSet<Str>>,
 ) -> impl IntoView + use<> {
-    let m = &shown.module;
     let key = g.op_name;
     let open = move || expanded.with(|e| e.contains(&key));
     let toggle = move |_| {
@@ -113,28 +109,6 @@ pub(super) fn group_rows(
     let name = clip_middle(&name, CELL_CHARS);
     let count = g.values.len();
     let padding = g.padding();
-    let members = {
-        let shown = shown.clone();
-        let values = g.values.clone();
-        move || {
-            open().then(|| {
-                let rest = values.len().saturating_sub(PAGE);
-                let rows = values
-                    .iter()
-                    .take(PAGE)
-                    .map(|&v| value_row(focus, &shown.module, v, true))
-                    .collect_view();
-                let more = (rest > 0).then(|| {
-                    view! {
-                        <tr class="member more-members"><td colspan="8">
-                            {format!("… and {} more values in this group", fmt::grouped(rest as u64))}
-                        </td></tr>
-                    }
-                });
-                view! { {rows}{more} }
-            })
-        }
-    };
     view! {
         <tr class="group-row" data-count=count.to_string() data-bytes=g.total.to_string()
             aria-expanded=move || open().to_string()>
@@ -150,6 +124,5 @@ pub(super) fn group_rows(
             <td class="num">{fmt::human(padding)}</td>
             <td colspan="4" class="group-note">{format!("{} value{}", fmt::grouped(count as u64), if count == 1 { "" } else { "s" })}</td>
         </tr>
-        {members}
     }
 }

@@ -7,11 +7,15 @@ use std::sync::Arc;
 use bufscope::query::{self, Column};
 use leptos::prelude::*;
 
-use super::{FIRST, PAGE};
 use crate::ui::fmt;
 use crate::ui::panels::{space_label, CELL_CHARS};
-use bufscope::render::text::clip_middle;
 use crate::ui::state::Focus;
+use bufscope::render::text::clip_middle;
+
+/// Values listed at first.
+const FIRST: usize = 100;
+/// Values each "Show more" adds.
+const PAGE: usize = 500;
 
 /// The values of space `color` without a live range, largest first, as a `<details>`
 /// list (nothing when there are none).

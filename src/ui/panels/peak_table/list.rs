@@ -1,0 +1,253 @@
+//! The table's body as a virtualised list: a scroll container (`.table-scroll`) of lines
+//! of one fixed height ([`ROW_PX`]), in which only the lines scrolled to, and [`MARGIN`]
+//! more on each side, are in the DOM; two spacer rows stand for the others. The window is
+//! measured again in an animation frame after a scroll. A value selected anywhere (a block
+//! clicked, a search, a key) is scrolled to (its group opened when grouped); with the
+//! table focused, the arrow keys, Page Up / Down, Home and End move the selection.
+
+use bufscope::query::{self, TableRow};
+use leptos::ev;
+use leptos::html::Div;
+use leptos::prelude::*;
+
+use super::{header, rows, Table};
+
+/// A line's height (CSS pixels); `style/panels.css` gives every body line this height.
+pub(super) const ROW_PX: usize = 26;
+/// Lines mounted above and below the visible ones.
+const MARGIN: usize = 40;
+/// The first mounted line is a multiple of this: scrolling mounts lines `CHUNK` at a time.
+const CHUNK: usize = 10;
+/// Lines taken as visible before the container has a height.
+const GUESS: usize = 24;
+
+/// The lines `[start, end)` mounted when the container, `height_px` high, is scrolled
+/// `top_px` down a list of `n` lines: at most the visible lines plus `2 × MARGIN`.
+fn window(top_px: usize, height_px: usize, n: usize) -> (usize, usize) {
+    let visible = match height_px {
+        0 => GUESS,
+        h => h.div_ceil(ROW_PX) + 1,
+    };
+    let first = top_px / ROW_PX;
+    let start = (first.saturating_sub(MARGIN) / CHUNK * CHUNK).min(n);
+    (start, (start + visible + 2 * MARGIN).min(n))
+}
+
+/// The scroll container and where it was scrolled when last measured.
+#[derive(Clone, Copy)]
+struct Scroll {
+    el: NodeRef<Div>,
+    /// `scrollTop` and `clientHeight`, CSS pixels.
+    at: RwSignal<(usize, usize)>,
+    /// A measurement is waiting for its animation frame.
+    pending: StoredValue<bool>,
+}
+
+impl Scroll {
+    fn measure(self) {
+        // Called from animation frames: the table (all its signals at once) may be gone.
+        if self.at.is_disposed() {
+            return;
+        }
+        if let Some(el) = self.el.get_untracked() {
+            let at = (
+                el.scroll_top().max(0) as usize,
+                el.client_height().max(0) as usize,
+            );
+            if self.at.get_untracked() != at {
+                self.at.set(at);
+            }
+        }
+    }
+
+    fn measure_soon(self) {
+        if !self.pending.get_value() {
+            self.pending.set_value(true);
+            request_animation_frame(move || {
+                self.pending.try_set_value(false);
+                self.measure();
+            });
+        }
+    }
+}
+
+/// The table: header, spacers and the mounted lines, in its scroll container.
+pub(super) fn table(t: Table) -> impl IntoView {
+    let s = Scroll {
+        el: NodeRef::new(),
+        at: RwSignal::new((0, 0)),
+        pending: StoredValue::new(false),
+    };
+    let span = Memo::new(move |_| {
+        let (top, height) = s.at.get();
+        window(top, height, t.lines.with(|l| l.rows.len()))
+    });
+    // A group line's view is made from the groups of its generation; a value's from the value.
+    let mounted = move || {
+        let (start, end) = span.get();
+        t.lines.with(|l| {
+            let end = end.min(l.rows.len());
+            l.rows[start.min(end)..end]
+                .iter()
+                .map(|&r| match r {
+                    TableRow::Group(_) => (l.generation, r),
+                    _ => (0, r),
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let before = move || format!("{}px", span.get().0 * ROW_PX);
+    let after = move || {
+        let rest = t.lines.with(|l| l.rows.len()).saturating_sub(span.get().1);
+        format!("{}px", rest * ROW_PX)
+    };
+    follow(t, s);
+    Effect::new(move |_| {
+        if s.el.get().is_some() {
+            s.measure_soon();
+        }
+    });
+    let resize = window_event_listener(ev::resize, move |_| s.measure_soon());
+    on_cleanup(move || resize.remove());
+    view! {
+        <div class="table-scroll value-scroll" node_ref=s.el tabindex="0" role="region"
+            aria-label="Values; with focus, the arrow keys move the selection"
+            on:scroll=move |_| s.measure_soon() on:keydown=move |e| key(t, s, &e)>
+            <table id="peak-table" class="values" class:grouped=move || t.grouped.get()
+                data-lines=move || t.lines.with(|l| l.rows.len()).to_string()>
+                <thead><tr>{header::headers(t)}</tr></thead>
+                <tbody>
+                    <tr class="spacer" aria-hidden="true"><td colspan="8" style:height=before></td></tr>
+                    <For each=mounted key=|k| *k children=move |(_, r)| line(t, r) />
+                    <tr class="spacer" aria-hidden="true"><td colspan="8" style:height=after></td></tr>
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// One line's view.
+fn line(t: Table, r: TableRow) -> AnyView {
+    let shown = t.focus.shown();
+    match r {
+        TableRow::Value(v) => rows::value_row(t.focus, &shown.module, v, false).into_any(),
+        TableRow::Member(v) => rows::value_row(t.focus, &shown.module, v, true).into_any(),
+        TableRow::Group(i) => t
+            .groups
+            .with_untracked(|g| {
+                g.get(i as usize)
+                    .map(|g| rows::group_row(&shown.module, g, t.expanded))
+            })
+            .into_any(),
+    }
+}
+
+/// Scrolls back to the first line when what the table lists changes (sort, grouping, space,
+/// step, subset), and to the selected value whenever one is selected.
+fn follow(t: Table, s: Scroll) {
+    Effect::new(move |previous: Option<()>| {
+        t.sort.track();
+        t.grouped.track();
+        t.space.track();
+        t.step.track();
+        t.focus.subset.track();
+        if previous.is_some() {
+            // Mount the first lines now; scroll the box in the next frame, whose layout is
+            // due anyway (setting `scrollTop` here would lay the page out once more).
+            s.at.update(|(top, _)| *top = 0);
+            request_animation_frame(move || {
+                if let Some(el) = s.el.try_get_untracked().flatten() {
+                    if el.scroll_top() != 0 {
+                        el.set_scroll_top(0);
+                    }
+                }
+                s.measure();
+            });
+        }
+    });
+    Effect::new(move |_| {
+        let Some(v) = t.focus.selected.get() else {
+            return;
+        };
+        if t.grouped.get_untracked() {
+            let group = t
+                .groups
+                .with_untracked(|gs| gs.iter().find(|g| g.values.contains(&v)).map(|g| g.op_name));
+            if let Some(op) = group.filter(|op| !t.expanded.with_untracked(|e| e.contains(op))) {
+                t.expanded.update(|e| {
+                    e.insert(op);
+                });
+            }
+        }
+        // Once the DOM has the lines (an opened group's spacers).
+        request_animation_frame(move || scroll_to(t, s, v));
+    });
+}
+
+/// Scrolls the least that shows value `v`'s line below the sticky header (a line far away
+/// comes to the middle), then mounts the lines there.
+fn scroll_to(t: Table, s: Scroll, v: u32) {
+    if s.at.is_disposed() {
+        return;
+    }
+    let Some(el) = s.el.get_untracked() else {
+        return;
+    };
+    let Some(i) = t
+        .lines
+        .with_untracked(|l| l.rows.iter().position(|r| r.value() == Some(v)))
+    else {
+        return;
+    };
+    let header = el
+        .query_selector("thead")
+        .ok()
+        .flatten()
+        .map_or(0.0, |h| h.get_bounding_client_rect().height());
+    let top = f64::from(el.scroll_top().max(0));
+    let height = (f64::from(el.client_height()) - header).max(ROW_PX as f64);
+    let (y, row) = ((i * ROW_PX) as f64, ROW_PX as f64);
+    let to = if y >= top && y + row <= top + height {
+        top
+    } else if y < top && top - y <= height {
+        y
+    } else if y + row > top + height && y + row - (top + height) <= height {
+        y + row - height
+    } else {
+        y - (height - row) / 2.0
+    };
+    if to != top {
+        el.set_scroll_top(to.max(0.0).round() as i32);
+    }
+    s.measure();
+}
+
+/// The keys of the focused table: ↓ ↑ one value, Page Down / Up a screen, Home / End the
+/// first and last value.
+fn key(t: Table, s: Scroll, e: &ev::KeyboardEvent) {
+    if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() {
+        return;
+    }
+    let page = (s.at.get_untracked().1 / ROW_PX).saturating_sub(1).max(1) as isize;
+    let selected = t.focus.selected.get_untracked();
+    let (from, steps) = match e.key().as_str() {
+        "ArrowDown" => (selected, 1),
+        "ArrowUp" => (selected, -1),
+        "PageDown" => (selected, page),
+        "PageUp" => (selected, -page),
+        "Home" => (None, 1),
+        "End" => (None, -1),
+        _ => return,
+    };
+    e.prevent_default();
+    let to = t.lines.with_untracked(|l| {
+        query::step_value(&l.rows, from, steps).and_then(|i| l.rows[i].value())
+    });
+    if let Some(v) = to.filter(|&v| Some(v) != selected) {
+        t.focus.selected.set(Some(v));
+    }
+    // Keep the keys here when the focused line scrolls out of the DOM.
+    if let Some(el) = s.el.get_untracked() {
+        let _ = el.focus();
+    }
+}
