@@ -90,6 +90,16 @@ impl Focus {
             .map(|v| v.instruction)
     }
 
+    /// The step the views of memory space `color` are about: the chosen [`Focus::step`],
+    /// else the space's peak, within the program (tracks `step`). `None` only when nothing is
+    /// chosen and the space has no peak.
+    pub fn step_in(&self, color: u32) -> Option<u32> {
+        let shown = self.shown();
+        let last = shown.analysis.steps.saturating_sub(1);
+        let peak = shown.analysis.space(color).and_then(|s| s.peak_time);
+        self.step.get().or(peak).map(|s| s.min(last))
+    }
+
     /// Asks the diagrams to bring `value` into view.
     pub fn reveal(&self, value: u32) {
         let n = self.reveal.get_untracked().map_or(0, |(_, n)| n + 1);

@@ -72,12 +72,7 @@ impl Table {
         let sort = RwSignal::new((Column::Size, true));
         let grouped = RwSignal::new(false);
         let expanded = RwSignal::new(HashSet::new());
-        let step = Memo::new(move |_| {
-            let shown = focus.shown();
-            let last = shown.analysis.steps.saturating_sub(1);
-            let peak = shown.analysis.space(space.get()).and_then(|s| s.peak_time);
-            focus.step.get().or(peak).map(|s| s.min(last))
-        });
+        let step = Memo::new(move |_| focus.step_in(space.get()));
         let live = Memo::new(move |_| {
             let shown = focus.shown();
             let set = match (shown.analysis.space(space.get()), step.get()) {
