@@ -11,7 +11,9 @@ use bufscope::diff::{
     ValueChange, ValueInfo, Verdict,
 };
 use bufscope::pipeline::Loaded;
+use bufscope::render::diff::{comparison_svg, ChartText};
 use bufscope::render::text::clip_middle;
+use bufscope::render::Style;
 use bufscope::units::{exact_bytes, group_digits, human_bytes};
 use clap::Args;
 use serde::Serialize;
@@ -48,6 +50,10 @@ pub struct DiffArgs {
     /// Pair these two modules whatever their names (repeatable); a name or a part of one
     #[arg(long, value_name = "BASE_MODULE=NEW_MODULE", value_parser = hand_pair)]
     pair: Vec<(String, String)>,
+    /// Also draw both occupied-bytes curves of every memory space of the first paired
+    /// module, on relative program position with each peak marked, into this SVG
+    #[arg(long, value_name = "OUT.svg")]
+    svg: Option<PathBuf>,
 }
 
 /// The text is kept within this many columns.
@@ -97,6 +103,9 @@ fn compare(args: &DiffArgs) -> Result<Option<Verdict>, Failure> {
     if load_diff.modules.is_empty() {
         eprintln!("bufscope: no module of the base pairs with one of the new: nothing is compared (pair them with --pair BASE_MODULE=NEW_MODULE)");
     }
+    if let Some(out) = &args.svg {
+        write_svg(&load_diff, args, out)?;
+    }
     let verdict = args.max_growth.map(|limit| load_diff.verdict(limit));
     let out = if args.json {
         json(&load_diff, verdict.as_ref())
@@ -105,6 +114,32 @@ fn compare(args: &DiffArgs) -> Result<Option<Verdict>, Failure> {
     };
     write_stdout(out.as_bytes())?;
     Ok(verdict)
+}
+
+/// The charts of `--svg` ([`bufscope::render::diff::comparison_svg`]), 1200 pixels wide,
+/// each side named by its file or folder.
+fn write_svg(load_diff: &LoadDiff, args: &DiffArgs, out: &PathBuf) -> Result<(), Failure> {
+    let Some(m) = load_diff.modules.first() else {
+        return Err(Failure(format!(
+            "--svg {}: no paired module to draw",
+            out.display()
+        )));
+    };
+    let name = |p: &PathBuf| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let (base_label, new_label) = (name(&args.base), name(&args.new));
+    let text = ChartText {
+        base_label: &base_label,
+        new_label: &new_label,
+        capacity: None,
+    };
+    let spaces: Vec<_> = m.spaces.iter().map(|s| &s.peaks).collect();
+    let svg = comparison_svg(&spaces, &text, &Style::default(), 1200);
+    std::fs::write(out, svg).map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))
 }
 
 /// One side read as `summary` reads its operands; a side without a module, or with an

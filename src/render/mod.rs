@@ -19,6 +19,7 @@
 mod blocks;
 mod coverage;
 mod curve;
+pub mod diff;
 mod frame;
 mod geometry;
 mod index;
