@@ -125,7 +125,7 @@ fn both_curves_and_peaks_where_they_are() {
         .filter(|n| n.is_text())
         .filter_map(|n| n.text())
         .collect();
-    assert!(text.contains("−6,148 B (−0.05%)"), "{text}");
+    assert!(text.contains("-6,148 B (-0.05%)"), "{text}");
     assert!(text.contains("relative program position"), "{text}");
     assert!(text.contains("base 100 steps, new 97"), "{text}");
 }

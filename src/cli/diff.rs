@@ -11,10 +11,10 @@ use bufscope::diff::{
     ValueChange, ValueInfo, Verdict,
 };
 use bufscope::pipeline::Loaded;
-use bufscope::render::diff::{comparison_svg, ChartText};
+use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
 use bufscope::render::text::clip_middle;
 use bufscope::render::Style;
-use bufscope::units::{exact_bytes, group_digits, human_bytes};
+use bufscope::units::{exact_bytes, group_digits, human_bytes, signed_bytes};
 use clap::Args;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -261,15 +261,12 @@ fn module_text(m: &ModuleDiff, top: usize) -> String {
 /// One memory space: the peaks and the delta, where each peak is, the largest changes.
 fn space_text(s: &SpaceDiff, top: usize) -> String {
     let p = &s.peaks;
-    let percent = p
-        .delta_percent
-        .map_or(String::new(), |d| format!(" ({d:+.2}%)"));
     let mut out = format!(
-        "  memory space {}: peak {} → {}, {}{percent}\n",
+        "  memory space {}: peak {} → {}, {}\n",
         p.color,
         human_bytes(p.base_peak_bytes),
         human_bytes(p.new_peak_bytes),
-        signed_exact(p.delta_bytes),
+        delta_text(p),
     );
     let at = |pos: Option<f64>, step: Option<u32>, steps: u32| match (pos, step) {
         (Some(pos), Some(t)) => format!("{:.2} (step {t} of {steps})", pos),
@@ -358,18 +355,13 @@ fn verdict_text(v: &Verdict) -> String {
         let tail = format!(
             ", memory space {}: {}, allowed +{} B",
             f.color,
-            signed_exact(f.delta_bytes),
+            signed_bytes(f.delta_bytes),
             group_digits(f.allowed_bytes)
         );
         let room = WIDTH.saturating_sub(tail.chars().count() + 2).max(8);
         let _ = writeln!(out, "  {}{tail}", clip_middle(&name, room));
     }
     out
-}
-
-/// `+29,700 B`, `-1,024 B`, `0 B`: exact, with the sign.
-fn signed_exact(d: i64) -> String {
-    format!("{}{} B", sign(d), group_digits(d.unsigned_abs()))
 }
 
 /// `+16.0 KiB`, `-512 B`, `0 B`.
@@ -391,9 +383,9 @@ mod tests {
 
     #[test]
     fn signs_and_pairs() {
-        assert_eq!(signed_exact(29_700), "+29,700 B");
-        assert_eq!(signed_exact(-2048), "-2,048 B");
-        assert_eq!(signed_exact(0), "0 B");
+        assert_eq!(signed_bytes(29_700), "+29,700 B");
+        assert_eq!(signed_bytes(-2048), "-2,048 B");
+        assert_eq!(signed_bytes(0), "0 B");
         assert_eq!(signed_human(-16 * 1024), "-16.0 KiB");
         assert_eq!(hand_pair("a = b"), Ok(("a".into(), "b".into())));
         assert!(hand_pair("a").is_err() && hand_pair("=b").is_err());

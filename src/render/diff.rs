@@ -20,7 +20,7 @@ use super::text::clip_middle;
 use super::{DrawResult, Painter, Style};
 use crate::diff::SpacePeaks;
 use crate::model::memory_space_name;
-use crate::units::{group_digits, human_bytes};
+use crate::units::{group_digits, human_bytes, signed_bytes};
 
 /// The base side's colour (the new side's is [`NEW_COLOR`]); the page's tables use the
 /// same two.
@@ -211,18 +211,12 @@ fn curve_points(curve: &[u64], map: &Mapping, plot: PxRect) -> Vec<Vec<(i32, i32
     vec![points]
 }
 
-/// `+6,148 B (+0.05%)`, `-2,048 B`, `0 B`.
+/// The change of the peak: `-6,148 B (-0.05%)`, `+2,048 B`, `0 B` (no % without a base).
 pub fn delta_text(peaks: &SpacePeaks) -> String {
-    let d = peaks.delta_bytes;
-    let sign = match d.signum() {
-        1 => "+",
-        -1 => "−",
-        _ => "",
-    };
-    let percent = peaks.delta_percent.map_or(String::new(), |p| {
-        format!(" ({}{:.2}%)", if p >= 0.0 { "+" } else { "−" }, p.abs())
-    });
-    format!("{sign}{} B{percent}", group_digits(d.unsigned_abs()))
+    let percent = peaks
+        .delta_percent
+        .map_or(String::new(), |p| format!(" ({p:+.2}%)"));
+    format!("{}{percent}", signed_bytes(peaks.delta_bytes))
 }
 
 impl<DB: DrawingBackend> Painter<'_, DB> {
@@ -471,7 +465,7 @@ mod tests {
             base_curve: vec![],
             new_curve: vec![],
         };
-        assert_eq!(delta_text(&p), "−6,148 B (−51.23%)");
+        assert_eq!(delta_text(&p), "-6,148 B (-51.23%)");
         p.delta_bytes = 0;
         p.delta_percent = None;
         assert_eq!(delta_text(&p), "0 B");
