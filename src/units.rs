@@ -138,6 +138,16 @@ pub fn group_digits(n: u64) -> String {
     out
 }
 
+/// A change in bytes, exact, with its sign: "+29,700 B", "-2,048 B", "0 B".
+pub fn signed_bytes(d: i64) -> String {
+    let sign = match d.signum() {
+        1 => "+",
+        -1 => "-",
+        _ => "",
+    };
+    format!("{sign}{} B", group_digits(d.unsigned_abs()))
+}
+
 /// A count and its noun, plural unless one: "1 value", "177,800 values".
 pub fn count(n: usize, noun: &str) -> String {
     let plural = if n == 1 { "" } else { "s" };
@@ -146,6 +156,14 @@ pub fn count(n: usize, noun: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn signed_bytes_keep_their_sign() {
+        assert_eq!(signed_bytes(29_700), "+29,700 B");
+        assert_eq!(signed_bytes(-2048), "-2,048 B");
+        assert_eq!(signed_bytes(0), "0 B");
+        assert_eq!(signed_bytes(i64::MIN), "-9,223,372,036,854,775,808 B");
+    }
+
     #[test]
     fn sizes_people_type() {
         assert_eq!(parse_bytes("4096"), Some(4096));

@@ -11,8 +11,10 @@ use bufscope::diff::{
     ValueChange, ValueInfo, Verdict,
 };
 use bufscope::pipeline::Loaded;
+use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
 use bufscope::render::text::clip_middle;
-use bufscope::units::{exact_bytes, group_digits, human_bytes};
+use bufscope::render::Style;
+use bufscope::units::{exact_bytes, group_digits, human_bytes, signed_bytes};
 use clap::Args;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -48,6 +50,10 @@ pub struct DiffArgs {
     /// Pair these two modules whatever their names (repeatable); a name or a part of one
     #[arg(long, value_name = "BASE_MODULE=NEW_MODULE", value_parser = hand_pair)]
     pair: Vec<(String, String)>,
+    /// Also draw both occupied-bytes curves of every memory space of the first paired
+    /// module, on relative program position with each peak marked, into this SVG
+    #[arg(long, value_name = "OUT.svg")]
+    svg: Option<PathBuf>,
 }
 
 /// The text is kept within this many columns.
@@ -97,6 +103,9 @@ fn compare(args: &DiffArgs) -> Result<Option<Verdict>, Failure> {
     if load_diff.modules.is_empty() {
         eprintln!("bufscope: no module of the base pairs with one of the new: nothing is compared (pair them with --pair BASE_MODULE=NEW_MODULE)");
     }
+    if let Some(out) = &args.svg {
+        write_svg(&load_diff, args, out)?;
+    }
     let verdict = args.max_growth.map(|limit| load_diff.verdict(limit));
     let out = if args.json {
         json(&load_diff, verdict.as_ref())
@@ -105,6 +114,32 @@ fn compare(args: &DiffArgs) -> Result<Option<Verdict>, Failure> {
     };
     write_stdout(out.as_bytes())?;
     Ok(verdict)
+}
+
+/// The charts of `--svg` ([`bufscope::render::diff::comparison_svg`]), 1200 pixels wide,
+/// each side named by its file or folder.
+fn write_svg(load_diff: &LoadDiff, args: &DiffArgs, out: &PathBuf) -> Result<(), Failure> {
+    let Some(m) = load_diff.modules.first() else {
+        return Err(Failure(format!(
+            "--svg {}: no paired module to draw",
+            out.display()
+        )));
+    };
+    let name = |p: &PathBuf| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let (base_label, new_label) = (name(&args.base), name(&args.new));
+    let text = ChartText {
+        base_label: &base_label,
+        new_label: &new_label,
+        capacity: None,
+    };
+    let spaces: Vec<_> = m.spaces.iter().map(|s| &s.peaks).collect();
+    let svg = comparison_svg(&spaces, &text, &Style::default(), 1200);
+    std::fs::write(out, svg).map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))
 }
 
 /// One side read as `summary` reads its operands; a side without a module, or with an
@@ -226,15 +261,12 @@ fn module_text(m: &ModuleDiff, top: usize) -> String {
 /// One memory space: the peaks and the delta, where each peak is, the largest changes.
 fn space_text(s: &SpaceDiff, top: usize) -> String {
     let p = &s.peaks;
-    let percent = p
-        .delta_percent
-        .map_or(String::new(), |d| format!(" ({d:+.2}%)"));
     let mut out = format!(
-        "  memory space {}: peak {} → {}, {}{percent}\n",
+        "  memory space {}: peak {} → {}, {}\n",
         p.color,
         human_bytes(p.base_peak_bytes),
         human_bytes(p.new_peak_bytes),
-        signed_exact(p.delta_bytes),
+        delta_text(p),
     );
     let at = |pos: Option<f64>, step: Option<u32>, steps: u32| match (pos, step) {
         (Some(pos), Some(t)) => format!("{:.2} (step {t} of {steps})", pos),
@@ -323,18 +355,13 @@ fn verdict_text(v: &Verdict) -> String {
         let tail = format!(
             ", memory space {}: {}, allowed +{} B",
             f.color,
-            signed_exact(f.delta_bytes),
+            signed_bytes(f.delta_bytes),
             group_digits(f.allowed_bytes)
         );
         let room = WIDTH.saturating_sub(tail.chars().count() + 2).max(8);
         let _ = writeln!(out, "  {}{tail}", clip_middle(&name, room));
     }
     out
-}
-
-/// `+29,700 B`, `-1,024 B`, `0 B`: exact, with the sign.
-fn signed_exact(d: i64) -> String {
-    format!("{}{} B", sign(d), group_digits(d.unsigned_abs()))
 }
 
 /// `+16.0 KiB`, `-512 B`, `0 B`.
@@ -356,9 +383,9 @@ mod tests {
 
     #[test]
     fn signs_and_pairs() {
-        assert_eq!(signed_exact(29_700), "+29,700 B");
-        assert_eq!(signed_exact(-2048), "-2,048 B");
-        assert_eq!(signed_exact(0), "0 B");
+        assert_eq!(signed_bytes(29_700), "+29,700 B");
+        assert_eq!(signed_bytes(-2048), "-2,048 B");
+        assert_eq!(signed_bytes(0), "0 B");
         assert_eq!(signed_human(-16 * 1024), "-16.0 KiB");
         assert_eq!(hand_pair("a = b"), Ok(("a".into(), "b".into())));
         assert!(hand_pair("a").is_err() && hand_pair("=b").is_err());

@@ -22,6 +22,7 @@ mod blocks;
 mod capacity;
 mod coverage;
 mod curve;
+pub mod diff;
 mod frame;
 mod geometry;
 mod idle;

@@ -33,6 +33,7 @@ use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use self::draw::{Diagram, Layer};
+pub(crate) use self::palette::page_style;
 pub(crate) use self::registry::with_diagram;
 use super::state::{Focus, Shared, Shown};
 
@@ -147,6 +148,17 @@ fn follow_focus(slot: &Slot, focus: Focus) {
             focus.capacity.track();
             if let Some(d) = slot.get() {
                 d.follow_capacity();
+            }
+        });
+    }
+    {
+        // A comparison's other side moved: show the same part of the program.
+        let slot = slot.clone();
+        Effect::new(move |_| {
+            if let (Some(w), Some(d)) = (focus.follow.get(), slot.get()) {
+                if w.color == d.color {
+                    d.follow(w.lo, w.hi);
+                }
             }
         });
     }

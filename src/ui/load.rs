@@ -25,8 +25,22 @@ const ANALYSIS_PIECE: usize = 150_000;
 /// `Used values` entry each, about 40 ns each in wasm, so about 10 ms.
 const JOIN_PIECE: usize = 250_000;
 
+/// Where the modules of a read go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Target {
+    /// The page: they replace the modules on screen (and end a comparison).
+    Page,
+    /// The other side of a comparison with the modules on screen ([`super::compare`]).
+    Compare,
+}
+
 /// Starts reading `files`; a read already under way is abandoned.
 pub(super) fn start_load(st: AppState, files: Vec<Picked>) {
+    start_load_into(st, files, Target::Page);
+}
+
+/// Starts reading `files` for `target`; a read already under way is abandoned.
+pub(super) fn start_load_into(st: AppState, files: Vec<Picked>, target: Target) {
     if files.is_empty() {
         report_failure(
             st,
@@ -40,6 +54,7 @@ pub(super) fn start_load(st: AppState, files: Vec<Picked>) {
     st.generation.set_value(generation);
     let flow = Flow {
         st,
+        target,
         generation,
         names: files.iter().map(|p| p.name.clone()).collect(),
         skipped,
@@ -96,6 +111,7 @@ fn describe(names: &[String]) -> String {
 /// One read under way.
 struct Flow {
     st: AppState,
+    target: Target,
     /// This read's number ([`AppState::generation`] while it is current).
     generation: u64,
     /// The names of the files read.
@@ -235,6 +251,9 @@ impl Flow {
             report_failure(st, line, errors);
             return;
         }
+        if self.target == Target::Compare {
+            line.push_str(" to compare with");
+        }
         st.report.set(Some(Arc::new(Report {
             line,
             errors,
@@ -242,10 +261,17 @@ impl Flow {
             opened: true,
             timings: Some(timings),
         })));
-        st.view.set(Some(Arc::new(Outcome {
+        let outcome = Some(Arc::new(Outcome {
             what: describe(&self.names),
             modules,
-        })));
+        }));
+        match self.target {
+            Target::Compare => st.compare.set(outcome),
+            Target::Page => {
+                st.compare.set(None);
+                st.view.set(outcome);
+            }
+        }
     }
 }
 

@@ -17,6 +17,7 @@
 //! XLA out-of-memory messages, shown by [`oom`] between the report and the module.
 
 mod canvas;
+mod compare;
 mod diagram;
 mod example;
 mod fmt;
@@ -34,7 +35,7 @@ use std::sync::Arc;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use load::{cancel, report_failure, start_load};
+use load::{cancel, report_failure, start_load, start_load_into, Target};
 use state::Shown;
 use web_sys::HtmlInputElement;
 
@@ -126,6 +127,8 @@ struct AppState {
     reading: RwSignal<Option<Reading>>,
     report: RwSignal<Option<Arc<Report>>>,
     view: RwSignal<Option<Arc<Outcome>>>,
+    /// The modules the ones on screen are compared with ([`compare`]), when comparing.
+    compare: RwSignal<Option<Arc<Outcome>>>,
     /// Bumped by every new read and by Cancel; a read whose number is no longer current
     /// stops at its next slice (or step) and changes nothing on the page.
     generation: StoredValue<u64>,
@@ -140,6 +143,7 @@ fn App() -> impl IntoView {
         reading: RwSignal::new(None),
         report: RwSignal::new(None),
         view: RwSignal::new(None),
+        compare: RwSignal::new(None),
         generation: StoredValue::new(0),
         dragging: RwSignal::new(false),
         oom: oom::OomState::new(),
@@ -159,7 +163,7 @@ fn App() -> impl IntoView {
                 {move || busy.get().then(|| progress_view(st))}
                 {move || st.report.get().map(report_view)}
                 <oom::OomPanel st=st />
-                {move || st.view.get().map(|o| view! { <OutcomeView outcome=o /> })}
+                {move || st.view.get().map(|o| view! { <OutcomeView outcome=o st=st /> })}
             </main>
             <div class="drop-overlay" aria-hidden="true"><p>"Drop to open"</p></div>
         </div>
@@ -190,7 +194,7 @@ fn listen_to_window(st: AppState) {
         e.prevent_default();
         st.dragging.set(false);
         if let Some(dt) = e.data_transfer() {
-            on_drop(st, &dt);
+            on_drop(st, &dt, Target::Page);
         }
     });
     let _ = window_event_listener(ev::keydown, move |e: web_sys::KeyboardEvent| {
@@ -200,13 +204,13 @@ fn listen_to_window(st: AppState) {
     });
 }
 
-/// Reads what was dropped: files at once, folders once walked.
-fn on_drop(st: AppState, dt: &web_sys::DataTransfer) {
+/// Reads what was dropped, for `target`: files at once, folders once walked.
+fn on_drop(st: AppState, dt: &web_sys::DataTransfer, target: Target) {
     match read::dropped(dt) {
-        read::Dropped::Files(files) => start_load(st, files),
+        read::Dropped::Files(files) => start_load_into(st, files, target),
         read::Dropped::Entries(entries) => spawn_local(async move {
             match read::walk(entries).await {
-                Ok(files) => start_load(st, files),
+                Ok(files) => start_load_into(st, files, target),
                 Err(e) => report_failure(
                     st,
                     "Nothing was read.".into(),
@@ -219,13 +223,7 @@ fn on_drop(st: AppState, dt: &web_sys::DataTransfer) {
 
 /// The intake: what to drop, and the file and folder pickers.
 fn intake_view(st: AppState) -> impl IntoView {
-    let on_pick = move |e: web_sys::Event| {
-        let input: HtmlInputElement = event_target(&e);
-        let files = read::files_of(input.files());
-        // Cleared so that picking the same file again fires `change` again.
-        input.set_value("");
-        start_load(st, files);
-    };
+    let on_pick = move |e: web_sys::Event| start_load(st, picked(&e));
     view! {
         <section class="intake" aria-label="Open dumps">
             <p class="lead">
@@ -234,21 +232,42 @@ fn intake_view(st: AppState) -> impl IntoView {
                 "page, or pick them:"
             </p>
             <div class="pickers">
-                <label class="button">
-                    "Choose files…"
-                    <input id="file-input" class="visually-hidden" type="file" multiple
-                        on:change=on_pick />
-                </label>
-                <label class="button secondary">
-                    "Choose a folder…"
-                    <input id="dir-input" class="visually-hidden" type="file" multiple
-                        prop:webkitdirectory=true on:change=on_pick />
-                </label>
+                {pickers(["file-input", "dir-input"], ["Choose files…", "Choose a folder…"], "", on_pick)}
             </div>
             {example::example_view(st)}
             {oom::paste_target(st)}
             <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
         </section>
+    }
+}
+
+/// The files of a file input's `change` event; the input is cleared, so that picking the
+/// same file again fires `change` again.
+fn picked(e: &web_sys::Event) -> Vec<read::Picked> {
+    let input: HtmlInputElement = event_target(e);
+    let files = read::files_of(input.files());
+    input.set_value("");
+    files
+}
+
+/// A file picker and a folder picker, as buttons (`extra`: more classes of both), with
+/// the input ids and labels given.
+fn pickers(
+    ids: [&'static str; 2],
+    labels: [&'static str; 2],
+    extra: &'static str,
+    on_pick: impl Fn(web_sys::Event) + Copy + 'static,
+) -> impl IntoView {
+    view! {
+        <label class=format!("button {extra}")>
+            {labels[0]}
+            <input id=ids[0] class="visually-hidden" type="file" multiple on:change=on_pick />
+        </label>
+        <label class=format!("button secondary {extra}")>
+            {labels[1]}
+            <input id=ids[1] class="visually-hidden" type="file" multiple
+                prop:webkitdirectory=true on:change=on_pick />
+        </label>
     }
 }
 
@@ -338,7 +357,7 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
 }
 
 #[component]
-fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
+fn OutcomeView(outcome: Arc<Outcome>, st: AppState) -> impl IntoView {
     // The module on screen: by default the one with the most allocated bytes.
     let default =
         bufscope::pipeline::default_module(outcome.modules.iter().map(|m| &m.module)).unwrap_or(0);
@@ -365,13 +384,16 @@ fn OutcomeView(outcome: Arc<Outcome>) -> impl IntoView {
         }
     });
     let all = outcome.modules.clone();
-    let modules = move || {
-        all.get(chosen.get())
-            .map(|m| view! { <workspace::Workspace shown=m.clone() /> })
+    let modules = move || match st.compare.get() {
+        Some(other) => Some(compare::compare_view(outcome.clone(), chosen, other)),
+        None => all
+            .get(chosen.get())
+            .map(|m| view! { <workspace::Workspace shown=m.clone() /> }.into_any()),
     };
     view! {
         <section class="outcome">
             {picker}
+            {compare::compare_control(st)}
             {modules}
         </section>
     }

@@ -47,6 +47,21 @@ pub struct Focus {
     pub capacity: RwSignal<Arc<BTreeMap<u32, Capacity>>>,
     /// The values the live-set table is limited to (an icicle frame's), with what they are.
     pub subset: RwSignal<Option<Subset>>,
+    /// The part of the program a diagram was last moved to by the user (zoom, pan, keys):
+    /// what the other side of a comparison follows.
+    pub window: RwSignal<Option<ViewWindow>>,
+    /// A part of the program set from outside (the other side of a comparison): the
+    /// diagram of that memory space shows it, without publishing it back as `window`.
+    pub follow: RwSignal<Option<ViewWindow>>,
+}
+
+/// A window of relative program position (`0` = start, `1` = end) of one memory space's
+/// diagram ([`bufscope::render::diff::view_window`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewWindow {
+    pub color: u32,
+    pub lo: f64,
+    pub hi: f64,
 }
 
 /// A named set of values the tables are limited to.
@@ -72,6 +87,8 @@ impl Focus {
             reveal: RwSignal::new(None),
             capacity: RwSignal::new(Arc::new(BTreeMap::new())),
             subset: RwSignal::new(None),
+            window: RwSignal::new(None),
+            follow: RwSignal::new(None),
         }
     }
 

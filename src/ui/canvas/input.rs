@@ -10,11 +10,13 @@ use std::rc::Rc;
 use bufscope::render::interaction::{
     self, constrain, key_action, key_view, region, time_step, zoom_to_block, Drag, Region, Wheel,
 };
+use bufscope::render::diff::{view_for_window, view_window};
 use bufscope::render::Viewport;
 use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use super::draw::{Diagram, Layer, Press};
+use crate::ui::state::ViewWindow;
 
 impl Diagram {
     // ------------------------------------------------------------------ the viewport
@@ -23,6 +25,22 @@ impl Diagram {
     fn set_view(self: &Rc<Self>, view: Viewport) {
         let view = constrain(view, self.full);
         let mut st = self.st.borrow_mut();
+        if view != st.view {
+            st.view = view;
+            drop(st);
+            let (lo, hi) = view_window(&view, self.shown.analysis.steps);
+            let color = self.color;
+            self.focus().window.set(Some(ViewWindow { color, lo, hi }));
+            self.request(Layer::Base);
+        }
+    }
+
+    /// Shows the window `lo .. hi` of relative program position (the other side of a
+    /// comparison moved there), offsets kept, without publishing it back.
+    pub(super) fn follow(self: &Rc<Self>, lo: f64, hi: f64) {
+        let steps = self.shown.analysis.steps;
+        let mut st = self.st.borrow_mut();
+        let view = constrain(view_for_window(&st.view, (lo, hi), steps), self.full);
         if view != st.view {
             st.view = view;
             drop(st);

@@ -6,7 +6,7 @@ use bufscope::render::Style;
 use plotters::prelude::RGBColor;
 
 /// The drawing colours: render's own on a light page, the page's on a dark one.
-pub(super) fn page_style() -> Style {
+pub(crate) fn page_style() -> Style {
     let dark = web_sys::window()
         .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
         .is_some_and(|m| m.matches());

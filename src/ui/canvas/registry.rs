@@ -29,7 +29,8 @@ pub(crate) fn with_diagram<R>(color: Option<u32>, f: impl FnOnce(&Rc<Diagram>) -
         all.borrow()
             .iter()
             .filter_map(Weak::upgrade)
-            .find(|d| color.is_none_or(|c| d.color == c))
+            // A diagram no longer on the page may outlive its component for a while.
+            .find(|d| color.is_none_or(|c| d.color == c) && d.canvas.is_connected())
     })?;
     Some(f(&d))
 }
