@@ -25,23 +25,15 @@ fn span(s: &idle::Stretch) -> String {
 
 #[component]
 pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
+    // Built once per module (a map of every scheduled instruction, left empty without
+    // uses to place); it keeps each value's stretches, so another step looks up only the
+    // values it has not met.
+    let index = Memo::new(move |_| Computed(Arc::new(ScheduleIndex::new(&ans.focus.shown().module))));
     let ranked = Memo::new(move |_| {
         let live = ans.live.get();
+        let index = index.get();
         let shown = ans.focus.shown();
-        let m = &shown.module;
-        // The schedule's index is a map of every instruction: built only when there are
-        // uses to place.
-        let answer = if idle::has_uses(m) {
-            idle::idle_ranking(m, &ScheduleIndex::new(m), &live)
-        } else {
-            idle::IdleAnswer {
-                step: live.step,
-                available: false,
-                message: Some(idle::NEEDS_VALUES.to_string()),
-                rows: Vec::new(),
-            }
-        };
-        Computed(Arc::new(answer))
+        Computed(Arc::new(idle::idle_ranking(&shown.module, &index, &live)))
     });
     let limit = RwSignal::new(FIRST_ROWS);
     let body = move || {
