@@ -17,7 +17,7 @@ mod idle;
 use std::sync::Arc;
 
 use bufscope::analysis::Space;
-use bufscope::answers::{live_set, peaks, LiveSet};
+use bufscope::answers::{groups, live_set, peaks, LiveSet};
 use bufscope::model::Module;
 use leptos::prelude::*;
 
@@ -185,8 +185,10 @@ fn StepChooser(ans: Ans) -> impl IntoView {
     let steps = shown.analysis.steps;
     let peak_list = Memo::new(move |_| {
         Computed(Arc::new(
-            ans.with_space(|_, s| peaks::peaks(&s.curve, peaks::DEFAULT_FRACTION))
-                .unwrap_or_default(),
+            ans.with_space(|_, s| {
+                peaks::prominent_peaks(&s.curve, peaks::DEFAULT_FRACTION, peaks::DEFAULT_PROMINENCE)
+            })
+            .unwrap_or_default(),
         ))
     });
     let xla_step = peaks::xla_peak_step(&shown.module);
@@ -212,7 +214,7 @@ fn StepChooser(ans: Ans) -> impl IntoView {
         match list.iter().position(|p| p.step == step) {
             Some(i) => format!("peak {} of {}", i + 1, list.len()),
             None => format!(
-                "{} peak{} above half the highest",
+                "{} peak{} listed",
                 list.len(),
                 if list.len() == 1 { "" } else { "s" }
             ),
@@ -244,6 +246,40 @@ fn StepChooser(ans: Ans) -> impl IntoView {
                     title="the highest occupied bytes of this memory space"
                     on:click=move |_| focus.step.set(None)>"this space's peak"</button>
             </span>
+            <PeakList ans=ans peak_list=peak_list />
+        </div>
+    }
+}
+
+/// The space's peaks as a list ([`peaks::prominent_peaks`]): step, bytes and share of the
+/// highest, each a button to that step; the step answered for is marked.
+#[component]
+fn PeakList(ans: Ans, peak_list: Memo<Computed<Vec<peaks::Peak>>>) -> impl IntoView {
+    let items = move || {
+        let list = peak_list.get();
+        let highest = list.iter().map(|p| p.bytes).max().unwrap_or(0);
+        list.iter()
+            .map(|&p| {
+                let current = move || ans.step.get() == p.step;
+                view! {
+                    <li>
+                        <button type="button" class="button answers-peak" data-step=p.step.to_string()
+                            data-bytes=p.bytes.to_string() aria-current=move || current().then_some("step")
+                            class:current=current on:click=move |_| ans.focus.step.set(Some(p.step))>
+                            {format!("step {} · {} · {:.0} %", fmt::grouped(u64::from(p.step)), fmt::human(p.bytes),
+                                groups::percent(p.bytes, highest))}
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="answers-peak-list">
+            <span class="note" title=format!(
+                "local maxima of at least {:.0} % of the highest that stand at least {:.0} % of the highest above the valleys around them",
+                peaks::DEFAULT_FRACTION * 100.0, peaks::DEFAULT_PROMINENCE * 100.0)>"Peaks: "</span>
+            <ol id="answers-peaks-list">{items}</ol>
         </div>
     }
 }
