@@ -70,6 +70,19 @@ fn xprof_peak_heap_is_what_xprof_reported() {
         assert_eq!(s["xla_peak_time"], s["three_peaks"]["xla"]["step"]);
         assert!(s["xla_peak_bytes"].is_u64(), "{stem}");
         assert_eq!(s["three_peaks"]["occupied"]["bytes"], s["peak_live_bytes"]);
+        // The listed peaks, by time, hold the space's peak and none above it.
+        let peaks = s["peaks"].as_array().unwrap();
+        assert!(
+            peaks.iter().any(
+                |p| p["time"] == s["peak_time"] && p["bytes"] == s["peak_live_bytes"]
+            ),
+            "{stem}: {peaks:?}"
+        );
+        let times: Vec<u64> = peaks.iter().map(|p| p["time"].as_u64().unwrap()).collect();
+        assert!(times.windows(2).all(|w| w[0] < w[1]), "{stem}: {times:?}");
+        assert!(peaks
+            .iter()
+            .all(|p| p["bytes"].as_u64() <= s["peak_live_bytes"].as_u64()));
         // The ranked lists keep to the default five rows and add up to at most the step.
         let a = &s["answers"];
         assert_eq!(a["step"], s["peak_time"]);
@@ -116,6 +129,7 @@ fn new_fields_follow_the_existing_ones() {
         "xla_peak_time",
         "three_peaks",
         "answers",
+        "peaks",
     ];
     let memory_spaces = at("memory_spaces");
     let positions: Vec<usize> = order
@@ -217,6 +231,8 @@ fn the_table_has_a_block_per_memory_space_within_100_columns() {
         "      - bufscope's peak, 64.0 KiB at step 13",
         "XProf: peak heap",
         "padding: 34.0 KiB at the peak",
+        "    peaks (",
+        "prominence at least 5 % of the highest): step 13: 64.0 KiB (100 %)",
         "source line",
         "op_name group (folded)",
         "category",

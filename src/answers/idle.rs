@@ -10,36 +10,70 @@
 //! next `b`; the value sits idle at the `b − a − 1` steps between them. Dumps without
 //! `Used values` (the `*-buffer-assignment-values.txt` file of new XLA) cannot answer.
 
-use hashbrown::HashMap;
+use std::sync::Mutex;
+
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use serde::Serialize;
 
 use crate::answers::LiveSet;
-use crate::model::{Module, Value};
+use crate::model::{Module, Str, TableHash, Value};
 
-/// Instruction name → its step in the flattened schedule (the first, if listed twice).
-/// Owned, so that a view builds it once per module.
+/// Instruction name → its step in the flattened schedule (the first, if listed twice), and
+/// each value's idle stretches once found.
+///
+/// Owned (it keeps handles into the module's string arena, not borrowed names), so a caller
+/// builds it once per module and reuses it for every step and memory space; every method
+/// takes the module it was built from. A value's stretches do not depend on the step asked
+/// about, so [`idle_ranking`] keeps those it finds: asked again at another step, it looks up
+/// only the values it has not met.
 pub struct ScheduleIndex {
-    steps: HashMap<String, u32>,
+    /// `(hash of the name, the name in the module's arena, step)`, found by the hash.
+    steps: HashTable<(TableHash, Str, u32)>,
+    hasher: DefaultHashBuilder,
+    /// Whether any value has its `Used values` entry (without, the table stays empty).
+    has_uses: bool,
+    /// Value → its idle stretches (`None`: no `Used values` entry).
+    stretches: Mutex<HashMap<u32, Option<Box<[Stretch]>>>>,
 }
 
 impl ScheduleIndex {
     pub fn new(module: &Module) -> ScheduleIndex {
-        let mut steps = HashMap::new();
-        if let Some(s) = &module.schedule {
-            for (step, &id) in s.sequence.iter().enumerate() {
-                if let Some(i) = module.instructions.get(id as usize) {
-                    let name = module.str(i.name);
-                    if !steps.contains_key(name) {
-                        steps.insert(name.to_string(), step as u32);
-                    }
-                }
+        let mut index = ScheduleIndex {
+            steps: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            has_uses: has_uses(module),
+            stretches: Mutex::new(HashMap::new()),
+        };
+        let Some(s) = module.schedule.as_ref().filter(|_| index.has_uses) else {
+            return index;
+        };
+        index.steps.reserve(s.sequence.len(), |e| e.0.spread());
+        for (step, &id) in s.sequence.iter().enumerate() {
+            let Some(i) = module.instructions.get(id as usize) else {
+                continue;
+            };
+            let name = module.str(i.name);
+            if index.find(module, name).is_none() {
+                let hash = TableHash::of(&index.hasher, name.as_bytes());
+                let entry = (hash, i.name, step as u32);
+                index
+                    .steps
+                    .insert_unique(hash.spread(), entry, |e| e.0.spread());
             }
         }
-        ScheduleIndex { steps }
+        index
     }
 
-    pub fn step_of(&self, instruction: &str) -> Option<u32> {
-        self.steps.get(instruction).copied()
+    fn find(&self, module: &Module, name: &str) -> Option<&(TableHash, Str, u32)> {
+        let hash = TableHash::of(&self.hasher, name.as_bytes());
+        self.steps
+            .find(hash.spread(), |e| e.0 == hash && module.str(e.1) == name)
+    }
+
+    /// The step of the instruction named `instruction` in `module` (the module the index
+    /// was built from); `None` for a module without `Used values`.
+    pub fn step_of(&self, module: &Module, instruction: &str) -> Option<u32> {
+        self.find(module, instruction).map(|e| e.2)
     }
 }
 
@@ -74,9 +108,10 @@ pub struct ValueUses {
     pub stretches: Vec<Stretch>,
 }
 
-/// The instruction of a use line (`fusion.2, operand 1` → `fusion.2`).
+/// The instruction of a use line (`fusion.2, operand 1` → `fusion.2`; HLO names hold no
+/// comma).
 fn use_instruction(text: &str) -> &str {
-    text.trim().split(", operand").next().unwrap_or("").trim()
+    text.split(',').next().unwrap_or("").trim()
 }
 
 /// The uses of one value placed on the schedule; `None` when the dump has no `Used values`
@@ -88,7 +123,7 @@ pub fn value_uses(module: &Module, index: &ScheduleIndex, value: u32) -> Option<
         .iter()
         .map(|u| Use {
             text: u.trim().to_string(),
-            step: index.step_of(use_instruction(u)),
+            step: index.step_of(module, use_instruction(u)),
         })
         .collect();
     let stretches = stretches(v, uses.iter().filter_map(|u| u.step));
@@ -160,7 +195,7 @@ pub fn has_uses(module: &Module) -> bool {
 /// The values live at `live.step`, ranked by idle bytes × steps of their longest stretch;
 /// values never idle are left out.
 pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> IdleAnswer {
-    if !has_uses(module) {
+    if !index.has_uses {
         return IdleAnswer {
             step: live.step,
             available: false,
@@ -169,16 +204,21 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
         };
     }
     let t = live.step;
+    // A poisoned lock only means a panic elsewhere; what the map holds is still right.
+    let mut known = index.stretches.lock().unwrap_or_else(|e| e.into_inner());
     let mut rows: Vec<IdleRow> = live
         .values
         .iter()
         .filter_map(|lv| {
-            let v = &module.values[lv.value as usize];
-            let (_, uses) = module.positions_and_uses(v)?;
-            let steps = uses
-                .iter()
-                .filter_map(|u| index.step_of(use_instruction(u)));
-            let stretches = stretches(v, steps);
+            let stretches = known.entry(lv.value).or_insert_with(|| {
+                let v = &module.values[lv.value as usize];
+                let (_, uses) = module.positions_and_uses(v)?;
+                let steps = uses
+                    .iter()
+                    .filter_map(|u| index.step_of(module, use_instruction(u)));
+                Some(stretches(v, steps).into_boxed_slice())
+            });
+            let stretches = stretches.as_deref()?;
             let longest = *stretches
                 .iter()
                 .max_by(|a, b| a.idle_steps.cmp(&b.idle_steps).then(b.from.cmp(&a.from)))?;
@@ -191,6 +231,7 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
             })
         })
         .collect();
+    drop(known);
     rows.sort_by(|a, b| {
         b.idle_byte_steps
             .cmp(&a.idle_byte_steps)

@@ -40,6 +40,9 @@ use crate::model::Module;
 pub struct Options {
     /// A peak must reach this fraction of the highest ([`peaks::DEFAULT_FRACTION`]).
     pub peak_fraction: f64,
+    /// A listed peak's prominence must reach this fraction of the highest
+    /// ([`peaks::DEFAULT_PROMINENCE`]).
+    pub peak_prominence: f64,
     /// Fold numbered repeats in the op_name tree.
     pub fold: bool,
     /// Rows kept in the ranked lists (source lines, padding, idle stretches).
@@ -51,6 +54,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             peak_fraction: peaks::DEFAULT_FRACTION,
+            peak_prominence: peaks::DEFAULT_PROMINENCE,
             fold: true,
             top: 20,
             capacity: None,
@@ -68,6 +72,9 @@ pub struct SpaceAnswers {
     pub value_bytes: u64,
     pub live_values: u32,
     pub peaks: Vec<peaks::Peak>,
+    /// The space's peaks as a list: those of `peaks` that stand out
+    /// ([`peaks::prominent_peaks`]).
+    pub listed_peaks: Vec<peaks::Peak>,
     pub xla_peak_step: Option<u32>,
     pub op_names: groups::OpNode,
     /// The first `top` rows.
@@ -125,6 +132,11 @@ pub fn space_answers_indexed(
         value_bytes: live.value_bytes,
         live_values: live.values.len() as u32,
         peaks: peaks::peaks(&space.curve, options.peak_fraction),
+        listed_peaks: peaks::prominent_peaks(
+            &space.curve,
+            options.peak_fraction,
+            options.peak_prominence,
+        ),
         xla_peak_step: peaks::xla_peak_step(module),
         op_names: groups::op_name_tree(module, &live, options.fold),
         source_lines,

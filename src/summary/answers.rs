@@ -59,6 +59,15 @@ pub struct SpaceExtras {
     /// bufscope's occupied peak, XLA's peak list and XProf's peak heap, each explained.
     pub three_peaks: ThreePeaks,
     pub answers: StepAnswers,
+    /// The space's peaks as a list ([`crate::answers::peaks::prominent_peaks`]), by step.
+    pub peaks: Vec<PeakAt>,
+}
+
+/// One listed peak: its step (`time`, as `peak_time`) and occupied bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PeakAt {
+    pub time: u32,
+    pub bytes: u64,
 }
 
 /// What the live bytes of a space are made of at one step (the peak by default).
@@ -143,6 +152,12 @@ pub fn module_extras(
 }
 
 fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
+    let listed = (a.listed_peaks.iter())
+        .map(|p| PeakAt {
+            time: p.step,
+            bytes: p.bytes,
+        })
+        .collect();
     let mut peaks = a.peaks;
     peaks.sort_by(|x, y| y.bytes.cmp(&x.bytes).then(x.step.cmp(&y.step)));
     peaks.truncate(top);
@@ -181,6 +196,7 @@ fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
         xla_peak_time: a.three_peaks.xla.step,
         three_peaks: a.three_peaks,
         answers,
+        peaks: listed,
     }
 }
 
@@ -276,8 +292,33 @@ pub fn space_block(color: u32, peak_time: Option<u32>, x: &SpaceExtras) -> Strin
     if let Some(v) = &a.capacity {
         out.push_str(&wrap(&v.sentence, "    capacity: ", "      "));
     }
+    out.push_str(&peak_list(&x.peaks));
     out.push_str(&lists(a));
     out
+}
+
+/// The listed peaks, by step, each with its share of the highest.
+fn peak_list(peaks: &[PeakAt]) -> String {
+    if peaks.is_empty() {
+        return String::new();
+    }
+    let highest = peaks.iter().map(|p| p.bytes).max().unwrap_or(0);
+    let items: Vec<String> = (peaks.iter())
+        .map(|p| {
+            format!(
+                "step {}: {} ({:.0} %)",
+                group_digits(u64::from(p.time)),
+                human_bytes(p.bytes),
+                percent(p.bytes, highest)
+            )
+        })
+        .collect();
+    let head = format!(
+        "    peaks ({}, prominence at least {:.0} % of the highest): ",
+        peaks.len(),
+        crate::answers::peaks::DEFAULT_PROMINENCE * 100.0
+    );
+    wrap(&items.join(", "), &head, "      ")
 }
 
 /// The ranked lists of a step, each a small aligned table.

@@ -1,5 +1,5 @@
 // Browser tests of the answers panel (#answers): the three peaks, source lines, capacity,
-// the step chosen by a click on the curve and by the peak buttons, the op_name icicle and
+// the step chosen by a click on the curve, by the listed peaks and the peak buttons, the op_name icicle and
 // its highlight on the diagram, and the idle stretches.
 //   node tests/e2e/answers.test.mjs http://127.0.0.1:PORT/
 // Expected figures come from outside the app: XProf's own report for cpu_mlp_train's peak
@@ -112,6 +112,32 @@ test('a click on the curve chooses the step; the peak buttons move it', async ()
   if (await next.isEnabled()) {
     await next.click();
     await page.waitForFunction((t) => Number(document.querySelector('#answers .answers-live').dataset.step) > t, target);
+  }
+  await page.locator('#answers-own-peak').click();
+  await waitStep(before.step);
+});
+
+test('the peaks are listed; a click on one chooses its step, and next / previous peak walk the list', async () => {
+  const buttons = page.locator('#answers-peaks-list .answers-peak');
+  const listed = await buttons.evaluateAll((bs) => bs.map((b) => ({ step: Number(b.dataset.step), bytes: Number(b.dataset.bytes) })));
+  const before = await live();
+  assert(listed.length >= 2, `${listed.length} peaks listed`);
+  assert(listed.some((p) => p.step === before.step && p.bytes === before.bytes), `the space's peak ${before.step} is not listed: ${JSON.stringify(listed)}`);
+  assert(listed.every((p, i) => i === 0 || listed[i - 1].step < p.step), `not by step: ${JSON.stringify(listed)}`);
+  const other = listed.find((p) => p.step !== before.step);
+  await page.locator(`#answers-peaks-list .answers-peak[data-step="${other.step}"]`).click();
+  await waitStep(other.step);
+  const after = await live();
+  assert(after.bytes === other.bytes && after.bytes !== before.bytes, `live bytes ${after.bytes} at listed peak ${other.step} (${other.bytes})`);
+  const current = await page.locator('#answers-peaks-list .answers-peak[aria-current="step"]').getAttribute('data-step');
+  assert(Number(current) === other.step, `marked ${current}, chose ${other.step}`);
+  // Next peak goes to the listed peak after this one.
+  const i = listed.findIndex((p) => p.step === other.step);
+  if (i + 1 < listed.length) {
+    await page.locator('#answers-next-peak').click();
+    await waitStep(listed[i + 1].step);
+    await page.locator('#answers-prev-peak').click();
+    await waitStep(other.step);
   }
   await page.locator('#answers-own-peak').click();
   await waitStep(before.step);

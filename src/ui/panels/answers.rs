@@ -17,7 +17,7 @@ mod idle;
 use std::sync::Arc;
 
 use bufscope::analysis::Space;
-use bufscope::answers::{live_set, peaks, LiveSet};
+use bufscope::answers::{groups, live_set, peaks, LiveSet};
 use bufscope::model::Module;
 use leptos::prelude::*;
 
@@ -68,15 +68,7 @@ impl Ans {
     fn new(focus: Focus) -> Ans {
         let shown = focus.shown();
         let space = RwSignal::new(super::fullest_space(&shown.analysis.spaces));
-        let step = Memo::new(move |_| {
-            let shown = focus.shown();
-            let last = shown.analysis.steps.saturating_sub(1);
-            let peak = shown
-                .analysis
-                .space(space.get())
-                .and_then(|s| s.peak_time);
-            focus.step.get().or(peak).unwrap_or(0).min(last)
-        });
+        let step = Memo::new(move |_| focus.step_in(space.get()).unwrap_or(0));
         let live = Memo::new(move |_| {
             let (color, step) = (space.get(), step.get());
             let shown = focus.shown();
@@ -185,8 +177,10 @@ fn StepChooser(ans: Ans) -> impl IntoView {
     let steps = shown.analysis.steps;
     let peak_list = Memo::new(move |_| {
         Computed(Arc::new(
-            ans.with_space(|_, s| peaks::peaks(&s.curve, peaks::DEFAULT_FRACTION))
-                .unwrap_or_default(),
+            ans.with_space(|_, s| {
+                peaks::prominent_peaks(&s.curve, peaks::DEFAULT_FRACTION, peaks::DEFAULT_PROMINENCE)
+            })
+            .unwrap_or_default(),
         ))
     });
     let xla_step = peaks::xla_peak_step(&shown.module);
@@ -212,7 +206,7 @@ fn StepChooser(ans: Ans) -> impl IntoView {
         match list.iter().position(|p| p.step == step) {
             Some(i) => format!("peak {} of {}", i + 1, list.len()),
             None => format!(
-                "{} peak{} above half the highest",
+                "{} peak{} listed",
                 list.len(),
                 if list.len() == 1 { "" } else { "s" }
             ),
@@ -244,6 +238,40 @@ fn StepChooser(ans: Ans) -> impl IntoView {
                     title="the highest occupied bytes of this memory space"
                     on:click=move |_| focus.step.set(None)>"this space's peak"</button>
             </span>
+            <PeakList ans=ans peak_list=peak_list />
+        </div>
+    }
+}
+
+/// The space's peaks as a list ([`peaks::prominent_peaks`]): step, bytes and share of the
+/// highest, each a button to that step; the step answered for is marked.
+#[component]
+fn PeakList(ans: Ans, peak_list: Memo<Computed<Vec<peaks::Peak>>>) -> impl IntoView {
+    let items = move || {
+        let list = peak_list.get();
+        let highest = list.iter().map(|p| p.bytes).max().unwrap_or(0);
+        list.iter()
+            .map(|&p| {
+                let current = move || ans.step.get() == p.step;
+                view! {
+                    <li>
+                        <button type="button" class="button answers-peak" data-step=p.step.to_string()
+                            data-bytes=p.bytes.to_string() aria-current=move || current().then_some("step")
+                            class:current=current on:click=move |_| ans.focus.step.set(Some(p.step))>
+                            {format!("step {} · {} · {:.0} %", fmt::grouped(u64::from(p.step)), fmt::human(p.bytes),
+                                groups::percent(p.bytes, highest))}
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="answers-peak-list">
+            <span class="note" title=format!(
+                "local maxima of at least {:.0} % of the highest that stand at least {:.0} % of the highest above the valleys around them",
+                peaks::DEFAULT_FRACTION * 100.0, peaks::DEFAULT_PROMINENCE * 100.0)>"Peaks: "</span>
+            <ol id="answers-peaks-list">{items}</ol>
         </div>
     }
 }

@@ -29,20 +29,10 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
     let ranked = Memo::new(move |_| {
         let live = ans.live.get();
         let shown = ans.focus.shown();
-        let m = &shown.module;
-        // The schedule's index is a map of every instruction: built only when there are
-        // uses to place.
-        let answer = if idle::has_uses(m) {
-            idle::idle_ranking(m, &uses::schedule_index(&shown), &live)
-        } else {
-            idle::IdleAnswer {
-                step: live.step,
-                available: false,
-                message: Some(idle::NEEDS_VALUES.to_string()),
-                rows: Vec::new(),
-            }
-        };
-        Computed(Arc::new(answer))
+        // The module's one index (`ui::uses`): built once per module, it keeps each value's
+        // stretches, so another step looks up only the values it has not met.
+        let index = uses::schedule_index(&shown);
+        Computed(Arc::new(idle::idle_ranking(&shown.module, &index, &live)))
     });
     let limit = RwSignal::new(FIRST_ROWS);
     let body = move || {
