@@ -18,6 +18,7 @@ pub mod query;
 pub mod render;
 pub mod shape;
 pub mod summary;
+pub mod text;
 pub mod units;
 
 pub use parse::{load_files, module_name, Finishing, Load, Loader};

@@ -454,7 +454,10 @@ pub fn backend_from_name(name: &str) -> Option<Backend> {
             "gpu" | "cuda" | "rocm" => Some(Backend::Gpu),
             "tpu" => Some(Backend::Tpu),
             "sm" if next_is_digit() => Some(Backend::Gpu),
-            _ if w.starts_with("gfx") && w.len() > 3 && w[3..].starts_with(|c: char| c.is_ascii_digit()) => {
+            _ if w.starts_with("gfx")
+                && w.len() > 3
+                && w[3..].starts_with(|c: char| c.is_ascii_digit()) =>
+            {
                 Some(Backend::Gpu)
             }
             _ => None,
@@ -486,7 +489,6 @@ pub fn memory_space_label(color: u32, backend: Option<Backend>) -> String {
 mod tests {
     use super::{memory_space_name, Str, Strings};
 
-
     #[test]
     fn memory_space_names_as_xla_writes_them() {
         // `Memory Space: vmem (color=1)`, `Memory Space: color_6 (color=6)` in dumps.
@@ -501,15 +503,27 @@ mod tests {
         use super::{backend_from_name as b, Backend::*};
         let cases = [
             ("module_0001.jit_f.cpu_after_optimizations", Some(Cpu)),
-            ("module_0037.jit__full_run.sm_8.0_gpu_after_optimizations", Some(Gpu)),
-            ("module_0042.jit_step.sm_90_gpu_after_optimizations", Some(Gpu)),
+            (
+                "module_0037.jit__full_run.sm_8.0_gpu_after_optimizations",
+                Some(Gpu),
+            ),
+            (
+                "module_0042.jit_step.sm_90_gpu_after_optimizations",
+                Some(Gpu),
+            ),
             ("module_0001.jit_f.gpu_after_optimizations", Some(Gpu)),
             ("module_0003.jit_g.gfx90a_after_optimizations", Some(Gpu)),
             ("module_0005.jit_train.tpu_after_optimizations", Some(Tpu)),
             ("cpu_tiny", Some(Cpu)),
             // The pipeline's word at the end wins over the program's name.
-            ("module_0002.jit_cpu_to_gpu.cpu_after_optimizations", Some(Cpu)),
-            ("module_0002.jit_tpu_like.sm_8.0_gpu_after_optimizations", Some(Gpu)),
+            (
+                "module_0002.jit_cpu_to_gpu.cpu_after_optimizations",
+                Some(Cpu),
+            ),
+            (
+                "module_0002.jit_tpu_like.sm_8.0_gpu_after_optimizations",
+                Some(Gpu),
+            ),
             // Renamed dumps and words that only contain the letters.
             ("000_0cb419b3147a3cb6", None),
             ("module_0009.jit_gpuish_smooth.cl_3", None),

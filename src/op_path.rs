@@ -98,12 +98,17 @@ mod tests {
         assert_eq!(fold_segment("jvp(layer_3)"), "jvp(layer_#)");
         assert_eq!(fold_segment("fusion.12.clone"), "fusion.#.clone");
         assert_eq!(fold_segment("layers-7"), "layers-#");
-        assert_eq!(fold_segment("opt_state[0].mu[12]['w']"), "opt_state[#].mu[#]['w']");
+        assert_eq!(
+            fold_segment("opt_state[0].mu[12]['w']"),
+            "opt_state[#].mu[#]['w']"
+        );
     }
 
     #[test]
     fn digits_inside_words_stay() {
-        for s in ["conv_1x1", "dense1", "bf16", "jvp(mlp)", "a1b22c", "", "_", "x_", "a[1:2]"] {
+        for s in [
+            "conv_1x1", "dense1", "bf16", "jvp(mlp)", "a1b22c", "", "_", "x_", "a[1:2]",
+        ] {
             assert_eq!(fold_segment(s), s);
         }
         // A leading number that is not the whole segment names a thing (`2d_conv`).
@@ -114,7 +119,14 @@ mod tests {
     fn paths_split_outside_brackets() {
         assert_eq!(
             segments("jit(f)/model/h/0/attn/dot_general[a=(1, 2)/x]"),
-            ["jit(f)", "model", "h", "0", "attn", "dot_general[a=(1, 2)/x]"]
+            [
+                "jit(f)",
+                "model",
+                "h",
+                "0",
+                "attn",
+                "dot_general[a=(1, 2)/x]"
+            ]
         );
         assert_eq!(segments(""), [""]);
         assert_eq!(segments("a//b/"), ["a", "", "b", ""]);

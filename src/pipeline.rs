@@ -332,7 +332,10 @@ mod tests {
             }
             Progress::Done => of + 2,
         };
-        assert!(seen.windows(2).all(|w| rank(&w[0]) <= rank(&w[1])), "{seen:?}");
+        assert!(
+            seen.windows(2).all(|w| rank(&w[0]) <= rank(&w[1])),
+            "{seen:?}"
+        );
         for module in 0..of {
             let pieces = seen
                 .iter()
@@ -406,6 +409,10 @@ mod tests {
         assert_eq!(default_module(&ms[2..]), Some(0));
         assert_eq!(default_module(&ms[..0]), None);
         let big = [module("x", &[u64::MAX, 1]), module("y", &[u64::MAX])];
-        assert_eq!(default_module(&big), Some(0), "sums saturate; equals: the first");
+        assert_eq!(
+            default_module(&big),
+            Some(0),
+            "sums saturate; equals: the first"
+        );
     }
 }

@@ -170,7 +170,10 @@ mod tests {
         assert_eq!(parse_bytes(" 1e9 "), Some(1_000_000_000));
         assert_eq!(parse_bytes("250MB"), Some(250_000_000));
         assert_eq!(parse_bytes("1.5 GiB"), Some(3 << 29));
-        assert_eq!(parse_bytes("63.80G"), Some((63.80 * 1073741824.0f64).round() as u64));
+        assert_eq!(
+            parse_bytes("63.80G"),
+            Some((63.80 * 1073741824.0f64).round() as u64)
+        );
         assert_eq!(parse_bytes("16gib"), Some(16 << 30));
         assert_eq!(parse_bytes("1k"), Some(1024));
         assert_eq!(parse_bytes("40GB"), Some(40_000_000_000));

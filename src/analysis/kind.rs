@@ -64,4 +64,3 @@ fn is_entry_parameter(module: &Module, v: &Value) -> bool {
     let opcode = module.str(module.instruction(v).opcode);
     (opcode.is_empty() || opcode == "parameter") && v.live.is_none_or(|r| r.start == 0)
 }
-

@@ -13,8 +13,8 @@
 
 use serde::Serialize;
 
-use crate::answers::LiveSet;
 use crate::analysis::{value_kind, ValueKind};
+use crate::answers::LiveSet;
 use crate::model::Module;
 
 /// A category of live values.

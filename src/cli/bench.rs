@@ -475,12 +475,7 @@ mod tests {
         assert_eq!(v["total_ms"], 2.5);
         assert_eq!(v["peak_heap_bytes"], 7);
         assert!(v["peak_rss_bytes"].is_null());
-        let keys: Vec<&str> = v
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut expected = [
             "path",
             "bytes",

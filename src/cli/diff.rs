@@ -12,8 +12,8 @@ use bufscope::diff::{
 };
 use bufscope::pipeline::Loaded;
 use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
-use bufscope::render::text::clip_middle;
 use bufscope::render::Style;
+use bufscope::text::clip_middle;
 use bufscope::units::{exact_bytes, group_digits, human_bytes, signed_bytes};
 use clap::Args;
 use serde::Serialize;

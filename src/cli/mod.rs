@@ -16,9 +16,9 @@ mod summary_args;
 
 use bufscope::answers::capacity::Capacity;
 use bufscope::render;
+use bufscope::summary::answers::SummaryOptions;
 use bufscope::summary::oom as oom_summary;
 use bufscope::summary::Summary;
-use bufscope::summary::answers::SummaryOptions;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;
@@ -200,8 +200,7 @@ fn render(args: RenderArgs) -> CmdResult {
 
 fn generate(args: GenerateArgs) -> CmdResult {
     let (src, out) = (args.src.display(), args.out.display());
-    let bytes =
-        std::fs::read(&args.src).map_err(|e| Failure(format!("cannot read {src}: {e}")))?;
+    let bytes = std::fs::read(&args.src).map_err(|e| Failure(format!("cannot read {src}: {e}")))?;
     let copies = crate::generate::copies_for(bytes.len() as u64, args.size);
     let file = File::create(&args.out).map_err(|e| Failure(format!("cannot write {out}: {e}")))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -244,7 +243,16 @@ mod tests {
     fn parses_options_and_operands_in_any_order() {
         let Ok(Cli {
             command: Command::Render(r),
-        }) = parse(&["render", "a.txt", "--svg", "out.svg", "--width=900", "dir", "--", "--odd"])
+        }) = parse(&[
+            "render",
+            "a.txt",
+            "--svg",
+            "out.svg",
+            "--width=900",
+            "dir",
+            "--",
+            "--odd",
+        ])
         else {
             panic!("render did not parse")
         };
@@ -268,7 +276,9 @@ mod tests {
             &["render", "x", "--svg", "o.svg", "--capacity", "12 parsecs"],
             &["generate", "src", "--size", "12 parsecs", "--out", "o"],
         ] {
-            let e = parse(wrong).err().unwrap_or_else(|| panic!("{wrong:?} parsed"));
+            let e = parse(wrong)
+                .err()
+                .unwrap_or_else(|| panic!("{wrong:?} parsed"));
             assert_eq!(e.exit_code(), 2, "{wrong:?}");
         }
     }
@@ -288,7 +298,10 @@ mod tests {
         assert_eq!(run(["bufscope"]), 2);
         assert_eq!(run(["bufscope", "frobnicate"]), 2);
         assert_eq!(run(["bufscope", "summary"]), 2);
-        assert_eq!(run(["bufscope", "summary", "/nonexistent/bufscope/file"]), 1);
+        assert_eq!(
+            run(["bufscope", "summary", "/nonexistent/bufscope/file"]),
+            1
+        );
         assert_eq!(run(["bufscope", "render", "x.txt"]), 2);
         assert_eq!(run(["bufscope", "bench", "x.txt", "--runs", "0"]), 2);
         assert_eq!(run(["bufscope", "bench", "x.txt", "--zoom", "sideways"]), 2);

@@ -33,7 +33,9 @@ impl Limit {
                 .then_some(Limit::Percent(p))
                 .ok_or_else(bad);
         }
-        crate::units::parse_bytes(t).map(Limit::Bytes).ok_or_else(bad)
+        crate::units::parse_bytes(t)
+            .map(Limit::Bytes)
+            .ok_or_else(bad)
     }
 
     /// The growth allowed from a base peak of `base` bytes (rounded down).

@@ -24,9 +24,9 @@ mod join;
 mod lex;
 mod live_range;
 mod names;
-mod report;
 pub mod oom;
 pub mod oom_search;
+mod report;
 mod section;
 mod used_values;
 

@@ -16,10 +16,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::geometry::{Mapping, PxRect, Viewport};
-use super::text::clip_middle;
 use super::{DrawResult, Painter, Style};
 use crate::diff::SpacePeaks;
 use crate::model::memory_space_name;
+use crate::text::clip_middle;
 use crate::units::{group_digits, human_bytes, signed_bytes};
 
 /// The base side's colour (the new side's is [`NEW_COLOR`]); the page's tables use the

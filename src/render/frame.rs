@@ -4,10 +4,10 @@
 
 use super::geometry::{Layout, Mapping, PxRect};
 use super::kind::{border_color, kind_color, kind_index};
-use crate::analysis::ValueKind;
 use super::ticks::{self, Fit, Tick};
 use super::{DrawError, DrawResult, Painter};
 use crate::analysis::Space;
+use crate::analysis::ValueKind;
 use crate::model::{memory_space_label, Module};
 use crate::units::{count, group_digits, human_bytes};
 use plotters::prelude::*;
@@ -102,7 +102,13 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
 
     /// The ticks of both axes of the diagram and the boxes of the axis titles, as
     /// [`Painter::step_axis`] and [`Painter::byte_axis`] draw them.
-    pub(super) fn axes(&self, layout: &Layout, map: &Mapping, module: &Module, space: &Space) -> Axes {
+    pub(super) fn axes(
+        &self,
+        layout: &Layout,
+        map: &Mapping,
+        module: &Module,
+        space: &Space,
+    ) -> Axes {
         let d = layout.diagram;
         let width = |s: &str| self.text_width(s, AXIS_SCALE);
         let height = (self.style.font_size * AXIS_SCALE).round() as i32;
@@ -183,7 +189,13 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
             self.text(&t.label, at, AXIS_SCALE, muted, (HPos::Left, VPos::Top))?;
         }
         let (title, r) = axes.titles[0];
-        self.text(title, (r.x1, r.y0), AXIS_SCALE, muted, (HPos::Right, VPos::Top))
+        self.text(
+            title,
+            (r.x1, r.y0),
+            AXIS_SCALE,
+            muted,
+            (HPos::Right, VPos::Top),
+        )
     }
 
     /// Byte ticks left of the diagram: allocation starts (`alloc 12`, in the text colour,
@@ -201,7 +213,13 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
             self.text(&t.label, at, AXIS_SCALE, color, (HPos::Right, VPos::Center))?;
         }
         let (title, r) = axes.titles[1];
-        self.text(title, (r.x0, r.y1), AXIS_SCALE, muted, (HPos::Left, VPos::Bottom))
+        self.text(
+            title,
+            (r.x0, r.y1),
+            AXIS_SCALE,
+            muted,
+            (HPos::Left, VPos::Bottom),
+        )
     }
 
     /// A tick mark left of `x` at height `y`.

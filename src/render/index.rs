@@ -8,8 +8,8 @@ use crate::model::{InstrId, Module};
 
 use super::geometry::{Mapping, PxRect, Viewport};
 use super::kind::{kind_at, kind_index};
-use crate::analysis::{value_kind, ValueKind};
 use super::levels::{Grid, GridBuilder, Steps};
+use crate::analysis::{value_kind, ValueKind};
 use std::cell::{OnceCell, RefCell};
 
 /// Allocation slots are skipped in runs of this many.

@@ -657,5 +657,5 @@ fn index_built_in_pieces_is_the_index_built_at_once() {
     }
 }
 
-mod thin;
 mod axes;
+mod thin;

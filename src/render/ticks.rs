@@ -77,28 +77,31 @@ pub fn step_axis(map: &Mapping, fit: &Fit, top: i32) -> Vec<Tick> {
         }
         let mut placed: Vec<Tick> = Vec::new();
         let candidates = ticks.into_iter().zip(labels).filter_map(|(t, label)| {
-                let px = map.x_px(t as f64).round() as i32;
-                if px < map.rect.x0 || px >= map.rect.x1 {
-                    return None;
-                }
-                let (x0, x1) = fit.place(px, (fit.width)(&label), b.x0, b.x1)?;
-                let rect = PxRect {
-                    x0,
-                    y0: top,
-                    x1,
-                    y1: top + fit.height,
-                };
-                (rect.y0 >= b.y0 && rect.y1 <= b.y1).then_some(Tick {
-                    px,
-                    label,
-                    rect,
-                    allocation: None,
-                    boundary: false,
-                })
-            });
+            let px = map.x_px(t as f64).round() as i32;
+            if px < map.rect.x0 || px >= map.rect.x1 {
+                return None;
+            }
+            let (x0, x1) = fit.place(px, (fit.width)(&label), b.x0, b.x1)?;
+            let rect = PxRect {
+                x0,
+                y0: top,
+                x1,
+                y1: top + fit.height,
+            };
+            (rect.y0 >= b.y0 && rect.y1 <= b.y1).then_some(Tick {
+                px,
+                label,
+                rect,
+                allocation: None,
+                boundary: false,
+            })
+        });
         // A label moved in at an end may now touch its neighbour.
         for t in candidates {
-            if placed.last().is_none_or(|p| p.rect.x1 + fit.gap <= t.rect.x0) {
+            if placed
+                .last()
+                .is_none_or(|p| p.rect.x1 + fit.gap <= t.rect.x0)
+            {
                 placed.push(t);
             }
         }
@@ -215,7 +218,9 @@ fn inner_ticks(s: &Slot, size: u64, y0: f64, y1: f64, sep: f64) -> Vec<Candidate
         .enumerate()
         .map(|(i, (o, label))| Candidate {
             at: s.base.saturating_add(o),
-            full: label.starts_with('…').then(|| format!("+{} B", group_digits(o))),
+            full: label
+                .starts_with('…')
+                .then(|| format!("+{} B", group_digits(o))),
             label,
             allocation: s.allocation,
             boundary: false,
@@ -236,12 +241,17 @@ pub fn offset_labels(offsets: &[u64], step: u64) -> Vec<String> {
         .find(|&j| largest >= 1u64 << (10 * j))
         .unwrap_or(0);
     // Under 1 KiB apart in KiB: bytes read better (`+1,536 B`, not `+1.5 KiB`).
-    let units = if unit == 1 && step < 1024 { &[][..] } else { &[unit, unit.saturating_sub(1)][..] };
+    let units = if unit == 1 && step < 1024 {
+        &[][..]
+    } else {
+        &[unit, unit.saturating_sub(1)][..]
+    };
     for &j in units {
         let scale = (1u64 << (10 * j)) as f64;
         // One unit down, only whole numbers (`+1,088 KiB`).
         let most = if j == unit { 3 } else { 0 };
-        let decimals = (0..=most).find(|&d| (u128::from(step) * 10u128.pow(d)) % (1u128 << (10 * j)) == 0);
+        let decimals =
+            (0..=most).find(|&d| (u128::from(step) * 10u128.pow(d)) % (1u128 << (10 * j)) == 0);
         if let (Some(d), true) = (decimals, j > 0) {
             return offsets
                 .iter()
@@ -309,7 +319,10 @@ fn place_rows(map: &Mapping, fit: &Fit, right: i32, order: Vec<Candidate>) -> Ve
         let at = placed.partition_point(|(t, _)| t.rect.y0 < y0);
         let clear = |(t, _): &(Tick, _)| t.rect.y1 + fit.gap <= y0 || y1 + fit.gap <= t.rect.y0;
         let free = placed.get(at).is_none_or(clear)
-            && at.checked_sub(1).and_then(|i| placed.get(i)).is_none_or(clear);
+            && at
+                .checked_sub(1)
+                .and_then(|i| placed.get(i))
+                .is_none_or(clear);
         if free {
             let tick = Tick {
                 px: py,

@@ -17,6 +17,7 @@ use crate::answers::xprof::ThreePeaks;
 use crate::answers::{space_answers_indexed, Options, SpaceAnswers};
 use crate::model::{memory_space_name, Module};
 use crate::summary::{align, printable};
+use crate::text::clip_front;
 use crate::units::{group_digits, human_bytes};
 use serde::Serialize;
 
@@ -426,18 +427,6 @@ fn table(rows: &[[String; 4]], right: &[bool; 4]) -> String {
         .collect()
 }
 
-/// `s` when it has at most `max` characters, else `…` and its last `max − 1` (paths, files
-/// and names differ at their ends).
-fn clip_front(s: &str, max: usize) -> String {
-    let count = s.chars().count();
-    if count <= max {
-        return s.to_string();
-    }
-    let mut out = String::from("…");
-    out.extend(s.chars().skip(count + 1 - max));
-    out
-}
-
 /// `text` wrapped at [`WIDTH`] on spaces: the first line after `first`, the rest after
 /// `rest`; made safe for a terminal.
 fn wrap(text: &str, first: &str, rest: &str) -> String {
@@ -459,12 +448,5 @@ mod tests {
         }
         assert_eq!(wrapped.matches("word").count(), 60);
         assert!(!wrap("esc\u{1b}[31m", "", "").contains('\u{1b}'));
-    }
-
-    #[test]
-    fn clipping_keeps_the_end() {
-        assert_eq!(clip_front("short", 10), "short");
-        assert_eq!(clip_front("a/b/c/dot_general", 8), "…general");
-        assert_eq!(clip_front("a/b/c/dot_general", 8).chars().count(), 8);
     }
 }

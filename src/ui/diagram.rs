@@ -17,8 +17,8 @@ use web_sys::KeyboardEvent;
 
 use super::canvas::{with_diagram, SpaceCanvas};
 use super::fmt;
-use bufscope::render::text::clip_middle;
 use super::state::{Focus, Shared};
+use bufscope::text::clip_middle;
 
 #[component]
 pub fn Diagrams(focus: Focus) -> impl IntoView {

@@ -14,8 +14,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::read::{self, Fed, Picked};
-use super::tasks;
 use super::state::Shown;
+use super::tasks;
 use super::{reveal_report, AppState, Outcome, Reading, Report, Timings};
 
 /// Units of analysis work per task ([`Pipeline::step`] while analysing): a block or a step each, about

@@ -41,7 +41,7 @@ pub fn fullest_space(spaces: &[Space]) -> u32 {
 /// For text shown in passing (labels, the tooltip): a dump may hold names of 300,000
 /// characters, which would make a line of the page as long. The details pane and the
 /// titles show the whole text.
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 
 /// The most characters of a text in a table cell or a one-line label that cuts it with an
 /// ellipsis anyway: far more than fits, far less than a 300,000-character name, whose

@@ -28,7 +28,10 @@ fn axis_labels_never_overlap_when_drawn() {
         let labels = axis_labels(&area, &m, &a, space, &view, &Style::default());
         for (i, (ta, ra)) in labels.iter().enumerate() {
             assert!(ra.x0 >= 0 && ra.y0 >= 0, "{ta} at {ra:?}");
-            assert!(ra.x1 <= size.0 as i32 && ra.y1 <= size.1 as i32, "{ta} at {ra:?}");
+            assert!(
+                ra.x1 <= size.0 as i32 && ra.y1 <= size.1 as i32,
+                "{ta} at {ra:?}"
+            );
             for (tb, rb) in &labels[i + 1..] {
                 let apart = ra.x1 <= rb.x0 || rb.x1 <= ra.x0 || ra.y1 <= rb.y0 || rb.y1 <= ra.y0;
                 assert!(apart, "{ta} {ra:?} overlaps {tb} {rb:?} in {view:?}");
@@ -37,7 +40,9 @@ fn axis_labels_never_overlap_when_drawn() {
         let texts: Vec<&str> = labels.iter().map(|(t, _)| t.as_str()).collect();
         assert!(texts.contains(&"step") && texts.contains(&"allocation + offset"));
         // Steps and bytes are labelled in every view.
-        let bytes = texts.iter().filter(|t| t.starts_with(['+', '…', 'a']) && **t != "allocation + offset");
+        let bytes = texts
+            .iter()
+            .filter(|t| t.starts_with(['+', '…', 'a']) && **t != "allocation + offset");
         assert!(bytes.count() >= 2, "{texts:?} in {view:?}");
         deep += usize::from(view.y1 - view.y0 < 1024.0);
     }

@@ -12,7 +12,11 @@ use crate::render::kind::border_color;
 fn edge_module() -> Module {
     let big = 1u64 << 20;
     module(
-        &[(big, 0, TEMP, true), (512, 0, TEMP, false), (1 << 16, 0, TEMP, false)],
+        &[
+            (big, 0, TEMP, true),
+            (512, 0, TEMP, false),
+            (1 << 16, 0, TEMP, false),
+        ],
         &[
             (0, 0, big - 512, Some((2, 8))),
             (1, 0, 512, Some((2, 8))),
@@ -66,7 +70,10 @@ fn a_tiny_value_on_the_edge_of_a_large_one_is_drawn_and_found() {
     }
     assert_eq!(index.hit(&view, rect, x as i32, shown.y1 + 1), Some(0));
     let mid = map.block_px(&large).unwrap();
-    assert_eq!(index.hit(&view, rect, x as i32, (mid.y0 + mid.y1) / 2), Some(0));
+    assert_eq!(
+        index.hit(&view, rect, x as i32, (mid.y0 + mid.y1) / 2),
+        Some(0)
+    );
 }
 
 #[test]
@@ -82,5 +89,9 @@ fn a_crowd_of_thin_blocks_is_merged_not_outlined() {
     let space = &a.spaces[0];
     let svg = draw(&m, &a, &Viewport::full(&a, space), (800, 400));
     let rects = kind_rects(&svg);
-    assert!(!rects.is_empty() && rects.len() < 200, "{} rectangles", rects.len());
+    assert!(
+        !rects.is_empty() && rects.len() < 200,
+        "{} rectangles",
+        rects.len()
+    );
 }

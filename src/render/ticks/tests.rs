@@ -122,7 +122,9 @@ fn step_ticks_are_round() {
     // px) does not.
     assert_eq!(
         labels(view(0.0, 162_265.0)),
-        (0..=16).map(|k| group_digits(k * 10_000)).collect::<Vec<_>>()
+        (0..=16)
+            .map(|k| group_digits(k * 10_000))
+            .collect::<Vec<_>>()
     );
     assert!(labels(view(3.2, 3.9)).is_empty());
     assert!(labels(view(f64::NAN, 1.0)).is_empty());
@@ -170,7 +172,12 @@ fn read_offset(label: &str, below: Option<u64>) -> u64 {
         }
         return o;
     }
-    let number: f64 = number.strip_prefix('+').unwrap().replace(',', "").parse().unwrap();
+    let number: f64 = number
+        .strip_prefix('+')
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
     (number * scale as f64).round() as u64
 }
 
@@ -194,7 +201,11 @@ fn check_bytes(sizes: &[u64], views: &[Viewport]) -> Vec<String> {
         let mut below: Option<(u32, u64)> = None;
         for t in &ticks {
             let a = t.allocation.unwrap();
-            assert!(seen.insert((a, t.label.clone())), "{} twice in {view:?}", t.label);
+            assert!(
+                seen.insert((a, t.label.clone())),
+                "{} twice in {view:?}",
+                t.label
+            );
             let slot = slots[a as usize];
             // What the label says is where the tick is.
             let at = if t.boundary {
@@ -209,7 +220,10 @@ fn check_bytes(sizes: &[u64], views: &[Viewport]) -> Vec<String> {
             };
             // The label's row is the tick's, unless moved in at an end of the axis.
             let py = map.y_px(at as f64);
-            assert!((py - f64::from(t.px)).abs() <= 0.5, "{t:?} at {at} ({py}) in {view:?}");
+            assert!(
+                (py - f64::from(t.px)).abs() <= 0.5,
+                "{t:?} at {at} ({py}) in {view:?}"
+            );
             let middle = (t.rect.y0 + t.rect.y1) / 2;
             assert!((middle - t.px).abs() <= f.height / 2 + 1, "{t:?}");
             labelled.push(t.label.clone());
@@ -270,7 +284,10 @@ fn byte_labels_fit_and_say_where_they_are_at_every_zoom() {
     let labels = check_bytes(&sizes, &views);
     // Every form was tried: allocation starts, GiB, a unit down, bytes, `…` bytes.
     for form in ["alloc 5", " GiB", "0 MiB", " KiB", "…"] {
-        assert!(labels.iter().any(|l| l.contains(form)), "no {form} in {labels:?}");
+        assert!(
+            labels.iter().any(|l| l.contains(form)),
+            "no {form} in {labels:?}"
+        );
     }
     // Thousands of small allocations, as on the 94 MB CPU dump.
     let many: Vec<u64> = (0..46_594u64).map(|i| 64 + (i * 7919) % 50_000).collect();
@@ -286,7 +303,13 @@ fn deep_zoom_labels_are_exact_and_short() {
     let labels = offset_labels(&[o, o + 64, o + 128, o + 960, o + 1024], 64);
     assert_eq!(
         labels,
-        ["+734,003,200 B", "…003,264 B", "…003,328 B", "…004,160 B", "…004,224 B"]
+        [
+            "+734,003,200 B",
+            "…003,264 B",
+            "…003,328 B",
+            "…004,160 B",
+            "…004,224 B"
+        ]
     );
     // The first offset above o + 128 that ends in 004,160 is o + 960.
     assert_eq!(read_offset("…004,160 B", Some(o + 128)), o + 960);
@@ -309,5 +332,8 @@ fn deep_zoom_labels_are_exact_and_short() {
         offset_labels(&[1 << 20, (1 << 20) + (1 << 16)], 1 << 16),
         ["+1,024 KiB", "+1,088 KiB"]
     );
-    assert_eq!(offset_labels(&[512, 1024, 1536], 512), ["+512 B", "+1,024 B", "+1,536 B"]);
+    assert_eq!(
+        offset_labels(&[512, 1024, 1536], 512),
+        ["+512 B", "+1,024 B", "+1,536 B"]
+    );
 }

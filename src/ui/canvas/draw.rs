@@ -450,7 +450,11 @@ impl Diagram {
             .map_err(|e| format!("{e:?}"))?;
         // The time cursor, and the step the answers are about when it is elsewhere.
         let cursor = self.focus().time_cursor.get_untracked();
-        let chosen = self.focus().step.get_untracked().filter(|&s| Some(s) != cursor);
+        let chosen = self
+            .focus()
+            .step
+            .get_untracked()
+            .filter(|&s| Some(s) != cursor);
         for step in cursor.into_iter().chain(chosen) {
             let area = Canvas2d::new(&self.canvas, &self.ctx)?.into_drawing_area();
             draw_cursor(&area, &shown.analysis, space, &st.view, &st.style, step)

@@ -36,9 +36,9 @@ mod on {
 
     use bufscope::render::{axis_labels, curve_mapping, Mapping, PxRect, Style};
     use plotters::prelude::IntoDrawingArea;
-    use web_sys::CanvasRenderingContext2d;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
+    use web_sys::CanvasRenderingContext2d;
 
     use super::super::backend::Canvas2d;
     use super::super::draw::Diagram;
@@ -113,7 +113,14 @@ mod on {
         };
         let area = Canvas2d::new(&d.canvas, &ctx).ok()?.into_drawing_area();
         let view = d.st.borrow().view;
-        let labels = axis_labels(&area, &d.shown.module, &d.shown.analysis, space, &view, &style);
+        let labels = axis_labels(
+            &area,
+            &d.shown.module,
+            &d.shown.analysis,
+            space,
+            &view,
+            &style,
+        );
         let list = js_sys::Array::new();
         for (text, r) in labels {
             let (x0, y0) = to_viewport(d, (f64::from(r.x0), f64::from(r.y0)));

@@ -7,10 +7,10 @@
 
 use std::rc::Rc;
 
+use bufscope::render::diff::{view_for_window, view_window};
 use bufscope::render::interaction::{
     self, constrain, key_action, key_view, region, time_step, zoom_to_block, Drag, Region, Wheel,
 };
-use bufscope::render::diff::{view_for_window, view_window};
 use bufscope::render::Viewport;
 use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use bufscope::diff::{GroupDelta, SpaceDiff, ValueChange, ValueInfo};
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use bufscope::units::signed_bytes;
 use leptos::prelude::*;
 

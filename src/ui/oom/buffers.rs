@@ -6,12 +6,12 @@
 use bufscope::parse::oom::{
     coverage, group_by_op_name, group_by_source, OomBuffer, OomGroup, OomMessage,
 };
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
-use bufscope::summary::oom::reported_total;
 use super::{signed, size_view};
 use crate::ui::fmt;
+use bufscope::summary::oom::reported_total;
 
 /// Longest op_name shown in a cell or a group (the full text is in the title).
 const NAME_CHARS: usize = 90;

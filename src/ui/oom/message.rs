@@ -4,7 +4,7 @@
 //! how to get the full picture (a dump).
 
 use bufscope::parse::oom::{ByteSize, OomForm, OomMessage, StatSection};
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{buffers, human, signed, size_view};

@@ -277,7 +277,10 @@ fn PeakList(ans: Ans, peak_list: Memo<Computed<Vec<peaks::Peak>>>) -> impl IntoV
 }
 
 /// A "show N more" button for a list of `total` rows of which `limit` are shown.
-pub(super) fn show_more(limit: RwSignal<usize>, total: impl Fn() -> usize + Copy + Send + Sync + 'static) -> impl IntoView {
+pub(super) fn show_more(
+    limit: RwSignal<usize>,
+    total: impl Fn() -> usize + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     move || {
         let rest = total().saturating_sub(limit.get());
         (rest > 0).then(|| {

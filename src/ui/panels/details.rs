@@ -14,10 +14,10 @@ use bufscope::query::{self, SourceLocation};
 use leptos::prelude::*;
 
 use super::{space_label, CELL_CHARS};
-use bufscope::render::text::clip_middle;
 use crate::ui::fmt;
 use crate::ui::state::{Focus, Shown};
 use crate::ui::uses;
+use bufscope::text::clip_middle;
 
 #[component]
 pub fn Details(focus: Focus) -> impl IntoView {
@@ -277,7 +277,12 @@ fn positions_and_uses(
     };
     let placed = uses::value_uses(shown, v);
     let use_items = match &placed {
-        Some(u) => u.uses.iter().take(SHOWN).map(|u| use_step(focus, u)).collect(),
+        Some(u) => u
+            .uses
+            .iter()
+            .take(SHOWN)
+            .map(|u| use_step(focus, u))
+            .collect(),
         None => lines(&uses),
     };
     view! {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use bufscope::answers::{categories, groups, padding, xprof};
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{show_more, Ans, Computed, FIRST_ROWS};
@@ -157,9 +157,7 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
 pub(super) fn Padding(ans: Ans) -> impl IntoView {
     let pad = Memo::new(move |_| {
         let live = ans.live.get();
-        ans.with_space(|m, s| {
-            Computed(Arc::new(padding::space_padding(m, s, &live, 50)))
-        })
+        ans.with_space(|m, s| Computed(Arc::new(padding::space_padding(m, s, &live, 50))))
     });
     let limit = RwSignal::new(FIRST_ROWS / 2);
     let summary = move || {

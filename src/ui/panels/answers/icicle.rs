@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use bufscope::answers::groups::{self, OpNode};
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{Ans, Computed};
@@ -51,7 +51,11 @@ fn node_at<'a>(root: &'a OpNode, path: &[usize]) -> (&'a OpNode, usize) {
 }
 
 fn label(n: &OpNode) -> String {
-    let name = if n.label.is_empty() { "all live values" } else { &n.label };
+    let name = if n.label.is_empty() {
+        "all live values"
+    } else {
+        &n.label
+    };
     let name = clip_middle(name, LABEL_CHARS);
     if n.repeats > 1 {
         format!("{name} ×{}", fmt::grouped(u64::from(n.repeats)))
@@ -103,7 +107,11 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
     let tree = Memo::new(move |_| {
         let live = ans.live.get();
         let shown = ans.focus.shown();
-        Computed(Arc::new(groups::op_name_tree(&shown.module, &live, fold.get())))
+        Computed(Arc::new(groups::op_name_tree(
+            &shown.module,
+            &live,
+            fold.get(),
+        )))
     });
     Effect::new(move |_| {
         fold.track();

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use bufscope::answers::idle;
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{show_more, Ans, Computed, FIRST_ROWS};
@@ -58,7 +58,13 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
             })
             .collect_view()
     };
-    let message = move || ranked.get().message.clone().map(|m| view! { <p class="note idle-message">{m}</p> });
+    let message = move || {
+        ranked
+            .get()
+            .message
+            .clone()
+            .map(|m| view! { <p class="note idle-message">{m}</p> })
+    };
     let total = move || ranked.with(|r| r.rows.len());
     view! {
         <div class="answer" id="answers-idle">

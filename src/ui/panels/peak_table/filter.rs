@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use bufscope::answers::groups::OpNode;
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::Table;

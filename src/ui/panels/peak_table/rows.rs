@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::state::Focus;
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 
 /// Selects a value and asks the diagrams to show it.
 fn choose(focus: Focus, v: u32) {

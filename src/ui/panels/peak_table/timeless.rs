@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::ui::fmt;
 use crate::ui::panels::{space_label, CELL_CHARS};
 use crate::ui::state::Focus;
-use bufscope::render::text::clip_middle;
+use bufscope::text::clip_middle;
 
 /// Values listed at first.
 const FIRST: usize = 100;
