@@ -154,8 +154,9 @@ fn the_xml_checker_catches_injection() {
     assert!(parse_xml(r#"<svg a="<b>"></svg>"#).is_err());
     assert!(parse_xml("<svg>").is_err());
     assert!(parse_xml(r#"<!DOCTYPE svg [<!ENTITY x "y">]><svg>&x;</svg>"#).is_err());
-    let x = parse_xml(r#"<svg xmlns:xlink="http://www.w3.org/1999/xlink"><a xlink:href="j"/></svg>"#)
-        .unwrap();
+    let x =
+        parse_xml(r#"<svg xmlns:xlink="http://www.w3.org/1999/xlink"><a xlink:href="j"/></svg>"#)
+            .unwrap();
     assert!(x.attributes.contains("xlink:href"), "{:?}", x.attributes);
     let x = parse_xml("<svg><text>\n&lt;b&gt;&amp;&quot;&apos;\n</text></svg>").unwrap();
     assert_eq!(x.texts, vec!["<b>&\"'".to_string()]);

@@ -32,7 +32,12 @@ fn fixtures_name_their_backend() {
         };
         assert_eq!(m.backend(), Some(want), "{}", files.label);
         let label = memory_space_label(0, m.backend());
-        assert_eq!(label.contains("HBM"), want == Backend::Tpu, "{}: {label}", files.label);
+        assert_eq!(
+            label.contains("HBM"),
+            want == Backend::Tpu,
+            "{}: {label}",
+            files.label
+        );
     }
     assert_eq!((cpu, tpu), (18, 5));
 }
@@ -63,9 +68,15 @@ fn public_dumps_name_their_backend() {
     // One A100 module read whole: its space 0 is GPU memory, not HBM by name.
     let gpu = modules
         .iter()
-        .find(|m| m.files.iter().any(|(n, _)| n.contains("jit_iota") || n.contains("scatter-add")))
+        .find(|m| {
+            m.files
+                .iter()
+                .any(|(n, _)| n.contains("jit_iota") || n.contains("scatter-add"))
+        })
         .expect("a small public module");
     let m = load(gpu);
     assert!(m.backend().is_some(), "{}", gpu.label);
-    assert!(!memory_space_label(0, m.backend()).contains("HBM") || m.backend() == Some(Backend::Tpu));
+    assert!(
+        !memory_space_label(0, m.backend()).contains("HBM") || m.backend() == Some(Backend::Tpu)
+    );
 }

@@ -9,8 +9,8 @@
 mod common;
 
 use bufscope::parse::oom::{
-    group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm,
-    OomLog, OomMessage, NO_OOM_MESSAGE,
+    group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm, OomLog,
+    OomMessage, NO_OOM_MESSAGE,
 };
 use proptest::prelude::*;
 

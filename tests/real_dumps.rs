@@ -417,7 +417,10 @@ fn check_module(m: &ModuleFiles) -> (Module, Analysis) {
     assert_eq!(an.steps, max + 1, "{label}: analysis steps");
     let t = std::time::Instant::now();
     let steps = occupied::check_curves(&module, &an, label);
-    println!("{label}: occupied bytes = reference at {steps} steps (reference and comparison {:?})", t.elapsed());
+    println!(
+        "{label}: occupied bytes = reference at {steps} steps (reference and comparison {:?})",
+        t.elapsed()
+    );
     for space in &an.spaces {
         assert_eq!(
             space.curve.len(),
@@ -636,7 +639,11 @@ fn shared_dumps_occupied_bytes_match_reference() {
         }
     }
     println!("{modules} modules with values, {spaces} memory spaces, {steps} steps checked");
-    assert!(modules >= 30, "only {modules} modules with values in {}", dir.display());
+    assert!(
+        modules >= 30,
+        "only {modules} modules with values in {}",
+        dir.display()
+    );
 }
 
 #[test]

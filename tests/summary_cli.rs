@@ -73,9 +73,9 @@ fn xprof_peak_heap_is_what_xprof_reported() {
         // The listed peaks, by time, hold the space's peak and none above it.
         let peaks = s["peaks"].as_array().unwrap();
         assert!(
-            peaks.iter().any(
-                |p| p["time"] == s["peak_time"] && p["bytes"] == s["peak_live_bytes"]
-            ),
+            peaks
+                .iter()
+                .any(|p| p["time"] == s["peak_time"] && p["bytes"] == s["peak_live_bytes"]),
             "{stem}: {peaks:?}"
         );
         let times: Vec<u64> = peaks.iter().map(|p| p["time"].as_u64().unwrap()).collect();

@@ -95,7 +95,9 @@ pub fn shared_dumps_or_skip(test: &str) -> Option<PathBuf> {
 /// The files of `../shared/dumps/oom` (real out-of-memory messages; its README left out), in
 /// name order, or `None` after reporting `test` as skipped ([`skip`]).
 pub fn shared_oom_or_skip(test: &str) -> Option<Vec<PathBuf>> {
-    let dir = shared_dumps_dir().map(|d| d.join("oom")).filter(|d| d.is_dir());
+    let dir = shared_dumps_dir()
+        .map(|d| d.join("oom"))
+        .filter(|d| d.is_dir());
     let Some(dir) = dir else {
         skip(test, "../shared/dumps/oom beside the repository");
         return None;
@@ -103,10 +105,19 @@ pub fn shared_oom_or_skip(test: &str) -> Option<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("README"))
+        .filter(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("README")
+        })
         .collect();
     files.sort();
-    assert!(files.len() >= 8, "expected the 8 OOM files in {}", dir.display());
+    assert!(
+        files.len() >= 8,
+        "expected the 8 OOM files in {}",
+        dir.display()
+    );
     Some(files)
 }
 

@@ -108,8 +108,7 @@ pub fn reference(module: &Module, steps: u32) -> Vec<RefSpace> {
                 (0..module.values.len() as u32)
                     .filter(|&i| {
                         let v = &module.values[i as usize];
-                        color_of(v) == color
-                            && v.live.is_some_and(|r| r.start <= t && t <= r.end)
+                        color_of(v) == color && v.live.is_some_and(|r| r.start <= t && t <= r.end)
                     })
                     .collect()
             });
@@ -188,7 +187,10 @@ pub fn check_curves(module: &Module, analysis: &Analysis, label: &str) -> usize 
             );
         }
         assert_eq!(got.peak_bytes, want.peak_bytes, "{label}, colour {c}: peak");
-        assert_eq!(got.peak_time, want.peak_time, "{label}, colour {c}: peak step");
+        assert_eq!(
+            got.peak_time, want.peak_time,
+            "{label}, colour {c}: peak step"
+        );
         assert_eq!(
             got.live_at_peak, want.live_at_peak,
             "{label}, colour {c}: values live at the peak"
