@@ -7,8 +7,9 @@
 // step 8 of colour 1 worked out by hand from the dump text (tests/answers.rs). Sums are
 // checked against the live bytes the panel shows. A 1280×720 screenshot of the panel goes to
 // target/answers-panel.png.
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { assert, fixture, open as openBrowser, repo, run, test } from './harness.mjs';
+import { SHARED, assert, fixture, open as openBrowser, repo, run, test } from './harness.mjs';
 
 const TPU = fixture('tpu/000_0cb419b3147a3cb6.txt');
 const MLP = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-range.txt']
@@ -198,5 +199,38 @@ test('a dump without Used values says what idle stretches need', async () => {
   assert(/buffer-assignment-values/.test(msg), `message "${msg}"`);
   assert((await page.locator('#answers-idle tr.idle-row').count()) === 0, 'idle rows without Used values');
 });
+
+if (process.env.UPDATE_SCREENSHOTS === '1') {
+  // README "Answering an OOM": our own GPT-2 small dump (jax 0.6.2, CPU) with a capacity of
+  // 2 GiB, the answers panel open at the peak; 1280 px wide.
+  test('(s) README screenshot: the answers on the GPT-2 dump', async () => {
+    const gpt2 = path.join(SHARED, 'dumps', 'cpu', 'jax0.6.2', 'cpu_gpt2_small.buffer-assignment.txt');
+    assert(existsSync(gpt2), `no ${gpt2}`);
+    await open([gpt2], 'cpu_gpt2_small');
+    await page.locator('#capacity-size').fill('2GiB');
+    await page.locator('#capacity-size').press('Enter');
+    await page.locator('#capacity-size').blur();
+    await page.locator('#answers .capacity-verdict').waitFor({ timeout: 10000 });
+    await page.waitForTimeout(800);
+    const dir = path.join(repo, 'style', 'screenshots');
+    mkdirSync(dir, { recursive: true });
+    const out = path.join(dir, 'answers-gpt2.png');
+    // From the diagram's panel to the end of the source lines; scrolled to the top first, so
+    // that the sticky search bar sits in its own place, not over the diagram.
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.waitForTimeout(300);
+    const box = (sel) => page.locator(sel).first().evaluate((e) => {
+      const r = e.getBoundingClientRect();
+      return { top: r.top + scrollY, bottom: r.bottom + scrollY };
+    });
+    const top = Math.max(0, Math.floor((await box('.module canvas')).top) - 40);
+    const bottom = Math.ceil((await box('#answers-capacity')).bottom) + 24;
+    const height = Math.min(bottom - top, 2000);
+    await page.screenshot({ path: out, fullPage: true, clip: { x: 0, y: top, width: 1280, height } });
+    const kb = statSync(out).size / 1024;
+    console.log(`note: wrote ${path.relative(repo, out)} (1280×${height}, ${kb.toFixed(0)} KB)`);
+    assert(kb < 600, `answers-gpt2.png is ${kb.toFixed(0)} KB, over 600 KB`);
+  });
+}
 
 await run(app);
