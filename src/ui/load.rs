@@ -216,12 +216,7 @@ impl Flow {
         let shown = loaded
             .modules
             .into_iter()
-            .map(|a| {
-                Arc::new(Shown {
-                    module: a.module,
-                    analysis: a.analysis,
-                })
-            })
+            .map(|a| Arc::new(Shown::new(a.module, a.analysis)))
             .collect();
         Some((shown, errors, loaded.oom))
     }

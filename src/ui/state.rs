@@ -6,17 +6,39 @@
 //! overlay).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bufscope::analysis::Analysis;
 use bufscope::answers::capacity::Capacity;
+use bufscope::answers::idle::{ScheduleIndex, ValueUses};
 use bufscope::model::{InstrId, Module};
 use leptos::prelude::*;
 
-/// One module with its analysis: what every view draws from. Never changes once made.
+/// One module with its analysis: what every view draws from. Never changes once made but
+/// for what the views keep about it ([`Kept`]: built on first use, gone with the module).
 pub struct Shown {
     pub module: Module,
     pub analysis: Analysis,
+    pub uses: Kept,
+}
+
+impl Shown {
+    pub fn new(module: Module, analysis: Analysis) -> Shown {
+        Shown {
+            module,
+            analysis,
+            uses: Kept::default(),
+        }
+    }
+}
+
+/// What [`crate::ui::uses`] keeps about one module: whether it has uses at all, its schedule
+/// index, and the last value answered. Empty until first asked.
+#[derive(Default)]
+pub struct Kept {
+    pub(super) has_uses: OnceLock<bool>,
+    pub(super) index: OnceLock<Arc<ScheduleIndex>>,
+    pub(super) last: Mutex<Option<(u32, Option<Arc<ValueUses>>)>>,
 }
 
 /// The shared view state of the module on screen.

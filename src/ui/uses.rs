@@ -2,57 +2,31 @@
 //! selected value's idle stretches) and the details panel (its uses as steps). The module's
 //! [`ScheduleIndex`] (a map of every instruction) is built once per module on screen, when
 //! a value is first asked about, and the last answer is kept, so that every diagram and the
-//! panel asking about one selection cost one lookup.
+//! panel asking about one selection cost one lookup. What it keeps is the module's
+//! [`Shown::uses`], and goes with the module.
 
-use std::cell::RefCell;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use bufscope::answers::idle::{self, ScheduleIndex, ValueUses};
 
 use super::state::Shown;
 
-/// The module the cache is for, whether it has uses at all, its index, and the last value
-/// answered.
-struct Cache {
-    shown: Weak<Shown>,
-    has_uses: bool,
-    index: Option<Arc<ScheduleIndex>>,
-    last: Option<(u32, Option<Arc<ValueUses>>)>,
-}
-
-thread_local! {
-    static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
-}
-
-/// `f` of the cache of `shown`'s module (made anew for another module).
-fn with_cache<R>(shown: &Arc<Shown>, f: impl FnOnce(&mut Cache) -> R) -> R {
-    CACHE.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let c = match cell.as_mut() {
-            Some(c) if std::ptr::eq(c.shown.as_ptr(), Arc::as_ptr(shown)) => c,
-            _ => cell.insert(Cache {
-                shown: Arc::downgrade(shown),
-                has_uses: idle::has_uses(&shown.module),
-                index: None,
-                last: None,
-            }),
-        };
-        f(c)
-    })
+fn has_uses(shown: &Shown) -> bool {
+    *shown
+        .uses
+        .has_uses
+        .get_or_init(|| idle::has_uses(&shown.module))
 }
 
 /// `value`'s uses and idle stretches in `shown`'s module; `None` when the dump has no
 /// `Used values` entry for it (see [`needs_values`]).
 pub fn value_uses(shown: &Arc<Shown>, value: u32) -> Option<Arc<ValueUses>> {
-    if value as usize >= shown.module.values.len() {
+    if value as usize >= shown.module.values.len() || !has_uses(shown) {
         return None;
     }
-    let known = with_cache(shown, |c| {
-        if !c.has_uses {
-            return Some(None);
-        }
-        c.last
-            .as_ref()
+    let kept = &shown.uses.last;
+    let known = kept.lock().ok().and_then(|l| {
+        l.as_ref()
             .filter(|(v, _)| *v == value)
             .map(|(_, uses)| uses.clone())
     });
@@ -61,21 +35,23 @@ pub fn value_uses(shown: &Arc<Shown>, value: u32) -> Option<Arc<ValueUses>> {
     }
     let index = schedule_index(shown);
     let uses = idle::value_uses(&shown.module, &index, value).map(Arc::new);
-    with_cache(shown, |c| c.last = Some((value, uses.clone())));
+    if let Ok(mut l) = kept.lock() {
+        *l = Some((value, uses.clone()));
+    }
     uses
 }
 
 /// The module's schedule index, built on the first call for that module.
 pub fn schedule_index(shown: &Arc<Shown>) -> Arc<ScheduleIndex> {
-    with_cache(shown, |c| {
-        c.index
-            .get_or_insert_with(|| Arc::new(ScheduleIndex::new(&shown.module)))
-            .clone()
-    })
+    shown
+        .uses
+        .index
+        .get_or_init(|| Arc::new(ScheduleIndex::new(&shown.module)))
+        .clone()
 }
 
 /// Whether the module lacks the `Used values` section, so that no value's uses can be
 /// placed ([`idle::NEEDS_VALUES`] says what is needed).
 pub fn needs_values(shown: &Arc<Shown>) -> bool {
-    with_cache(shown, |c| !c.has_uses)
+    !has_uses(shown)
 }
