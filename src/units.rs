@@ -3,7 +3,6 @@
 //!
 //! - [`human_bytes`]: `"12.0 KiB"`, one decimal, binary units (summaries, render, the page);
 //! - [`exact_bytes`]: `"172,580 B (168.5 KiB)"`, the exact figure first (the page);
-//! - [`axis_bytes`]: `"0.25 MiB"`, a byte tick, as few decimals as the tick spacing needs;
 //! - [`tsl_human_bytes`]: `"1.50MiB"`, what XLA itself prints in `Total bytes used`;
 //! - [`group_digits`] and [`count`]: `"177,800"`, `"1 value"`.
 //!
@@ -88,41 +87,6 @@ pub fn tsl_human_bytes(n: u64) -> String {
     } else {
         format!("{v:.2}{}", UNITS[unit])
     }
-}
-
-/// A byte tick's label: in the unit of the largest tick, with as few decimals as the
-/// tick spacing `step` needs ("0", "256 KiB", "1.25 MiB").
-pub fn axis_bytes(value: u64, step: u64, largest: u64) -> String {
-    if value == 0 {
-        return "0".into();
-    }
-    let unit_of = |n: u64| {
-        (0..UNITS.len())
-            .rev()
-            .find(|&j| n >= 1u64 << (10 * j))
-            .unwrap_or(0)
-    };
-    let mut j = unit_of(largest.max(step));
-    let decimals_for = |j: usize| {
-        let ratio = step as f64 / (1u64 << (10 * j)) as f64;
-        (0..=3).find(|&d| {
-            let scaled = ratio * 10f64.powi(d);
-            (scaled - scaled.round()).abs() < 1e-6
-        })
-    };
-    let decimals = match decimals_for(j) {
-        Some(d) => d,
-        None => {
-            j = unit_of(step);
-            decimals_for(j).unwrap_or(3)
-        }
-    };
-    let scaled = value as f64 / (1u64 << (10 * j)) as f64;
-    let mut text = format!("{scaled:.prec$}", prec = decimals as usize);
-    if text.contains('.') {
-        text = text.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    format!("{text} {}", UNITS[j])
 }
 
 /// An integer with thousands separated by commas: "177,800".
@@ -219,20 +183,6 @@ mod tests {
         // No rounding step-up: 1023.9 KiB stays in KiB.
         assert_eq!(tsl_human_bytes(1024 * 1024 - 100), "1023.9KiB");
         assert_eq!(tsl_human_bytes(u64::MAX), "16.00EiB");
-    }
-
-    #[test]
-    fn axis_bytes_as_the_spacing_needs() {
-        let step = 262_144;
-        let labels: Vec<String> = (0..5)
-            .map(|k| axis_bytes(k * step, step, 1_048_576))
-            .collect();
-        assert_eq!(labels, ["0", "0.25 MiB", "0.5 MiB", "0.75 MiB", "1 MiB"]);
-        assert_eq!(axis_bytes(768, 256, 768), "768 B");
-        assert_eq!(axis_bytes(2048, 1024, 4096), "2 KiB");
-        // A fine spacing under a big offset falls back to a smaller unit.
-        assert_eq!(axis_bytes(1_048_578, 2, 1_048_578), "1048578 B");
-        assert_eq!(axis_bytes(u64::MAX, 1 << 62, u64::MAX), "16 EiB");
     }
 
     #[test]
