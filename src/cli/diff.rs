@@ -136,6 +136,7 @@ fn write_svg(load_diff: &LoadDiff, args: &DiffArgs, out: &PathBuf) -> Result<(),
         base_label: &base_label,
         new_label: &new_label,
         capacity: None,
+        backend: m.backend,
     };
     let spaces: Vec<_> = m.spaces.iter().map(|s| &s.peaks).collect();
     let svg = comparison_svg(&spaces, &text, &Style::default(), 1200);

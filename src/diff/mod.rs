@@ -25,7 +25,7 @@ pub mod values;
 use serde::Serialize;
 
 use crate::analysis::Analysis;
-use crate::model::Module;
+use crate::model::{Backend, Module};
 
 pub use curves::{resample_max, SpacePeaks, CURVE_POINTS};
 pub use gate::{verdict, GateFailure, Limit, Verdict};
@@ -68,6 +68,10 @@ pub struct ModuleDiff {
     pub paired_by: Option<PairRule>,
     /// One per colour present on either side, ascending.
     pub spaces: Vec<SpaceDiff>,
+    /// The backend as the base (else the new) module tells it, for naming the spaces
+    /// ([`crate::model::memory_space_label`]).
+    #[serde(skip)]
+    pub backend: Option<Backend>,
 }
 
 /// Two loads compared: every pair of modules, and the modules without a partner.
@@ -113,6 +117,7 @@ pub fn diff_modules(base: Side, new: Side) -> ModuleDiff {
         new_name: new.module.name.clone(),
         paired_by: None,
         spaces,
+        backend: base.module.backend().or_else(|| new.module.backend()),
     }
 }
 

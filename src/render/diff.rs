@@ -18,7 +18,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::geometry::{Mapping, PxRect, Viewport};
 use super::{DrawResult, Painter, Style};
 use crate::diff::SpacePeaks;
-use crate::model::memory_space_name;
+use crate::model::{memory_space_label, Backend};
 use crate::text::clip_middle;
 use crate::units::{group_digits, human_bytes, signed_bytes};
 
@@ -42,6 +42,8 @@ pub struct ChartText<'a> {
     pub new_label: &'a str,
     /// The capacity line: bytes and what it is (`16.0 GiB`, `TPU v5e`).
     pub capacity: Option<(u64, &'a str)>,
+    /// The backend, so a space is named as the diagram names it (`0 default (HBM)`).
+    pub backend: Option<Backend>,
 }
 
 /// Where the parts of a comparison chart go in an area of `size` pixels.
@@ -230,9 +232,8 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let s = self.style;
         let row = (l.title.y1 - l.title.y0) / 4;
         let title = format!(
-            "memory space {} ({}): peak {} → {}, {}",
-            peaks.color,
-            memory_space_name(peaks.color),
+            "memory space {}: peak {} → {}, {}",
+            memory_space_label(peaks.color, text.backend),
             human_bytes(peaks.base_peak_bytes),
             human_bytes(peaks.new_peak_bytes),
             delta_text(peaks)
@@ -517,12 +518,13 @@ mod tests {
             base_label: "a<b",
             new_label: "new",
             capacity: None,
+            backend: None,
         };
         let plain = comparison_svg(&[&p], &text, &Style::default(), 800);
         text.capacity = Some((4 << 20, "4.0 MiB"));
         let with = comparison_svg(&[&p], &text, &Style::default(), 800);
         assert!(!plain.contains("capacity") && with.contains("capacity 4.0 MiB"));
-        assert!(with.contains("memory space 1 (vmem)") && with.contains("a&lt;b"));
+        assert!(with.contains("memory space 1 vmem") && with.contains("a&lt;b"));
         // The top of the axis leaves room above the highest of peaks and capacity.
         assert_eq!(chart_top(&p, Some(7 << 20)), f64::from(8 << 20));
     }

@@ -27,7 +27,7 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use bufscope::model::memory_space_name;
+use bufscope::model::memory_space_label;
 use leptos::html;
 use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
@@ -42,6 +42,7 @@ type Slot = Rc<OnceCell<Rc<Diagram>>>;
 
 #[component]
 pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoView {
+    let space_label = memory_space_label(color, shown.module.backend());
     let focus = shared.focus;
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrapper_ref = NodeRef::<html::Figure>::new();
@@ -92,8 +93,8 @@ pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoVi
             .map(|v| m.value_name(v))
     };
     let label = format!(
-        "Block diagram of memory space {color} ({}): wheel to zoom, drag to pan, ? for keys",
-        memory_space_name(color)
+        "Block diagram of memory space {}: wheel to zoom, drag to pan, ? for keys",
+        space_label
     );
     view! {
         <figure node_ref=wrapper_ref class="diagram" tabindex="0" data-color=color.to_string()

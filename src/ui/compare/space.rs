@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bufscope::answers::capacity::parse_capacity;
 use bufscope::diff::SpaceDiff;
-use bufscope::model::memory_space_name;
+use bufscope::model::memory_space_label;
 use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
 use leptos::prelude::*;
 
@@ -33,6 +33,7 @@ pub(super) fn SpaceCompare(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
                 base_label: &base.module.name,
                 new_label: &new.module.name,
                 capacity: cap.as_ref().map(|c| (c.bytes, c.label.as_str())),
+                backend: base.module.backend(),
             };
             comparison_svg(&[&space.peaks], &text, &page_style(), CHART_WIDTH)
         }
@@ -60,7 +61,7 @@ pub(super) fn SpaceCompare(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
     };
     view! {
         <section class="compare-space" data-color=color.to_string()>
-            <h3>{format!("Memory space {color} ({})", memory_space_name(color))}</h3>
+            <h3>{format!("Memory space {}", memory_space_label(color, sides.base.shown().module.backend()))}</h3>
             <div class="compare-chart" role="img"
                 aria-label="Occupied bytes of both compilations on relative program position"
                 data-base-peak=p.base_peak_bytes.to_string() data-new-peak=p.new_peak_bytes.to_string()
