@@ -86,92 +86,124 @@ fn filtered(all: &[Entry], filter: &str) -> Vec<usize> {
     kept.into_iter().map(|(_, i)| i).collect()
 }
 
-#[component]
-pub fn ModulePicker(modules: Vec<Arc<Shown>>, chosen: RwSignal<usize>) -> impl IntoView {
-    let count = modules.len();
-    let all = StoredValue::new(Arc::new(entries(&modules)));
-    let open = RwSignal::new(false);
-    let filter = RwSignal::new(String::new());
-    // The highlighted row, a position in `shown`.
-    let active = RwSignal::new(0usize);
-    let shown = Memo::new(move |_| Arc::new(filter.with(|f| filtered(&all.get_value(), f))));
-    let root = NodeRef::<html::Div>::new();
-    let button = NodeRef::<html::Button>::new();
-    let input = NodeRef::<html::Input>::new();
+/// The picker's state; `Copy`, so handlers capture it freely.
+#[derive(Clone, Copy)]
+struct Picker {
+    /// The module on screen (a position in the read).
+    chosen: RwSignal<usize>,
+    all: StoredValue<Arc<Vec<Entry>>>,
+    open: RwSignal<bool>,
+    filter: RwSignal<String>,
+    /// The rows the filter keeps (positions in `all`), best first.
+    shown: Memo<Arc<Vec<usize>>>,
+    /// The highlighted row, a position in `shown`.
+    active: RwSignal<usize>,
+    root: NodeRef<html::Div>,
+    button: NodeRef<html::Button>,
+    input: NodeRef<html::Input>,
+}
 
-    let close = move |refocus: bool| {
-        open.set(false);
-        if refocus {
-            if let Some(b) = button.get_untracked() {
-                let _ = b.focus();
-            }
+impl Picker {
+    fn new(modules: &[Arc<Shown>], chosen: RwSignal<usize>) -> Picker {
+        let all = StoredValue::new(Arc::new(entries(modules)));
+        let filter = RwSignal::new(String::new());
+        Picker {
+            chosen,
+            all,
+            open: RwSignal::new(false),
+            filter,
+            shown: Memo::new(move |_| Arc::new(filter.with(|f| filtered(&all.get_value(), f)))),
+            active: RwSignal::new(0),
+            root: NodeRef::new(),
+            button: NodeRef::new(),
+            input: NodeRef::new(),
         }
-    };
-    let pick = move |row: usize| {
-        let Some(i) = shown.with_untracked(|s| s.get(row).copied()) else {
+    }
+
+    fn close(self, refocus: bool) {
+        self.open.set(false);
+        if let Some(b) = self.button.get_untracked().filter(|_| refocus) {
+            let _ = b.focus();
+        }
+    }
+
+    fn toggle(self) {
+        let now = !self.open.get_untracked();
+        if now {
+            self.filter.set(String::new());
+            self.active.set(0);
+        }
+        self.open.set(now);
+    }
+
+    /// Shows the module of row `row`, carrying the search and capacity over.
+    fn pick(self, row: usize) {
+        let Some(i) = self.shown.with_untracked(|s| s.get(row).copied()) else {
             return;
         };
-        let index = all.with_value(|a| a[i].index);
-        close(true);
-        if index != chosen.get_untracked() {
+        let index = self.all.with_value(|a| a[i].index);
+        self.close(true);
+        if index != self.chosen.get_untracked() {
             hash::carry();
-            chosen.set(index);
+            self.chosen.set(index);
         }
-    };
-    let on_key = move |e: ev::KeyboardEvent| {
-        let n = shown.with_untracked(|s| s.len().min(ROWS));
+    }
+
+    /// ↑/↓ move the highlight, Enter picks, Escape closes.
+    fn key(self, e: &ev::KeyboardEvent) {
+        let n = self.shown.with_untracked(|s| s.len().min(ROWS));
         match e.key().as_str() {
-            "ArrowDown" => active.update(|a| *a = (*a + 1).min(n.saturating_sub(1))),
-            "ArrowUp" => active.update(|a| *a = a.saturating_sub(1)),
-            "Enter" => pick(active.get_untracked()),
-            "Escape" => close(true),
+            "ArrowDown" => self
+                .active
+                .update(|a| *a = (*a + 1).min(n.saturating_sub(1))),
+            "ArrowUp" => self.active.update(|a| *a = a.saturating_sub(1)),
+            "Enter" => self.pick(self.active.get_untracked()),
+            "Escape" => self.close(true),
             _ => return,
         }
         e.prevent_default();
         e.stop_propagation();
-    };
-    let toggle = move |_| {
-        let now = !open.get_untracked();
-        if now {
-            filter.set(String::new());
-            active.set(0);
-        }
-        open.set(now);
-    };
-    // The filter box takes the keys as soon as the list opens.
-    Effect::new(move |_| {
-        if open.get() {
-            if let Some(i) = input.get() {
+    }
+
+    /// The filter box takes the keys when the list opens; the highlighted row stays in view;
+    /// a press outside the picker closes it.
+    fn follow(self) {
+        Effect::new(move |_| {
+            if let Some(i) = self.input.get().filter(|_| self.open.get()) {
                 let _ = i.focus();
             }
-        }
-    });
-    // The highlighted row stays in view.
-    Effect::new(move |_| {
-        let a = active.get();
-        if let Some(r) = root.get_untracked() {
-            if let Ok(Some(row)) = r.query_selector(&format!("[data-row=\"{a}\"]")) {
+        });
+        Effect::new(move |_| {
+            let a = self.active.get();
+            let row = self.root.get_untracked().and_then(|r| {
+                r.query_selector(&format!("[data-row=\"{a}\"]"))
+                    .ok()
+                    .flatten()
+            });
+            if let Some(row) = row {
                 let options = web_sys::ScrollIntoViewOptions::new();
                 options.set_block(web_sys::ScrollLogicalPosition::Nearest);
                 row.scroll_into_view_with_scroll_into_view_options(&options);
             }
-        }
-    });
-    // A press outside the picker closes it.
-    let outside = window_event_listener(ev::pointerdown, move |e: web_sys::PointerEvent| {
-        let inside = match (root.get_untracked(), e.target()) {
-            (Some(r), Some(t)) => t.dyn_ref::<web_sys::Node>().is_some_and(|t| r.contains(Some(t))),
-            _ => false,
-        };
-        if !inside && open.get_untracked() {
-            close(false);
-        }
-    });
-    on_cleanup(move || outside.remove());
+        });
+        let outside = window_event_listener(ev::pointerdown, move |e: web_sys::PointerEvent| {
+            let inside = match (self.root.get_untracked(), e.target()) {
+                (Some(r), Some(t)) => t
+                    .dyn_ref::<web_sys::Node>()
+                    .is_some_and(|t| r.contains(Some(t))),
+                _ => false,
+            };
+            if !inside && self.open.get_untracked() {
+                self.close(false);
+            }
+        });
+        on_cleanup(move || outside.remove());
+    }
 
-    let current = move || {
-        let i = chosen.get();
-        let all = all.get_value();
+    /// The button's text: the module on screen and its peak.
+    fn current(self) -> impl IntoView {
+        let i = self.chosen.get();
+        let all = self.all.get_value();
         let e = all.iter().find(|e| e.index == i);
         let name = e.map_or_else(String::new, |e| e.name.clone());
         let peak = e.map_or_else(String::new, |e| format!("peak {}", fmt::human(e.peak)));
@@ -179,12 +211,14 @@ pub fn ModulePicker(modules: Vec<Arc<Shown>>, chosen: RwSignal<usize>) -> impl I
             <span class="picker-current" title=name.clone()>{clip_middle(&name, CELL_CHARS)}</span>
             <span class="picker-peak">{peak}</span>
         }
-    };
-    let rows = move || {
-        let list = shown.get();
-        let a = active.get();
-        let at = chosen.get_untracked();
-        let all = all.get_value();
+    }
+
+    /// The rows the filter keeps (the first [`ROWS`]), and a note on the others.
+    fn rows(self) -> impl IntoView {
+        let list = self.shown.get();
+        let a = self.active.get();
+        let at = self.chosen.get_untracked();
+        let all = self.all.get_value();
         let items = list
             .iter()
             .take(ROWS)
@@ -196,16 +230,15 @@ pub fn ModulePicker(modules: Vec<Arc<Shown>>, chosen: RwSignal<usize>) -> impl I
                         data-name=e.name.clone() aria-selected=(row == a).to_string()
                         class:current=e.index == at title=e.name.clone()
                         on:mousedown=|e| e.prevent_default()
-                        on:click=move |_| pick(row)>
+                        on:click=move |_| self.pick(row)>
                         <span class="picker-name">{clip_middle(&e.name, CELL_CHARS)}</span>
-                        <span class="picker-peak">{fmt::human(e.peak)}</span>
+                        <span class="picker-peak" data-bytes=e.peak.to_string()>{fmt::human(e.peak)}</span>
                         <span class="picker-spaces">{e.spaces.clone()}</span>
                     </li>
                 }
             })
             .collect_view();
-        let more = list.len().saturating_sub(ROWS);
-        let note = match (list.len(), more) {
+        let note = match (list.len(), list.len().saturating_sub(ROWS)) {
             (0, _) => Some("No module name fits.".to_string()),
             (_, 0) => None,
             (_, more) => Some(format!("… {more} more: type to narrow")),
@@ -214,38 +247,45 @@ pub fn ModulePicker(modules: Vec<Arc<Shown>>, chosen: RwSignal<usize>) -> impl I
             <ul id="module-list" role="listbox" aria-label="Modules">{items}</ul>
             {note.map(|n| view! { <p class="picker-note">{n}</p> })}
         }
-    };
-    let popup = move || {
-        open.get().then(|| {
-            view! {
-                <div class="picker-popup">
-                    <input node_ref=input id="module-filter" type="text" role="combobox"
-                        autocomplete="off" spellcheck="false" aria-expanded="true"
-                        aria-controls="module-list" aria-label="Filter modules"
-                        aria-activedescendant=move || format!("module-option-{}", active.get())
-                        placeholder=format!("Filter {count} modules…")
-                        prop:value=move || filter.get()
-                        on:input=move |e| {
-                            filter.set(event_target_value(&e));
-                            active.set(0);
-                        }
-                        on:keydown=on_key />
-                    {rows}
-                </div>
-            }
-        })
-    };
+    }
+
+    /// The open list: the filter box and the rows.
+    fn popup(self, count: usize) -> impl IntoView {
+        view! {
+            <div class="picker-popup">
+                <input node_ref=self.input id="module-filter" type="text" role="combobox"
+                    autocomplete="off" spellcheck="false" aria-expanded="true"
+                    aria-controls="module-list" aria-label="Filter modules"
+                    aria-activedescendant=move || format!("module-option-{}", self.active.get())
+                    placeholder=format!("Filter {count} modules…")
+                    prop:value=move || self.filter.get()
+                    on:input=move |e| {
+                        self.filter.set(event_target_value(&e));
+                        self.active.set(0);
+                    }
+                    on:keydown=move |e| self.key(&e) />
+                {move || self.rows()}
+            </div>
+        }
+    }
+}
+
+#[component]
+pub fn ModulePicker(modules: Vec<Arc<Shown>>, chosen: RwSignal<usize>) -> impl IntoView {
+    let count = modules.len();
+    let p = Picker::new(&modules, chosen);
+    p.follow();
     view! {
-        <div class="module-picker" node_ref=root>
-            <button node_ref=button id="module-picker" type="button" class="picker-button"
-                aria-haspopup="listbox" aria-expanded=move || open.get().to_string()
+        <div class="module-picker" node_ref=p.root>
+            <button node_ref=p.button id="module-picker" type="button" class="picker-button"
+                aria-haspopup="listbox" aria-expanded=move || p.open.get().to_string()
                 title=format!("{count} modules: switch (type to filter)")
-                on:click=toggle>
+                on:click=move |_| p.toggle()>
                 <span class="picker-count">{format!("{count} modules")}</span>
-                {current}
+                {move || p.current()}
                 <span class="picker-caret" aria-hidden="true">"▾"</span>
             </button>
-            {popup}
+            {move || p.open.get().then(|| p.popup(count))}
         </div>
     }
 }
