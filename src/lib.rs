@@ -20,5 +20,6 @@ pub mod shape;
 pub mod summary;
 pub mod text;
 pub mod units;
+pub mod view_hash;
 
 pub use parse::{load_files, module_name, Finishing, Load, Loader};

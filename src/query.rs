@@ -120,6 +120,19 @@ pub fn search(module: &Module, pattern: &str) -> Result<Vec<u32>, String> {
     compile(pattern).map(|re| matching_values(module, &re))
 }
 
+/// The first value XLA names `name` (`name{index}`, [`Module::value_name`]), without
+/// building every name.
+pub fn value_named(module: &Module, name: &str) -> Option<u32> {
+    let at = module.values.iter().position(|v| {
+        module
+            .instructions
+            .get(v.instruction as usize)
+            .and_then(|i| name.strip_prefix(module.str(i.name)))
+            .is_some_and(|rest| rest == module.str(v.index))
+    })?;
+    u32::try_from(at).ok()
+}
+
 // ---------------------------------------------------------------- derived texts
 
 /// Allocated size minus logical size; `None` when the logical size is unknown or larger.
@@ -483,6 +496,18 @@ mod tests {
             .iter()
             .map(|&v| m.value_name(&m.values[v as usize]))
             .collect()
+    }
+
+    #[test]
+    fn a_value_is_found_by_its_name() {
+        let m = tpu();
+        for name in ["fusion.5", "copy-start{0}", "Arg_1.2"] {
+            let v = value_named(&m, name).expect(name);
+            assert_eq!(m.value_name(&m.values[v as usize]), name);
+        }
+        assert_eq!(value_named(&m, "copy-start"), None, "a tuple's value needs its index");
+        assert_eq!(value_named(&m, "no such value"), None);
+        assert_eq!(value_named(&m, ""), None);
     }
 
     #[test]

@@ -21,9 +21,11 @@ mod compare;
 mod diagram;
 mod example;
 mod fmt;
+mod hash;
 mod load;
 mod oom;
 mod panels;
+mod picker;
 mod read;
 mod state;
 mod tasks;
@@ -44,6 +46,7 @@ pub fn start() {
     console_error_panic_hook::set_once();
     // Now, while the page loads: no request is made once a file is given.
     read::start_worker();
+    hash::start();
     #[cfg(feature = "test-hooks")]
     install_memory_hook();
     leptos::mount::mount_to_body(App);
@@ -358,31 +361,14 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
 
 #[component]
 fn OutcomeView(outcome: Arc<Outcome>, st: AppState) -> impl IntoView {
-    // The module on screen: by default the one with the most allocated bytes.
-    let default =
-        bufscope::pipeline::default_module(outcome.modules.iter().map(|m| &m.module)).unwrap_or(0);
+    // The module on screen: the one the URL hash names, else the one with the most
+    // allocated bytes.
+    let default = hash::wanted_module(&outcome.modules)
+        .or_else(|| bufscope::pipeline::default_module(outcome.modules.iter().map(|m| &m.module)))
+        .unwrap_or(0);
     let chosen = RwSignal::new(default);
-    let picker = (outcome.modules.len() > 1).then(|| {
-        let options = outcome
-            .modules
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let label = format!("{} — {}", m.module.name, fmt::human(m.module.total_bytes()));
-                view! { <option value=i.to_string() selected=i == default>{label}</option> }
-            })
-            .collect_view();
-        view! {
-            <label class="module-picker">
-                {format!("{} modules: ", outcome.modules.len())}
-                <select id="module-picker" on:change=move |e| {
-                    if let Ok(i) = event_target_value(&e).parse() {
-                        chosen.set(i);
-                    }
-                }>{options}</select>
-            </label>
-        }
-    });
+    let picker = (outcome.modules.len() > 1)
+        .then(|| view! { <picker::ModulePicker modules=outcome.modules.clone() chosen=chosen /> });
     let all = outcome.modules.clone();
     let modules = move || match st.compare.get() {
         Some(other) => Some(compare::compare_view(outcome.clone(), chosen, other)),

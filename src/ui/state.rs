@@ -12,6 +12,7 @@ use bufscope::analysis::Analysis;
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::idle::{ScheduleIndex, ValueUses};
 use bufscope::model::{InstrId, Module};
+use bufscope::render::Viewport;
 use leptos::prelude::*;
 
 /// One module with its analysis: what every view draws from. Never changes once made but
@@ -75,6 +76,16 @@ pub struct Focus {
     /// A part of the program set from outside (the other side of a comparison): the
     /// diagram of that memory space shows it, without publishing it back as `window`.
     pub follow: RwSignal<Option<ViewWindow>>,
+    /// The steps and bytes in view of the diagram the user last moved (what the URL hash
+    /// keeps); a diagram of that space opens with it ([`super::hash`] restores it).
+    pub zoom: RwSignal<Option<SpaceView>>,
+}
+
+/// A memory space's diagram window: its steps `x0 .. x1` and bytes `y0 .. y1` in view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpaceView {
+    pub color: u32,
+    pub view: Viewport,
 }
 
 /// A window of relative program position (`0` = start, `1` = end) of one memory space's
@@ -111,6 +122,7 @@ impl Focus {
             subset: RwSignal::new(None),
             window: RwSignal::new(None),
             follow: RwSignal::new(None),
+            zoom: RwSignal::new(None),
         }
     }
 

@@ -15,6 +15,7 @@ use super::state::{Focus, Shown};
 #[component]
 pub fn Workspace(shown: Arc<Shown>) -> impl IntoView {
     let focus = Focus::new(shown);
+    super::hash::follow(focus);
     view! {
         <article class="module">
             <Header focus=focus />

@@ -143,6 +143,23 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
       );
     },
 
+    /** The names the module picker lists, in its order (opens the list and closes it). */
+    async moduleNames() {
+      await page.locator('#module-picker').click();
+      await page.locator('#module-list').waitFor({ timeout: 5000 });
+      const names = await page.locator('#module-list [role=option]').evaluateAll((rows) => rows.map((r) => r.dataset.name));
+      await page.keyboard.press('Escape');
+      return names;
+    },
+
+    /** Switches to module `name` with the picker (typing its name, Enter) and waits for it. */
+    async chooseModule(name) {
+      await page.locator('#module-picker').click();
+      await page.locator('#module-filter').fill(name);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((name) => document.querySelector('.module .module-name')?.textContent === name, name, { timeout: 20000 });
+    },
+
     /** Waits until the report of the last read says it read `name` (a file name or "N files"). */
     async waitForOutcome(name, timeout = 20000) {
       await page.waitForFunction(

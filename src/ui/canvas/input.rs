@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use super::draw::{Diagram, Layer, Press};
-use crate::ui::state::ViewWindow;
+use crate::ui::state::{SpaceView, ViewWindow};
 
 impl Diagram {
     // ------------------------------------------------------------------ the viewport
@@ -31,6 +31,7 @@ impl Diagram {
             let (lo, hi) = view_window(&view, self.shown.analysis.steps);
             let color = self.color;
             self.focus().window.set(Some(ViewWindow { color, lo, hi }));
+            self.focus().zoom.set(Some(SpaceView { color, view }));
             self.request(Layer::Base);
         }
     }

@@ -151,6 +151,10 @@ impl Search {
 #[component]
 pub fn SearchBox(focus: Focus) -> impl IntoView {
     let s = Search::new(focus);
+    // A search carried over (the URL hash, the module before) runs at once.
+    if !focus.search.get_untracked().is_empty() {
+        s.run();
+    }
     let on_keydown = move |e: ev::KeyboardEvent| match e.key().as_str() {
         "Enter" => {
             e.prevent_default();
