@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod answers;
 pub mod diff;
+pub mod export;
 pub mod model;
 pub mod op_path;
 pub mod parse;

@@ -1,13 +1,14 @@
 //! The rules of moving around a diagram, as plain functions over the geometry types: which
 //! part of a panel a pixel is in ([`region`]), what a wheel movement, a drag, a key, a click
 //! and a double-click do to the viewport, how far a viewport may go ([`constrain`]), the step
-//! the time cursor shows ([`time_step`]), and the one table of the diagram keys
-//! ([`BINDINGS`]). The browser's diagrams call them with device pixels of their canvas;
+//! the time cursor shows ([`time_step`]), the step a peak key goes to ([`peak_step`]), and
+//! the one table of the diagram keys ([`BINDINGS`]). The browser's diagrams call them with device pixels of their canvas;
 //! `bufscope bench`'s scripted pan and zoom can call the same ([`zoom_at`], [`drag_pan`],
 //! [`constrain`]).
 
 use super::geometry::{wheel_zoom, Layout, Mapping, PxRect, Viewport};
 use crate::analysis::Block;
+use crate::answers::peaks;
 
 /// Keys: zoom factor per press of W / S.
 pub const KEY_ZOOM: f64 = 0.8;
@@ -301,6 +302,12 @@ pub enum Action {
     Close,
     /// Show or hide the keys overlay.
     Help,
+    /// Put the cursor in the search box.
+    Search,
+    /// Choose the next / previous peak of the curve as the step the answers and the live
+    /// set are about ([`peak_step`]).
+    NextPeak,
+    PreviousPeak,
 }
 
 /// One row of the keys overlay: what it shows, what it says, and the keys (the names of
@@ -352,6 +359,21 @@ pub const BINDINGS: &[Binding] = {
             label: "0",
             does: "reset the view",
             keys: &[("0", Reset), ("Home", Reset)],
+        },
+        Binding {
+            label: "]  [  or  n  N",
+            does: "next / previous peak: the step the live set and the answers are about",
+            keys: &[
+                ("]", NextPeak),
+                ("n", NextPeak),
+                ("[", PreviousPeak),
+                ("N", PreviousPeak),
+            ],
+        },
+        Binding {
+            label: "/",
+            does: "search values",
+            keys: &[("/", Search)],
         },
         Binding {
             label: "Esc",
@@ -415,8 +437,25 @@ pub fn key_view(
         Action::PanUp => pan_by(view, 0.0, pan),
         Action::PanDown => pan_by(view, 0.0, -pan),
         Action::Reset => full,
-        Action::Close | Action::Help => return None,
+        Action::Close
+        | Action::Help
+        | Action::Search
+        | Action::NextPeak
+        | Action::PreviousPeak => return None,
     })
+}
+
+/// The step a peak key goes to from `step` on the occupied-bytes `curve`: the next or
+/// previous of its prominent peaks (the answers panel's list, [`peaks::prominent_peaks`]);
+/// `None` for other actions or when there is no peak that way.
+pub fn peak_step(action: Action, curve: &[u64], step: u32) -> Option<u32> {
+    let go: fn(&[peaks::Peak], u32) -> Option<peaks::Peak> = match action {
+        Action::NextPeak => peaks::next_peak,
+        Action::PreviousPeak => peaks::previous_peak,
+        _ => return None,
+    };
+    let list = peaks::prominent_peaks(curve, peaks::DEFAULT_FRACTION, peaks::DEFAULT_PROMINENCE);
+    go(&list, step).map(|p| p.step)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The whole module as one SVG ([`render_svg`]): a header line with the module's name and
 //! figures, then one panel per memory space, stacked. Also the height of a memory-space
-//! panel for a given width ([`panel_height`]), which the page's canvases use too.
+//! panel for a given width ([`panel_height`]), which the page's canvases use too, and one
+//! memory space at a zoom window as an SVG of its own ([`render_space_svg`], the page's
+//! export of a diagram).
 
 use super::geometry::{PxRect, Viewport};
 use super::{draw_space, DrawResult, Painter, Style};
@@ -39,6 +41,38 @@ pub fn render_svg_styled(
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         // Writing into a String cannot fail; a failure would only truncate the picture.
         let _ = draw_module(&root, module, analysis, style, panel);
+        let _ = root.present();
+    }
+    svg
+}
+
+/// One memory space (colour `color`) as an SVG of `width` × `height` pixels, showing `view`
+/// (the whole space when `view` is invalid), drawn by the same code as each panel of
+/// [`render_svg`]. Deterministic; a module without that space gives its message.
+pub fn render_space_svg(
+    module: &Module,
+    analysis: &Analysis,
+    color: u32,
+    view: &Viewport,
+    (width, height): (u32, u32),
+    style: &Style,
+) -> String {
+    let size = (width.clamp(320, 16_384), height.clamp(200, 16_384));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let _ = match analysis.space(color) {
+            Some(space) => draw_space(&root, module, analysis, space, view, style),
+            None => root.fill(&style.background).and_then(|()| {
+                Painter { area: &root, style }.text(
+                    "no such memory space",
+                    (8, 20),
+                    1.0,
+                    style.muted,
+                    (HPos::Left, VPos::Center),
+                )
+            }),
+        };
         let _ = root.present();
     }
     svg
@@ -126,6 +160,44 @@ fn header<DB: DrawingBackend>(p: &Painter<'_, DB>, module: &Module) -> DrawResul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::analyze;
+    use crate::model::memory_space_label;
+
+    #[test]
+    fn one_space_at_a_window_is_an_svg_of_its_own() {
+        let text = include_str!("../../tests/fixtures/tpu/000_0cb419b3147a3cb6.txt");
+        let load = crate::load_files([("000.txt", text.as_bytes())]);
+        let m = &load.modules[0];
+        let a = analyze(m);
+        let space = &a.spaces[0];
+        let full = Viewport::full(&a, space);
+        let style = Style::default();
+        let whole = render_space_svg(m, &a, space.color, &full, (900, 480), &style);
+        let doc = roxmltree::Document::parse(&whole).expect("the SVG parses");
+        let root = doc.root_element();
+        assert_eq!(root.attribute("width"), Some("900"));
+        assert_eq!(root.attribute("height"), Some("480"));
+        let title = memory_space_label(space.color, m.backend());
+        assert!(doc
+            .descendants()
+            .any(|n| n.text().map(str::trim) == Some(title.as_str())));
+        // The invalid view is the whole space; a zoom window draws something else.
+        let invalid = Viewport {
+            x0: 1.0,
+            x1: 0.0,
+            ..full
+        };
+        assert_eq!(whole, render_space_svg(m, &a, space.color, &invalid, (900, 480), &style));
+        let half = Viewport {
+            x1: (full.x0 + full.x1) / 2.0,
+            ..full
+        };
+        let zoomed = render_space_svg(m, &a, space.color, &half, (900, 480), &style);
+        assert_ne!(whole, zoomed);
+        roxmltree::Document::parse(&zoomed).expect("the zoomed SVG parses");
+        let none = render_space_svg(m, &a, 99, &full, (900, 480), &style);
+        assert!(none.contains("no such memory space"));
+    }
 
     #[test]
     fn panels_are_half_as_high_as_wide_within_bounds() {

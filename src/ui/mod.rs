@@ -20,6 +20,7 @@ mod canvas;
 mod compare;
 mod diagram;
 mod example;
+mod export;
 mod fmt;
 mod hash;
 mod load;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::diagram::Diagrams;
+use super::export::ExportMenu;
 use super::panels::{Answers, Details, Header, HoverLine, PeakTable, SearchBox};
 use super::state::{Focus, Shown};
 
@@ -22,6 +23,7 @@ pub fn Workspace(shown: Arc<Shown>) -> impl IntoView {
             <div class="toolbar">
                 <SearchBox focus=focus />
                 <HoverLine focus=focus />
+                <ExportMenu focus=focus />
             </div>
             <Diagrams focus=focus />
             <Answers focus=focus />

@@ -255,3 +255,58 @@ fn every_key_has_one_action_and_the_view_keys_move_it() {
     assert_eq!(k(Action::Help, false), None);
     assert_eq!(k(Action::Close, false), None);
 }
+
+#[test]
+fn the_keys_speedscope_and_perfetto_users_expect_are_bound() {
+    use Action::*;
+    let expected = [
+        ("w", ZoomIn),
+        ("s", ZoomOut),
+        ("a", PanLeft),
+        ("d", PanRight),
+        ("+", ZoomIn),
+        ("-", ZoomOut),
+        ("0", Reset),
+        ("ArrowLeft", PanLeft),
+        ("ArrowRight", PanRight),
+        ("ArrowUp", PanUp),
+        ("ArrowDown", PanDown),
+        ("/", Search),
+        ("Escape", Close),
+        ("]", NextPeak),
+        ("n", NextPeak),
+        ("[", PreviousPeak),
+        ("N", PreviousPeak),
+    ];
+    for (key, action) in expected {
+        assert_eq!(key_action(key), Some(action), "{key}");
+        // Every bound key is listed by the overlay's label of its row.
+        let row = BINDINGS
+            .iter()
+            .find(|b| b.keys.iter().any(|&(k, _)| k == key))
+            .unwrap();
+        assert!(!row.label.is_empty() && !row.does.is_empty());
+    }
+    let (full, plot) = (view(), layout().diagram);
+    for a in [Search, NextPeak, PreviousPeak] {
+        assert_eq!(key_view(a, full, full, plot, false, None), None);
+    }
+}
+
+#[test]
+fn the_peak_keys_walk_the_prominent_peaks() {
+    use Action::*;
+    // Peaks at steps 2 (100), 6 (80) and 10 (90): each stands over 5 % of the highest above
+    // the valleys around it (6 is 10 above the dip to 70 at 8). The bump at 13 (45) is
+    // under half the highest, so not a peak.
+    let curve = [0, 50, 100, 40, 30, 60, 80, 75, 70, 85, 90, 20, 30, 45, 10];
+    assert_eq!(peak_step(NextPeak, &curve, 0), Some(2));
+    assert_eq!(peak_step(NextPeak, &curve, 2), Some(6));
+    assert_eq!(peak_step(NextPeak, &curve, 6), Some(10));
+    assert_eq!(peak_step(NextPeak, &curve, 10), None);
+    assert_eq!(peak_step(PreviousPeak, &curve, 10), Some(6));
+    assert_eq!(peak_step(PreviousPeak, &curve, 7), Some(6));
+    assert_eq!(peak_step(PreviousPeak, &curve, 2), None);
+    assert_eq!(peak_step(ZoomIn, &curve, 0), None);
+    assert_eq!(peak_step(NextPeak, &[], 0), None);
+}

@@ -9,10 +9,12 @@ use std::rc::Rc;
 
 use bufscope::render::diff::{view_for_window, view_window};
 use bufscope::render::interaction::{
-    self, constrain, key_action, key_view, region, time_step, zoom_to_block, Drag, Region, Wheel,
+    self, constrain, key_action, key_view, peak_step, region, time_step, zoom_to_block, Action,
+    Drag, Region, Wheel,
 };
 use bufscope::render::Viewport;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use super::draw::{Diagram, Layer, Press};
@@ -272,6 +274,11 @@ impl Diagram {
         let Some(action) = key_action(&e.key()) else {
             return false;
         };
+        match action {
+            Action::Search => return focus_search(),
+            Action::NextPeak | Action::PreviousPeak => return self.peak_key(action),
+            _ => {}
+        }
         let view = {
             let st = self.st.borrow();
             let at = st
@@ -291,4 +298,46 @@ impl Diagram {
         self.shared.active.set_value(Some(self.color));
         true
     }
+
+    /// A peak key: the next or previous peak of this space's curve becomes the step the
+    /// answers and the live set are about; whether there was one.
+    fn peak_key(self: &Rc<Self>, action: Action) -> bool {
+        let focus = self.focus();
+        let Some(from) = untrack(|| focus.step_in(self.color)) else {
+            return false;
+        };
+        let to = self
+            .space()
+            .and_then(|s| peak_step(action, &s.curve, from));
+        if to.is_some() {
+            focus.step.set(to);
+            self.shared.active.set_value(Some(self.color));
+        }
+        to.is_some()
+    }
+
+    // ------------------------------------------------------------------ exports
+
+    /// The canvas as drawn now.
+    pub(crate) fn canvas(&self) -> &web_sys::HtmlCanvasElement {
+        &self.canvas
+    }
+
+    /// The view window on screen.
+    pub(crate) fn view(&self) -> Viewport {
+        self.st.borrow().view
+    }
+}
+
+/// Puts the cursor in the search box (`#search`); whether there is one.
+fn focus_search() -> bool {
+    let input = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("search"))
+        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
+    input.is_some_and(|i| {
+        let _ = i.focus();
+        i.select();
+        true
+    })
 }

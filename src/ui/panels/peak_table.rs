@@ -22,11 +22,13 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use bufscope::answers::{live_set, LiveSet};
-use bufscope::model::Str;
+use bufscope::export;
+use bufscope::model::{memory_space_name, Str};
 use bufscope::query::{self, Column, Group, TableRow};
 use leptos::prelude::*;
 
 use super::space_label;
+use crate::ui::export::csv_button;
 use crate::ui::fmt;
 use crate::ui::state::Focus;
 pub use filter::frame_subset;
@@ -165,6 +167,7 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
                     " Group by op_name"
                 </label>
                 {move || filter::chip(t)}
+                {csv_button("live-csv", "the live-set table", move || csv(t))}
             </div>
             {list::table(t)}
             {move || view! { <Timeless focus=focus color=t.space.get() /> }}
@@ -238,4 +241,25 @@ fn peak_summary(t: Table) -> Option<impl IntoView> {
             data-occupied=live.occupied_bytes.to_string()
             data-bytes=live.value_bytes.to_string()>{text}</p>
     })
+}
+
+/// The table as CSV, every row (not only those scrolled to), with its file name: the values
+/// in the table's order, or one line per op_name group when grouped.
+fn csv(t: Table) -> (String, String) {
+    let shown = t.focus.shown();
+    let m = &shown.module;
+    let grouped = t.grouped.get_untracked();
+    let text = if grouped {
+        t.groups.with_untracked(|g| export::op_groups_csv(m, g))
+    } else {
+        t.rows.with_untracked(|r| export::values_csv(m, r))
+    };
+    let color = t.space.get_untracked();
+    let step = t
+        .step
+        .get_untracked()
+        .map_or_else(|| "nostep".to_string(), |s| format!("step{s}"));
+    let space = memory_space_name(color);
+    let by = if grouped { "by_op_name" } else { "" };
+    (export::file_name(&m.name, &["live", &step, &space, by], "csv"), text)
 }

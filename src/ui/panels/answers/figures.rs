@@ -6,10 +6,13 @@
 use std::sync::Arc;
 
 use bufscope::answers::{categories, groups, padding, xprof};
+use bufscope::export;
+use bufscope::model::memory_space_name;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{show_more, Ans, Computed, FIRST_ROWS};
+use crate::ui::export::csv_button;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 
@@ -62,6 +65,14 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     }
 }
 
+/// The name of an answer's CSV file: the module, `what`, the step and the memory space.
+fn file(ans: Ans, what: &str) -> String {
+    let shown = ans.focus.shown();
+    let step = format!("step{}", ans.step.get_untracked());
+    let space = memory_space_name(ans.space.get_untracked());
+    export::file_name(&shown.module.name, &[what, &step, &space], "csv")
+}
+
 /// The live bytes by source line, largest first, with a running total.
 #[component]
 pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
@@ -103,7 +114,8 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
     let total = move || rows.with(|r| r.len());
     view! {
         <div class="answer" id="answers-source">
-            <h4>"By source line"</h4>
+            <h4>"By source line" {csv_button("answers-source-csv", "the live bytes by source line",
+                move || (file(ans, "source_lines"), rows.with_untracked(|r| export::source_lines_csv(r))))}</h4>
             <table class="answer-table">
                 <thead><tr><th>"file:line"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
                     <th class="num">"running"</th><th class="num">"values"</th></tr></thead>
@@ -142,7 +154,8 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
     };
     view! {
         <div class="answer" id="answers-categories">
-            <h4>"By category"</h4>
+            <h4>"By category" {csv_button("answers-categories-csv", "the live bytes by category",
+                move || (file(ans, "categories"), rows.with_untracked(|r| export::categories_csv(r))))}</h4>
             <table class="answer-table">
                 <thead><tr><th>"category"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
                     <th class="num">"values"</th><th>"rule"</th></tr></thead>
