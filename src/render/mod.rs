@@ -14,7 +14,8 @@
 //! primitives), `frame.rs` (title row, legend, axes), `curve.rs` (the occupied-bytes curve
 //! and the peak), `capacity.rs` (a capacity line on the curve), `idle.rs` (a value's idle
 //! stretches), `blocks.rs` (allocation bands and value blocks), `page.rs` (the whole module
-//! as one SVG), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
+//! as one SVG, or one space at a view window), `svg.rs` (plotters' SVG backend with text
+//! measured alike natively and in the page), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
 //! `levels.rs`, `coverage.rs`, `marks.rs`, `raster.rs` and `ticks.rs` as ARCHITECTURE.md
 //! says.
 
@@ -34,6 +35,7 @@ mod marks;
 mod page;
 mod paint;
 mod raster;
+mod svg;
 pub mod text;
 mod ticks;
 

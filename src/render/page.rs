@@ -5,6 +5,7 @@
 //! export of a diagram).
 
 use super::geometry::{PxRect, Viewport};
+use super::svg::Svg;
 use super::{draw_space, DrawResult, Painter, Style};
 use crate::analysis::Analysis;
 use crate::model::Module;
@@ -38,7 +39,7 @@ pub fn render_svg_styled(
     let height = HEADER_PX.saturating_add(panel.saturating_mul(panels));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let root = Svg::with_string(&mut svg, (width, height)).into_drawing_area();
         // Writing into a String cannot fail; a failure would only truncate the picture.
         let _ = draw_module(&root, module, analysis, style, panel);
         let _ = root.present();
@@ -60,7 +61,7 @@ pub fn render_space_svg(
     let size = (width.clamp(320, 16_384), height.clamp(200, 16_384));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let root = Svg::with_string(&mut svg, size).into_drawing_area();
         let _ = match analysis.space(color) {
             Some(space) => draw_space(&root, module, analysis, space, view, style),
             None => root.fill(&style.background).and_then(|()| {

@@ -107,7 +107,10 @@ test('(x3) a diagram as SVG: it parses, has the space title and the canvas size'
   const { name, bytes } = await fromMenu(`#export-svg-${s.color}`);
   assert(name.startsWith(TPU_MODULE) && name.endsWith('.svg'), `file name ${name}`);
   const title = (await page.locator(`.space-tab[data-color="${s.color}"] .tab-name`).textContent()).trim();
-  const parsed = await page.evaluate((text) => {
+  // Parsed by the browser in a blank page of its own (the app's page would apply its
+  // style-src policy to the SVG's style attributes and log each one).
+  const blank = await app.context.newPage();
+  const parsed = await blank.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
     const root = doc.documentElement;
     return {
@@ -118,6 +121,7 @@ test('(x3) a diagram as SVG: it parses, has the space title and the canvas size'
       texts: [...doc.querySelectorAll('text')].map((t) => t.textContent.trim()),
     };
   }, bytes.toString('utf8'));
+  await blank.close();
   assert(parsed.error === null, `the SVG does not parse: ${parsed.error}`);
   assert(parsed.tag === 'svg', `root ${parsed.tag}`);
   assert(Number(parsed.width) === Math.max(320, s.cssWidth) && Number(parsed.height) === Math.max(200, s.cssHeight),
@@ -244,29 +248,44 @@ test('(x8) ] and [ walk the peaks the answers list', async () => {
   // The answers are about the fullest space too; point at its diagram so the keys go there.
   const box = await page.locator(`canvas.space-canvas[data-color="${color}"]`).boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.6);
-  await blur();
   const peaks = await page.locator('#answers-peaks-list button.answers-peak').evaluateAll((bs) => bs.map((b) => Number(b.dataset.step)));
+  assert(peaks.length > 0, 'no peak listed');
+  const last = Number(await page.locator('#answers-step').getAttribute('max'));
   const step = () => page.locator('#answers .answers-live').getAttribute('data-step').then(Number);
-  const start = await step();
+  const choose = async (s) => {
+    await page.locator('#answers-step').fill(String(s));
+    await page.locator('#answers-step').dispatchEvent('change');
+    await page.waitForFunction((s) => document.querySelector('#answers .answers-live').getAttribute('data-step') === String(s), s, { timeout: 5000 });
+    await blur();
+  };
   const press = async (key, expected) => {
     const was = await step();
     await page.keyboard.press(key);
     if (expected === undefined) {
-      await page.waitForTimeout(200);
+      await page.waitForTimeout(300);
       assert((await step()) === was, `${key} at ${was} moved to ${await step()}; peaks ${peaks}`);
     } else {
-      await page.waitForFunction((s) => document.querySelector('#answers .answers-live').getAttribute('data-step') === String(s), expected, { timeout: 5000 });
+      await page.waitForFunction((s) => document.querySelector('#answers .answers-live').getAttribute('data-step') === String(s), expected, { timeout: 5000 })
+        .catch(async () => { throw new Error(`${key} at ${was}: step ${await step()}, ${expected} expected; peaks ${peaks}`); });
     }
   };
-  const before1 = peaks.filter((p) => p < start);
-  const after1 = peaks.filter((p) => p > start);
-  await press('[', before1.length ? before1[before1.length - 1] : undefined);
-  const now = await step();
-  const next = peaks.find((p) => p > now);
-  await press(']', next);
-  console.log(`note: (x8) peaks ${peaks.join(', ')}; from ${start}: [ → ${now}, ] → ${await step()} (${after1.length} after the start)`);
+  // From the start of the program, ] goes through every peak in order, then stays.
+  await choose(0);
+  for (const p of peaks.filter((p) => p > 0)) await press(']', p);
+  await press(']', undefined);
+  // From the end, [ goes back through them.
+  await choose(last);
+  for (const p of peaks.filter((p) => p < last).reverse()) await press('[', p);
+  await press('[', undefined);
+  // n and N do the same.
+  await choose(0);
+  await press('n', peaks.find((p) => p > 0));
+  await choose(last);
+  await press('N', peaks.filter((p) => p < last).pop());
+  console.log(`note: (x8) peaks at ${peaks.join(', ')} of ${last + 1} steps`);
   await page.locator('#answers-own-peak').click();
   await page.locator('#answers .answers-toggle').click();
+  await blur();
   app.noNewConsoleErrors(before);
 });
 
