@@ -505,7 +505,11 @@ mod tests {
             let v = value_named(&m, name).expect(name);
             assert_eq!(m.value_name(&m.values[v as usize]), name);
         }
-        assert_eq!(value_named(&m, "copy-start"), None, "a tuple's value needs its index");
+        assert_eq!(
+            value_named(&m, "copy-start"),
+            None,
+            "a tuple's value needs its index"
+        );
         assert_eq!(value_named(&m, "no such value"), None);
         assert_eq!(value_named(&m, ""), None);
     }

@@ -48,7 +48,13 @@ fn entries(modules: &[Arc<Shown>]) -> Vec<Entry> {
             Entry {
                 index,
                 name: m.module.name.clone(),
-                peak: m.analysis.spaces.iter().map(|s| s.peak_bytes).max().unwrap_or(0),
+                peak: m
+                    .analysis
+                    .spaces
+                    .iter()
+                    .map(|s| s.peak_bytes)
+                    .max()
+                    .unwrap_or(0),
                 spaces: spaces.collect::<Vec<_>>().join(" · "),
             }
         })
@@ -68,10 +74,7 @@ fn fit(name: &str, lower: &str) -> Option<u8> {
         return Some(0);
     }
     let mut chars = name.chars();
-    lower
-        .chars()
-        .all(|c| chars.any(|n| n == c))
-        .then_some(1)
+    lower.chars().all(|c| chars.any(|n| n == c)).then_some(1)
 }
 
 /// The positions in `all` of the rows the filter keeps, best fits first.

@@ -146,7 +146,11 @@ impl Diagram {
         let space = shown.analysis.space(color).ok_or("no such memory space")?;
         let full = Viewport::full(&shown.analysis, space);
         // The window the URL hash asked for (or the diagram was last moved to), else all.
-        let zoomed = shared.focus.zoom.get_untracked().filter(|z| z.color == color);
+        let zoomed = shared
+            .focus
+            .zoom
+            .get_untracked()
+            .filter(|z| z.color == color);
         let view = zoomed.map_or(full, |z| constrain(z.view, full));
         let ctx = context(&canvas)?;
         let style = Style::default();
