@@ -16,6 +16,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::geometry::{Mapping, PxRect, Viewport};
+use super::svg::Svg;
 use super::{DrawResult, Painter, Style};
 use crate::diff::SpacePeaks;
 use crate::model::{memory_space_label, Backend};
@@ -125,7 +126,7 @@ pub fn comparison_svg(
     let count = u32::try_from(spaces.len()).unwrap_or(u32::MAX).max(1);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, each.saturating_mul(count)))
+        let root = Svg::with_string(&mut svg, (width, each.saturating_mul(count)))
             .into_drawing_area();
         let _ = root.fill(&style.background);
         let mut rest = root;
