@@ -74,6 +74,7 @@ pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
         e.1 += lv.size;
         e.2.push(lv.value);
     }
+    let mut ids = SegmentIds::default();
     let mut root = Builder::default();
     for (op, (bytes, size, values)) in by_op {
         let text = module.str(op);
@@ -85,47 +86,86 @@ pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
             op_path::segments(text)
         };
         for seg in segments {
-            let key = if fold {
-                op_path::fold_segment(seg)
-            } else {
-                Cow::Borrowed(seg)
-            };
+            let (seg, key) = ids.of(seg, fold);
             node = node.children.entry(key).or_default();
             node.segments.insert(seg);
             node.add(bytes, size, values.len());
         }
         node.values.extend(values);
     }
-    root.finish("")
+    root.finish(u32::MAX, &ids)
 }
 
+/// Segments and their keys (folded, with `fold`) by number, each text split or folded once.
 #[derive(Default)]
-struct Builder<'m> {
+struct SegmentIds<'m> {
+    /// Segment text → (its number, its key's number).
+    ids: HashMap<&'m str, (u32, u32)>,
+    keys: HashMap<Cow<'m, str>, u32>,
+    /// By number: the segments' texts, the keys' texts.
+    segments: Vec<&'m str>,
+    key_texts: Vec<Cow<'m, str>>,
+}
+
+impl<'m> SegmentIds<'m> {
+    fn of(&mut self, seg: &'m str, fold: bool) -> (u32, u32) {
+        if let Some(&ids) = self.ids.get(seg) {
+            return ids;
+        }
+        let key = if fold {
+            op_path::fold_segment(seg)
+        } else {
+            Cow::Borrowed(seg)
+        };
+        let key = match self.keys.get(&key) {
+            Some(&k) => k,
+            None => {
+                let k = self.key_texts.len() as u32;
+                self.key_texts.push(key.clone());
+                self.keys.insert(key, k);
+                k
+            }
+        };
+        let ids = (self.segments.len() as u32, key);
+        self.segments.push(seg);
+        self.ids.insert(seg, ids);
+        ids
+    }
+}
+
+/// A node being built: segments and keys by number ([`SegmentIds`]).
+#[derive(Default)]
+struct Builder {
     bytes: u64,
     value_bytes: u64,
     count: u32,
-    segments: HashSet<&'m str>,
-    children: HashMap<Cow<'m, str>, Builder<'m>>,
+    /// The distinct segments merged here.
+    segments: HashSet<u32>,
+    children: HashMap<u32, Builder>,
     values: Vec<u32>,
 }
 
-impl Builder<'_> {
+impl Builder {
     fn add(&mut self, bytes: u64, size: u64, count: usize) {
         self.bytes += bytes;
         self.value_bytes += size;
         self.count += count as u32;
     }
 
-    fn finish(self, key: &str) -> OpNode {
+    /// The node of key `key` (`u32::MAX` at the root, whose label is empty).
+    fn finish(self, key: u32, ids: &SegmentIds) -> OpNode {
         let repeats = self.segments.len().max(1) as u32;
         let label = match (repeats, self.segments.iter().next()) {
-            (1, Some(only)) => only.to_string(),
-            _ => key.to_string(),
+            (1, Some(&only)) => ids.segments[only as usize].to_string(),
+            _ => ids
+                .key_texts
+                .get(key as usize)
+                .map_or_else(String::new, |k| k.to_string()),
         };
         let mut children: Vec<OpNode> = self
             .children
             .into_iter()
-            .map(|(k, b)| b.finish(&k))
+            .map(|(k, b)| b.finish(k, ids))
             .collect();
         children.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
         let mut values = self.values;
