@@ -112,6 +112,74 @@ fn every_grouping_sums_to_the_steps_occupied_bytes() {
     assert!(checked > 100);
 }
 
+/// The op_name tree of the live set built the plain way, value by value, from the op_name's
+/// segments and their folded keys (a check of `op_name_tree`, which shares work between
+/// neighbouring op_names).
+fn reference_tree(m: &bufscope::model::Module, live: &bufscope::answers::LiveSet, fold: bool) -> OpNode {
+    use std::collections::{BTreeMap, BTreeSet};
+    #[derive(Default)]
+    struct Node {
+        bytes: u64,
+        value_bytes: u64,
+        count: u32,
+        segments: BTreeSet<String>,
+        children: BTreeMap<String, Node>,
+        values: Vec<u32>,
+    }
+    fn done(n: Node, key: &str) -> OpNode {
+        let repeats = n.segments.len().max(1) as u32;
+        let label = match (repeats, n.segments.iter().next()) {
+            (1, Some(only)) => only.clone(),
+            _ => key.to_string(),
+        };
+        let mut children: Vec<OpNode> = n.children.into_iter().map(|(k, c)| done(c, &k)).collect();
+        children.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
+        let mut values = n.values;
+        values.sort_unstable();
+        OpNode { label, repeats, bytes: n.bytes, value_bytes: n.value_bytes, count: n.count, children, values }
+    }
+    let mut root = Node::default();
+    for lv in &live.values {
+        let v = &m.values[lv.value as usize];
+        let op = m.instructions.get(v.instruction as usize).map_or("", |i| m.str(i.op_name));
+        let segments = if op.is_empty() { vec![NO_OP_NAME] } else { bufscope::op_path::segments(op) };
+        let mut n = &mut root;
+        let add = |n: &mut Node| {
+            n.bytes += lv.bytes;
+            n.value_bytes += lv.size;
+            n.count += 1;
+        };
+        add(n);
+        for seg in segments {
+            let key = if fold { bufscope::op_path::fold_segment(seg).into_owned() } else { seg.to_string() };
+            n = n.children.entry(key).or_default();
+            n.segments.insert(seg.to_string());
+            add(n);
+        }
+        n.values.push(lv.value);
+    }
+    done(root, "")
+}
+
+#[test]
+fn the_op_name_tree_is_the_plain_one() {
+    let mut checked = 0;
+    for files in common::fixture_modules() {
+        let m = load_module(&files);
+        let a = analyze(&m);
+        for s in &a.spaces {
+            for t in steps_of(&m, &a, s) {
+                let live = live_set(&m, s, t);
+                for fold in [false, true] {
+                    assert_eq!(op_name_tree(&m, &live, fold), reference_tree(&m, &live, fold), "{} step {t}", files.label);
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
+
 #[test]
 fn aliases_are_counted_once_in_bytes_and_per_value_in_value_bytes() {
     // jax 0.10.2 mlp_train at XLA's peak step 92: allocation 2 holds
