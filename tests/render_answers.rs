@@ -138,7 +138,11 @@ fn an_excess_under_a_pixel_is_still_marked() {
     let svg = String::from_utf8(out.stdout).unwrap();
     let (shaded, _) = read(&svg, &hex(style.over_capacity));
     let line = row_of(0, 65_535, 65_535);
-    assert_eq!(row_of(0, 65_536, 65_535), line, "the excess is under a pixel");
+    assert_eq!(
+        row_of(0, 65_536, 65_535),
+        line,
+        "the excess is under a pixel"
+    );
     let (_, _, y0, y1) = curve_strip(0);
     let marks: Vec<Rect> = shaded
         .iter()
@@ -147,7 +151,9 @@ fn an_excess_under_a_pixel_is_still_marked() {
         .collect();
     assert!(!marks.is_empty(), "no mark over the line in {shaded:?}");
     assert!(
-        marks.iter().all(|r| r.3 >= 1 && r.1 + r.3 == line && r.2 >= 1),
+        marks
+            .iter()
+            .all(|r| r.3 >= 1 && r.1 + r.3 == line && r.2 >= 1),
         "marks {marks:?}, line at row {line}"
     );
     assert_eq!((in_strip(&shaded, 1), in_strip(&shaded, 2)), (0, 0));

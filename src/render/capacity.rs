@@ -69,7 +69,15 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                 } else {
                     continue;
                 };
-                self.fill(PxRect { x0, y0, x1, y1: line }, shade)?;
+                self.fill(
+                    PxRect {
+                        x0,
+                        y0,
+                        x1,
+                        y1: line,
+                    },
+                    shade,
+                )?;
             }
         }
         Ok(())

@@ -183,7 +183,11 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
         let (n, _) = node_at(&tree, &t.full);
         ans.highlight(n.all_values());
         let subset = frame_subset(&tree, &t.full);
-        filtered.set_value(subset.as_ref().map(|s| (labels_of(&tree, &t.full), s.label.clone())));
+        filtered.set_value(
+            subset
+                .as_ref()
+                .map(|s| (labels_of(&tree, &t.full), s.label.clone())),
+        );
         ans.focus.subset.set(subset);
         note.set(None);
         zoom.set(labels_of(&tree, &t.zoom));
@@ -301,7 +305,11 @@ fn frames_view(
     let (rows, capped) = layout(top, max.get());
     let depth = rows.iter().map(|f| f.depth + 1).max().unwrap_or(1);
     // The chart is at most the window wide.
-    let chart_px = window().inner_width().ok().and_then(|w| w.as_f64()).unwrap_or(1280.0);
+    let chart_px = window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .unwrap_or(1280.0);
     let mut targets = Vec::with_capacity(rows.len());
     let frames = rows
         .into_iter()
