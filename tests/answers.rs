@@ -83,6 +83,12 @@ fn every_grouping_sums_to_the_steps_occupied_bytes() {
 
                 for fold in [false, true] {
                     let tree = op_name_tree(&m, &live, fold);
+                    assert_eq!(
+                        tree,
+                        reference_tree(&m, &live, fold),
+                        "{} step {t}",
+                        files.label
+                    );
                     assert_eq!((tree.bytes, tree.value_bytes), (curve, sizes));
                     assert_eq!(tree.count as usize, live.values.len());
                     let kids: u64 = tree.children.iter().map(|c| c.bytes).sum();
@@ -110,6 +116,78 @@ fn every_grouping_sums_to_the_steps_occupied_bytes() {
     }
     println!("{checked} (module, space, step) checked");
     assert!(checked > 100);
+}
+
+/// The op_name tree of the live set built the plain way, value by value, from the op_name's
+/// segments and their folded keys (a check of `op_name_tree`, which shares work between
+/// neighbouring op_names; `every_grouping_sums_to_the_steps_occupied_bytes` compares them).
+fn reference_tree(
+    m: &bufscope::model::Module,
+    live: &bufscope::answers::LiveSet,
+    fold: bool,
+) -> OpNode {
+    use std::collections::{BTreeMap, BTreeSet};
+    #[derive(Default)]
+    struct Node {
+        bytes: u64,
+        value_bytes: u64,
+        count: u32,
+        segments: BTreeSet<String>,
+        children: BTreeMap<String, Node>,
+        values: Vec<u32>,
+    }
+    fn done(n: Node, key: &str) -> OpNode {
+        let repeats = n.segments.len().max(1) as u32;
+        let label = match (repeats, n.segments.iter().next()) {
+            (1, Some(only)) => only.clone(),
+            _ => key.to_string(),
+        };
+        let mut children: Vec<OpNode> = n.children.into_iter().map(|(k, c)| done(c, &k)).collect();
+        children.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
+        let mut values = n.values;
+        values.sort_unstable();
+        OpNode {
+            label,
+            repeats,
+            bytes: n.bytes,
+            value_bytes: n.value_bytes,
+            count: n.count,
+            children,
+            values,
+        }
+    }
+    let mut root = Node::default();
+    for lv in &live.values {
+        let v = &m.values[lv.value as usize];
+        let op = m
+            .instructions
+            .get(v.instruction as usize)
+            .map_or("", |i| m.str(i.op_name));
+        let segments = if op.is_empty() {
+            vec![NO_OP_NAME]
+        } else {
+            bufscope::op_path::segments(op)
+        };
+        let mut n = &mut root;
+        let add = |n: &mut Node| {
+            n.bytes += lv.bytes;
+            n.value_bytes += lv.size;
+            n.count += 1;
+        };
+        add(n);
+        for seg in segments {
+            let key = if fold {
+                bufscope::op_path::fold_segment(seg).into_owned()
+            } else {
+                seg.to_string()
+            };
+            n = n.children.entry(key).or_default();
+            n.segments.insert(seg.to_string());
+            add(n);
+        }
+        n.values.push(lv.value);
+    }
+    done(root, "")
 }
 
 #[test]

@@ -127,6 +127,38 @@ fn the_capacity_line_is_at_its_bytes_and_what_exceeds_it_is_shaded() {
     }
 }
 
+/// A capacity one byte under colour 0's peak (65,535 of 65,536: far under a pixel) still
+/// shades that peak: a mark at least 1 px high whose bottom is the capacity line; the other
+/// panels (peaks of 41,472 and 4 bytes) fit and have none.
+#[test]
+fn an_excess_under_a_pixel_is_still_marked() {
+    let style = Style::default();
+    let out = render(&["--capacity", "65535"]);
+    assert!(out.status.success());
+    let svg = String::from_utf8(out.stdout).unwrap();
+    let (shaded, _) = read(&svg, &hex(style.over_capacity));
+    let line = row_of(0, 65_535, 65_535);
+    assert_eq!(
+        row_of(0, 65_536, 65_535),
+        line,
+        "the excess is under a pixel"
+    );
+    let (_, _, y0, y1) = curve_strip(0);
+    let marks: Vec<Rect> = shaded
+        .iter()
+        .copied()
+        .filter(|r| r.1 >= y0 && r.1 + r.3 <= y1)
+        .collect();
+    assert!(!marks.is_empty(), "no mark over the line in {shaded:?}");
+    assert!(
+        marks
+            .iter()
+            .all(|r| r.3 >= 1 && r.1 + r.3 == line && r.2 >= 1),
+        "marks {marks:?}, line at row {line}"
+    );
+    assert_eq!((in_strip(&shaded, 1), in_strip(&shaded, 2)), (0, 0));
+}
+
 #[test]
 fn the_verdict_is_written_at_each_peak() {
     // 32 KiB: colour 0 (64 KiB) exceeds by 32 KiB, colour 1 (40.5 KiB) by 8.5 KiB, colour 2

@@ -62,83 +62,154 @@ impl OpNode {
 /// The op_name tree of the live set: the root covers every live value; its children are the
 /// first path segments (and [`NO_OP_NAME`]).
 pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
-    // Values grouped by op_name first: each distinct op_name is split once.
-    let mut by_op: HashMap<Str, (u64, u64, Vec<u32>)> = HashMap::new();
+    // Values grouped by op_name first, in the order first met (values of one layer are
+    // neighbours, so neighbouring op_names share their first segments): each distinct
+    // op_name is split once.
+    let mut index: HashMap<Str, usize> = HashMap::new();
+    let mut ops: Vec<(Str, u64, u64, Vec<u32>)> = Vec::new();
     for lv in &live.values {
         let op = module
             .instructions
             .get(module.values[lv.value as usize].instruction as usize)
             .map_or(Str::EMPTY, |i| i.op_name);
-        let e = by_op.entry(op).or_default();
-        e.0 += lv.bytes;
-        e.1 += lv.size;
-        e.2.push(lv.value);
+        let i = *index.entry(op).or_insert_with(|| {
+            ops.push((op, 0, 0, Vec::new()));
+            ops.len() - 1
+        });
+        let e = &mut ops[i];
+        e.1 += lv.bytes;
+        e.2 += lv.size;
+        e.3.push(lv.value);
     }
-    let mut root = Builder::default();
-    for (op, (bytes, size, values)) in by_op {
+    let mut ids = SegmentIds::default();
+    // The nodes, the root first; children by key number.
+    let mut nodes = vec![Builder::default()];
+    // The previous op_name's segments, each with its node: a segment equal to the one at its
+    // depth there (and all before it) is the same node, found without a lookup.
+    let mut previous: Vec<(&str, usize)> = Vec::new();
+    for (op, bytes, size, values) in ops {
         let text = module.str(op);
-        let mut node = &mut root;
-        node.add(bytes, size, values.len());
         let segments: Vec<&str> = if text.is_empty() {
             vec![NO_OP_NAME]
         } else {
             op_path::segments(text)
         };
-        for seg in segments {
-            let key = if fold {
-                op_path::fold_segment(seg)
-            } else {
-                Cow::Borrowed(seg)
+        let shared = previous
+            .iter()
+            .zip(&segments)
+            .take_while(|(p, s)| p.0 == **s)
+            .count();
+        previous.truncate(shared);
+        let mut node = 0;
+        nodes[0].add(bytes, size, values.len());
+        for (depth, &seg) in segments.iter().enumerate() {
+            node = match previous.get(depth) {
+                Some(&(_, n)) => n,
+                None => {
+                    let (id, key) = ids.of(seg, fold);
+                    let fresh = nodes.len();
+                    let child = *nodes[node].children.entry(key).or_insert(fresh);
+                    if child == fresh {
+                        nodes.push(Builder::default());
+                    }
+                    nodes[child].segments.insert(id);
+                    previous.push((seg, child));
+                    child
+                }
             };
-            node = node.children.entry(key).or_default();
-            node.segments.insert(seg);
-            node.add(bytes, size, values.len());
+            nodes[node].add(bytes, size, values.len());
         }
-        node.values.extend(values);
+        nodes[node].values.extend(values);
     }
-    root.finish("")
+    finish(&mut nodes, 0, u32::MAX, &ids)
 }
 
+/// Segments and their keys (folded, with `fold`) by number, each text split or folded once.
 #[derive(Default)]
-struct Builder<'m> {
+struct SegmentIds<'m> {
+    /// Segment text → (its number, its key's number).
+    ids: HashMap<&'m str, (u32, u32)>,
+    keys: HashMap<Cow<'m, str>, u32>,
+    /// By number: the segments' texts, the keys' texts.
+    segments: Vec<&'m str>,
+    key_texts: Vec<Cow<'m, str>>,
+}
+
+impl<'m> SegmentIds<'m> {
+    fn of(&mut self, seg: &'m str, fold: bool) -> (u32, u32) {
+        if let Some(&ids) = self.ids.get(seg) {
+            return ids;
+        }
+        let key = if fold {
+            op_path::fold_segment(seg)
+        } else {
+            Cow::Borrowed(seg)
+        };
+        let key = match self.keys.get(&key) {
+            Some(&k) => k,
+            None => {
+                let k = self.key_texts.len() as u32;
+                self.key_texts.push(key.clone());
+                self.keys.insert(key, k);
+                k
+            }
+        };
+        let ids = (self.segments.len() as u32, key);
+        self.segments.push(seg);
+        self.ids.insert(seg, ids);
+        ids
+    }
+}
+
+/// A node being built: segments and keys by number ([`SegmentIds`]), children by index.
+#[derive(Default)]
+struct Builder {
     bytes: u64,
     value_bytes: u64,
     count: u32,
-    segments: HashSet<&'m str>,
-    children: HashMap<Cow<'m, str>, Builder<'m>>,
+    /// The distinct segments merged here.
+    segments: HashSet<u32>,
+    /// Key number → the child's index among the nodes.
+    children: HashMap<u32, usize>,
     values: Vec<u32>,
 }
 
-impl Builder<'_> {
+impl Builder {
     fn add(&mut self, bytes: u64, size: u64, count: usize) {
         self.bytes += bytes;
         self.value_bytes += size;
         self.count += count as u32;
     }
+}
 
-    fn finish(self, key: &str) -> OpNode {
-        let repeats = self.segments.len().max(1) as u32;
-        let label = match (repeats, self.segments.iter().next()) {
-            (1, Some(only)) => only.to_string(),
-            _ => key.to_string(),
-        };
-        let mut children: Vec<OpNode> = self
-            .children
-            .into_iter()
-            .map(|(k, b)| b.finish(&k))
-            .collect();
-        children.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
-        let mut values = self.values;
-        values.sort_unstable();
-        OpNode {
-            label,
-            repeats,
-            bytes: self.bytes,
-            value_bytes: self.value_bytes,
-            count: self.count,
-            children,
-            values,
-        }
+/// Node `i` of `nodes` as an [`OpNode`], its key number `key` (`u32::MAX` at the root, whose
+/// label is empty).
+fn finish(nodes: &mut [Builder], i: usize, key: u32, ids: &SegmentIds) -> OpNode {
+    let b = std::mem::take(&mut nodes[i]);
+    let repeats = b.segments.len().max(1) as u32;
+    let label = match (repeats, b.segments.iter().next()) {
+        (1, Some(&only)) => ids.segments[only as usize].to_string(),
+        _ => ids
+            .key_texts
+            .get(key as usize)
+            .map_or_else(String::new, |k| k.to_string()),
+    };
+    let mut children: Vec<OpNode> = b
+        .children
+        .into_iter()
+        .map(|(k, c)| finish(nodes, c, k, ids))
+        .collect();
+    children.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
+    let mut values = b.values;
+    values.sort_unstable();
+    OpNode {
+        label,
+        repeats,
+        bytes: b.bytes,
+        value_bytes: b.value_bytes,
+        count: b.count,
+        children,
+        values,
     }
 }
 

@@ -53,13 +53,16 @@ impl ScheduleIndex {
                 continue;
             };
             let name = module.str(i.name);
-            if index.find(module, name).is_none() {
-                let hash = TableHash::of(&index.hasher, name.as_bytes());
-                let entry = (hash, i.name, step as u32);
-                index
-                    .steps
-                    .insert_unique(hash.spread(), entry, |e| e.0.spread());
-            }
+            let hash = TableHash::of(&index.hasher, name.as_bytes());
+            // One probe: the first step of a name listed twice stays.
+            index
+                .steps
+                .entry(
+                    hash.spread(),
+                    |e| e.0 == hash && module.str(e.1) == name,
+                    |e| e.0.spread(),
+                )
+                .or_insert((hash, i.name, step as u32));
         }
         index
     }

@@ -94,23 +94,25 @@ pub fn xprof_figures(module: &Module, space: &Space) -> XprofFigures {
 fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
     let steps = space.curve.len();
     // Timed values of the space outside its temporary allocations, by allocation.
-    let mut others: Vec<u32> = space
+    // (allocation, value), sorted by allocation: the key read once per value.
+    let mut others: Vec<(u32, u32)> = space
         .timed
         .iter()
-        .copied()
-        .filter(|&i| {
+        .map(|&i| (module.values[i as usize].allocation, i))
+        .filter(|&(_, i)| {
             !is_temp(
                 module.allocation_of(&module.values[i as usize]),
                 space.color,
             )
         })
         .collect();
-    others.sort_by_key(|&i| module.values[i as usize].allocation);
+    others.sort_unstable();
     let mut delta = vec![0i128; steps + 1];
-    for group in others.chunk_by(|&a, &b| {
-        module.values[a as usize].allocation == module.values[b as usize].allocation
-    }) {
-        add_occupied(module, group, &mut delta);
+    let mut group: Vec<u32> = Vec::new();
+    for same in others.chunk_by(|a, b| a.0 == b.0) {
+        group.clear();
+        group.extend(same.iter().map(|&(_, i)| i));
+        add_occupied(module, &group, &mut delta);
     }
     let mut less = 0i128;
     space
@@ -129,6 +131,19 @@ fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
 /// live byte ranges is taken once per such stretch, over the values live in it.
 fn add_occupied(module: &Module, values: &[u32], delta: &mut [i128]) {
     let steps = delta.len() - 1;
+    if let [only] = values {
+        // One value: its own range, from its start to its end.
+        let v = &module.values[*only as usize];
+        if let Some(r) = v.live {
+            let end = (r.end as usize).saturating_add(1).min(steps);
+            let len = i128::from(v.offset.saturating_add(v.size) - v.offset);
+            if (r.start as usize) < end {
+                delta[r.start as usize] += len;
+                delta[end] -= len;
+            }
+        }
+        return;
+    }
     // (start, end + 1, byte range), by start.
     let mut ranges: Vec<(usize, usize, (u64, u64))> = values
         .iter()

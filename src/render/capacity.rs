@@ -38,21 +38,46 @@ pub(super) fn bytes_row(cm: &Mapping, r: PxRect, bytes: u64) -> i32 {
 
 impl<DB: DrawingBackend> Painter<'_, DB> {
     /// Shades what of the curve's `pieces` (pairs of points, one flat segment each) is
-    /// above the row `line`.
-    pub(super) fn over_capacity(&self, pieces: &[Vec<(i32, i32)>], line: i32) -> DrawResult<DB> {
+    /// above the row `line` of `capacity`; a segment whose steps exceed the capacity by less
+    /// than a pixel still gets a 1 px mark just above the line, so that no excess is
+    /// invisible. `cm` is the curve's mapping and `steps` the steps it covers.
+    pub(super) fn over_capacity(
+        &self,
+        pieces: &[Vec<(i32, i32)>],
+        (space, cm, steps): (&Space, &Mapping, usize),
+        capacity: u64,
+        line: i32,
+    ) -> DrawResult<DB> {
         let shade = self.style.over_capacity.mix(0.7);
+        // Whether a step of the columns `[x0, x1)` is over the capacity (as `curve_pieces`
+        // takes a column's steps).
+        let exceeds = |x0: i32, x1: i32| {
+            let lo = cm.step_at(f64::from(x0)).floor().max(0.0) as usize;
+            let hi = (cm.step_at(f64::from(x1)).ceil() as usize).min(steps);
+            space
+                .curve
+                .get(lo..hi)
+                .is_some_and(|c| c.iter().any(|&b| b > capacity))
+        };
         for piece in pieces {
             for seg in piece.chunks_exact(2) {
                 let ((x0, y), (x1, _)) = (seg[0], seg[1]);
-                if y < line {
-                    let r = PxRect {
+                let y0 = if y < line {
+                    y
+                } else if exceeds(x0, x1) {
+                    line - 1
+                } else {
+                    continue;
+                };
+                self.fill(
+                    PxRect {
                         x0,
-                        y0: y,
+                        y0,
                         x1,
                         y1: line,
-                    };
-                    self.fill(r, shade)?;
-                }
+                    },
+                    shade,
+                )?;
             }
         }
         Ok(())

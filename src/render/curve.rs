@@ -89,7 +89,12 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                 .draw(&Polygon::new(area, self.style.curve.mix(0.22).filled()))?;
         }
         if let Some(c) = capacity {
-            self.over_capacity(&pieces, bytes_row(&cm, r, c.bytes))?;
+            self.over_capacity(
+                &pieces,
+                (space, &cm, steps),
+                c.bytes,
+                bytes_row(&cm, r, c.bytes),
+            )?;
         }
         for piece in pieces {
             self.area

@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bufscope::analysis::Analysis;
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::idle::{ScheduleIndex, ValueUses};
+use bufscope::answers::xprof::{xprof_figures, XprofFigures};
+use bufscope::answers::{live_set, LiveSet};
 use bufscope::model::{InstrId, Module};
 use bufscope::render::Viewport;
 use leptos::prelude::*;
@@ -31,15 +33,56 @@ impl Shown {
             uses: Kept::default(),
         }
     }
+
+    /// The values of memory space `color` live at `step` ([`live_set`]; empty without that
+    /// space). The last one asked for is kept, so the answers panel and the table asking
+    /// about one step compute it once.
+    pub fn live_set(&self, color: u32, step: u32) -> Arc<LiveSet> {
+        let kept = self.uses.live.lock().ok().and_then(|l| {
+            l.as_ref()
+                .filter(|l| l.color == color && l.step == step)
+                .cloned()
+        });
+        if let Some(l) = kept {
+            return l;
+        }
+        let set = Arc::new(match self.analysis.space(color) {
+            Some(s) => live_set(&self.module, s, step),
+            None => LiveSet {
+                color,
+                step,
+                ..LiveSet::default()
+            },
+        });
+        if let Ok(mut l) = self.uses.live.lock() {
+            *l = Some(set.clone());
+        }
+        set
+    }
+
+    /// XProf's figures of memory space `color` ([`xprof_figures`], the same at every step),
+    /// computed once per space.
+    pub fn xprof(&self, color: u32) -> Option<Arc<XprofFigures>> {
+        let space = self.analysis.space(color)?;
+        let mut kept = self.uses.xprof.lock().ok()?;
+        Some(
+            kept.entry(color)
+                .or_insert_with(|| Arc::new(xprof_figures(&self.module, space)))
+                .clone(),
+        )
+    }
 }
 
-/// What [`crate::ui::uses`] keeps about one module: whether it has uses at all, its schedule
-/// index, and the last value answered. Empty until first asked.
+/// What the views keep about one module: for [`crate::ui::uses`], whether it has uses at
+/// all, its schedule index, and the last value answered; the last live set and each memory
+/// space's XProf figures ([`Shown::live_set`], [`Shown::xprof`]). Empty until first asked.
 #[derive(Default)]
 pub struct Kept {
     pub(super) has_uses: OnceLock<bool>,
     pub(super) index: OnceLock<Arc<ScheduleIndex>>,
     pub(super) last: Mutex<Option<(u32, Option<Arc<ValueUses>>)>>,
+    live: Mutex<Option<Arc<LiveSet>>>,
+    xprof: Mutex<BTreeMap<u32, Arc<XprofFigures>>>,
 }
 
 /// The shared view state of the module on screen.

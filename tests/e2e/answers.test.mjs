@@ -169,6 +169,68 @@ test('the icicle draws, and a click on a frame highlights its values on the diag
   await page.waitForFunction(() => document.querySelector('#answers-icicle')?.dataset.highlighted === '0');
 });
 
+test('an icicle frame limiting the table follows the step: the table lists that step\'s values of the frame', async () => {
+  const before = consoleErrors.length;
+  const peak = (await live()).step;
+  const steps = Number(await page.locator('#answers-step').getAttribute('max')) + 1;
+  const goTo = async (step) => {
+    await page.locator('#answers-step').fill(String(step));
+    await page.locator('#answers-step').press('Enter');
+    await waitStep(step);
+  };
+  // The frames below the top, unfiltered and zoomed out, by op_name path (each frame's
+  // parent is the frame of the row above that spans it): path → [values, DOM index].
+  const frames = () => page.locator('#answers-icicle .frame').evaluateAll((els) => {
+    const fs = els.map((f, i) => ({
+      i, depth: Number(f.dataset.depth), count: Number(f.dataset.count), label: f.title.split(' · ')[0],
+      left: parseFloat(f.style.left), right: parseFloat(f.style.left) + parseFloat(f.style.width),
+    }));
+    const path = (f) => {
+      if (f.depth <= 1) return f.label;
+      const up = fs.find((p) => p.depth === f.depth - 1 && p.left <= f.left + 1e-3 && f.right <= p.right + 1e-3);
+      return up ? `${path(up)}/${f.label}` : null;
+    };
+    return fs.filter((f) => f.depth > 0).map((f) => [path(f), [f.count, f.i]]).filter((e) => e[0] !== null);
+  }).then((es) => new Map(es));
+  const framesAt = async (step) => {
+    await goTo(step);
+    return frames();
+  };
+  await page.locator('#answers-icicle .icicle-trail .crumb').first().click();
+  const atPeak = await framesAt(peak);
+  // A frame and another step where it holds more values than at the peak: a limit kept from
+  // the peak would leave some of them out.
+  let grown = null;
+  for (const step of [1, Math.floor(peak / 4), Math.floor(peak / 2), Math.floor((peak + steps) / 2), steps - 2]) {
+    if (step <= 0 || step === peak || step >= steps) continue;
+    const there = await framesAt(step);
+    for (const [label, [n]] of atPeak) {
+      if (!grown && there.has(label) && there.get(label)[0] > n) grown = { label, step, n: there.get(label)[0] };
+    }
+  }
+  assert(grown, 'no frame holds more values at another step than at the peak');
+  const limit = async (label) => {
+    await goTo(peak);
+    await page.locator('#answers-icicle .icicle-trail .crumb').first().click();
+    const at = (await frames()).get(label);
+    assert(at, `no frame "${label}" at the peak`);
+    await page.locator('#answers-icicle .frame').nth(at[1]).click();
+    await page.locator('#table-filter').waitFor({ timeout: 5000 });
+  };
+  await limit(grown.label);
+  await goTo(grown.step);
+  const chip = page.locator('#table-filter');
+  await page.waitForFunction((n) => Number(document.querySelector('#table-filter')?.dataset.count) === n, grown.n, { timeout: 5000 })
+    .catch(() => {});
+  assert(Number(await chip.getAttribute('data-count')) === grown.n,
+    `at step ${grown.step} the table is limited to ${await chip.getAttribute('data-count')} values of "${grown.label}", which holds ${grown.n} there`);
+  assert(Number(await page.locator('#peak-table').getAttribute('data-lines')) === grown.n, 'the table lists other values than the chip says');
+  await page.locator('#icicle-clear').click();
+  await page.locator('#answers-icicle .icicle-trail .crumb').first().click();
+  await goTo(peak);
+  app.noNewConsoleErrors(before);
+});
+
 test('idle stretches of TPU 000 at step 8 of colour 1: copy-start.1{0} first, as worked out by hand', async () => {
   const before = consoleErrors.length;
   await open([TPU], '000_0cb419b3147a3cb6');
@@ -176,6 +238,9 @@ test('idle stretches of TPU 000 at step 8 of colour 1: copy-start.1{0} first, as
   await page.locator('#answers-step').fill('8');
   await page.locator('#answers-step').press('Enter');
   await waitStep(8);
+  // Ranked once asked for.
+  await page.locator('#answers-idle-open').click();
+  await page.locator('#answers-idle tr.idle-row').first().waitFor({ timeout: 10000 });
   const rows = await page.locator('#answers-idle tr.idle-row').evaluateAll((rs) => rs.map((r) => [r.dataset.name, Number(r.dataset.byteSteps)]));
   const expected = [['copy-start.1{0}', 16384 * 5], ['multiply_reduce_fusion{1}', 8192 * 4], ['multiply_reduce_fusion{0}', 512 * 3]];
   assert(JSON.stringify(rows) === JSON.stringify(expected), `idle rows ${JSON.stringify(rows)}`);

@@ -2,7 +2,8 @@
 // jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt): the panel shown, then each view
 // reached by a click, from the click until the panel shows it and the next frame has come:
 // a step chosen on the curve, a listed peak, previous / next peak, XLA's peak, typed, the
-// space's own peak, another memory space, an icicle frame, "show more". A view the dump
+// space's own peak, another memory space, an icicle frame, the idle stretches asked for
+// (and a step after that, which ranks them too), "show more". A view the dump
 // does not offer (a button disabled, one memory space) says so. Not a test (run.sh runs
 // *.test.mjs only); it needs a dist built with `--features test-hooks` (the curve's
 // position of a step), as tests/e2e/run.sh builds target/e2e-dist:
@@ -56,7 +57,7 @@ await frame();
 console.log(`load until the diagram shows: ${Date.now() - t} ms`);
 await timed('show the panel', () => page.locator('#answers .answers-toggle').click(),
   () => document.querySelector('#answers .answers-live') && document.querySelector('#answers-icicle .frame')
-    && document.querySelector('#answers-idle tr.idle-row, #answers-idle .idle-message'));
+    && document.querySelector('#answers-idle tr.idle-row, #answers-idle .idle-message, #answers-idle-open'));
 
 // A step on the curve: a third of the way along the program.
 const color = await page.locator('#answers-space').inputValue();
@@ -89,6 +90,16 @@ if (await icicle.count()) {
   await timed('an icicle frame', () => icicle.click(),
     () => Number(document.querySelector('#answers-icicle')?.dataset.highlighted) > 0);
   await page.locator('#icicle-clear').click();
+}
+const idle = page.locator('#answers-idle-open');
+if (await idle.count()) {
+  await timed('the idle stretches asked for', () => idle.click(),
+    () => document.querySelector('#answers-idle tr.idle-row, #answers-idle .idle-message'));
+  await stepChange('step typed (1000), idle stretches ranked too', async () => {
+    await page.locator('#answers-step').fill('1000');
+    await page.locator('#answers-step').press('Enter');
+  });
+  await button("this space's peak, idle stretches ranked too", '#answers-own-peak');
 }
 for (const id of ['answers-source', 'answers-idle']) {
   const more = page.locator(`#${id} .answers-more`);

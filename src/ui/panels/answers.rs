@@ -17,7 +17,7 @@ mod idle;
 use std::sync::Arc;
 
 use bufscope::analysis::Space;
-use bufscope::answers::{groups, live_set, peaks, LiveSet};
+use bufscope::answers::{groups, peaks, LiveSet};
 use bufscope::model::Module;
 use leptos::prelude::*;
 
@@ -62,6 +62,8 @@ pub(super) struct Ans {
     pub step: Memo<u32>,
     /// The values live there, each with its share of the occupied bytes.
     pub live: Memo<Computed<LiveSet>>,
+    /// The idle stretches were asked for (ranked from then on, at every step).
+    pub idle_open: RwSignal<bool>,
 }
 
 impl Ans {
@@ -71,24 +73,14 @@ impl Ans {
         let step = Memo::new(move |_| focus.step_in(space.get()).unwrap_or(0));
         let live = Memo::new(move |_| {
             let (color, step) = (space.get(), step.get());
-            let shown = focus.shown();
-            let set = match shown.analysis.space(color) {
-                Some(s) => live_set(&shown.module, s, step),
-                None => LiveSet {
-                    color,
-                    step,
-                    values: Vec::new(),
-                    occupied_bytes: 0,
-                    value_bytes: 0,
-                },
-            };
-            Computed(Arc::new(set))
+            Computed(focus.shown().live_set(color, step))
         });
         Ans {
             focus,
             space,
             step,
             live,
+            idle_open: RwSignal::new(false),
         }
     }
 

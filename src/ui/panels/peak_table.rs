@@ -21,7 +21,7 @@ mod timeless;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use bufscope::answers::{live_set, LiveSet};
+use bufscope::answers::LiveSet;
 use bufscope::export;
 use bufscope::model::{memory_space_name, Str};
 use bufscope::query::{self, Column, Group, TableRow};
@@ -75,13 +75,9 @@ impl Table {
         let grouped = RwSignal::new(false);
         let expanded = RwSignal::new(HashSet::new());
         let step = Memo::new(move |_| focus.step_in(space.get()));
-        let live = Memo::new(move |_| {
-            let shown = focus.shown();
-            let set = match (shown.analysis.space(space.get()), step.get()) {
-                (Some(s), Some(t)) => live_set(&shown.module, s, t),
-                _ => LiveSet::default(),
-            };
-            Arc::new(set)
+        let live = Memo::new(move |_| match step.get() {
+            Some(t) => focus.shown().live_set(space.get(), t),
+            None => Arc::new(LiveSet::default()),
         });
         let rows = Memo::new(move |_| {
             let shown = focus.shown();

@@ -27,10 +27,8 @@ fn percent(p: f64) -> String {
 #[component]
 pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     let three = Memo::new(move |_| {
-        ans.with_space(|m, s| {
-            let f = xprof::xprof_figures(m, s);
-            Computed(Arc::new(xprof::three_peaks(m, s, &f)))
-        })
+        let f = ans.focus.shown().xprof(ans.space.get())?;
+        ans.with_space(|m, s| Computed(Arc::new(xprof::three_peaks(m, s, &f))))
     });
     let row = |id: &'static str, name: &'static str, p: &xprof::PeakFigure| {
         let bytes = p.bytes.map(|b| b.to_string()).unwrap_or_default();

@@ -1,16 +1,22 @@
 //! The live bytes over the op_name path as an icicle chart (`#answers-icicle`): one row per
 //! path depth, each frame as wide as its bytes, numbered repeats folded into one frame
-//! (`×500`) unless unticked. A click on a frame zooms into it and highlights its values in
-//! the diagrams; the trail above zooms back out.
+//! (`×500`) unless unticked. A click on a frame zooms into it, highlights its values in the
+//! diagrams and limits the table to them; the trail above zooms back out. The zoom and the
+//! table's limit are kept as op_name paths, so that at another step (or folded otherwise)
+//! they stand for the same frame with that step's values, or, when it has none there, are
+//! dropped with a note.
 //!
-//! Frames are `<div>`s placed with percentages; only frames at least [`MIN_WIDTH`] wide and
-//! at most [`MAX_DEPTH`] rows deep are in the DOM, and at most [`MAX_FRAMES`] of them.
+//! Frames are `<div>`s placed with percentages, with one click handler for all of them;
+//! only frames at least [`MIN_WIDTH`] wide and at most [`MAX_DEPTH`] rows deep are in the
+//! DOM, at most [`FIRST_FRAMES`] of them until "more frames" adds [`MORE_FRAMES`], and a
+//! frame's label is clipped to what its width can show (the title has it whole).
 
 use std::sync::Arc;
 
 use bufscope::answers::groups::{self, OpNode};
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::{Ans, Computed};
 use crate::ui::fmt;
@@ -20,9 +26,13 @@ use crate::ui::panels::peak_table::frame_subset;
 const MIN_WIDTH: f64 = 0.002;
 /// Rows below the zoomed frame.
 const MAX_DEPTH: usize = 24;
-const MAX_FRAMES: usize = 600;
+/// Frames in the DOM at first, and how many "more frames" adds.
+const FIRST_FRAMES: usize = 250;
+const MORE_FRAMES: usize = 500;
 /// The most characters of a frame's label.
 const LABEL_CHARS: usize = 120;
+/// CSS pixels a label character takes, at most (the chart's font is 0.8 em).
+const CHAR_PX: f64 = 6.0;
 /// A row's height (CSS pixels; the frames are 20 px high).
 const ROW_PX: usize = 22;
 
@@ -50,6 +60,31 @@ fn node_at<'a>(root: &'a OpNode, path: &[usize]) -> (&'a OpNode, usize) {
     (node, path.len())
 }
 
+/// The labels of the nodes along `path` (child indices from `root`).
+fn labels_of(root: &OpNode, path: &[usize]) -> Vec<String> {
+    let mut node = root;
+    let mut out = Vec::with_capacity(path.len());
+    for &c in path {
+        let Some(n) = node.children.get(c) else { break };
+        out.push(n.label.clone());
+        node = n;
+    }
+    out
+}
+
+/// The child indices from `root` of the node at the op_name path `labels`; `None` when the
+/// tree has no such node.
+fn indices_of(root: &OpNode, labels: &[String]) -> Option<Vec<usize>> {
+    let mut node = root;
+    let mut out = Vec::with_capacity(labels.len());
+    for l in labels {
+        let i = node.children.iter().position(|c| &c.label == l)?;
+        out.push(i);
+        node = &node.children[i];
+    }
+    Some(out)
+}
+
 fn label(n: &OpNode) -> String {
     let name = if n.label.is_empty() {
         "all live values"
@@ -60,18 +95,19 @@ fn label(n: &OpNode) -> String {
     if n.repeats > 1 {
         format!("{name} ×{}", fmt::grouped(u64::from(n.repeats)))
     } else {
-        name.into_owned()
+        name
     }
 }
 
-/// The frames of `top` and below, breadth first (so the cap keeps the upper rows whole).
-fn layout(top: &OpNode) -> Vec<Frame> {
+/// The frames of `top` and below, breadth first (so the cap keeps the upper rows whole), at
+/// most `max`; and whether frames wide enough were left out by the cap.
+fn layout(top: &OpNode, max: usize) -> (Vec<Frame>, bool) {
     let mut frames = Vec::new();
     let mut queue = std::collections::VecDeque::new();
     queue.push_back((top, Vec::new(), 0usize, 0.0f64, 1.0f64));
     while let Some((n, path, depth, left, width)) = queue.pop_front() {
-        if frames.len() >= MAX_FRAMES {
-            break;
+        if frames.len() >= max {
+            return (frames, true);
         }
         frames.push(Frame {
             path: path.clone(),
@@ -96,14 +132,25 @@ fn layout(top: &OpNode) -> Vec<Frame> {
             x += w;
         }
     }
-    frames
+    (frames, false)
+}
+
+/// What a frame's click does: the values it highlights and limits the table to (child
+/// indices from the root) and the frame zoomed to.
+#[derive(Clone)]
+struct Target {
+    full: Vec<usize>,
+    zoom: Vec<usize>,
 }
 
 #[component]
 pub(super) fn Icicle(ans: Ans) -> impl IntoView {
     let fold = RwSignal::new(true);
-    // The zoomed frame: child indices from the root.
-    let zoom = RwSignal::new(Vec::<usize>::new());
+    // The zoomed frame and the frame limiting the table, as op_name paths from the root.
+    let zoom = RwSignal::new(Vec::<String>::new());
+    let filtered = StoredValue::new(None::<(Vec<String>, String)>);
+    let note = RwSignal::new(None::<String>);
+    let max = RwSignal::new(FIRST_FRAMES);
     let tree = Memo::new(move |_| {
         let live = ans.live.get();
         let shown = ans.focus.shown();
@@ -113,33 +160,39 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             fold.get(),
         )))
     });
-    Effect::new(move |_| {
-        fold.track();
-        zoom.set(Vec::new());
-    });
-    let frames = move || frames_view(ans, tree.get(), zoom);
-    let trail = move || {
-        let tree = tree.get();
-        let path = zoom.get();
-        let mut node = &*tree;
-        let mut crumbs = vec![(Vec::new(), "all".to_string())];
-        for (i, &c) in path.iter().enumerate() {
-            let Some(n) = node.children.get(c) else { break };
-            crumbs.push((path[..=i].to_vec(), label(n)));
-            node = n;
+    Effect::new(move |previous: Option<bool>| {
+        let f = fold.get();
+        if previous.is_some_and(|p| p != f) {
+            zoom.set(Vec::new());
         }
-        crumbs
-            .into_iter()
-            .map(|(p, name)| {
-                view! {
-                    <button type="button" class="crumb" on:click=move |_| {
-                        if p.is_empty() { ans.focus.subset.set(None); }
-                        zoom.set(p.clone())
-                    }>{name}</button>
-                }
-            })
-            .collect_view()
+        f
+    });
+    Effect::new(move |_| follow_tree(ans, tree.get(), zoom, filtered, note));
+    let targets = StoredValue::new(Vec::<Target>::new());
+    let frames = move || {
+        let (view, t) = frames_view(tree.get(), &zoom.get(), max);
+        targets.set_value(t);
+        view
     };
+    let on_click = move |e: leptos::ev::MouseEvent| {
+        let Some(i) = frame_index(&e) else { return };
+        let Some(t) = targets.with_value(|t| t.get(i).cloned()) else {
+            return;
+        };
+        let tree = tree.get_untracked();
+        let (n, _) = node_at(&tree, &t.full);
+        ans.highlight(n.all_values());
+        let subset = frame_subset(&tree, &t.full);
+        filtered.set_value(
+            subset
+                .as_ref()
+                .map(|s| (labels_of(&tree, &t.full), s.label.clone())),
+        );
+        ans.focus.subset.set(subset);
+        note.set(None);
+        zoom.set(labels_of(&tree, &t.zoom));
+    };
+    let crumbs = move || trail(ans, tree.get(), zoom);
     view! {
         <div class="answer icicle" id="answers-icicle"
             data-highlighted=move || ans.focus.matches.with(|m| m.len()).to_string()>
@@ -147,59 +200,162 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             <p class="icicle-bar">
                 <label><input type="checkbox" id="icicle-fold" prop:checked=move || fold.get()
                     on:change=move |e| fold.set(event_target_checked(&e)) />" fold numbered repeats"</label>
-                <span class="icicle-trail">{trail}</span>
+                <span class="icicle-trail">{crumbs}</span>
                 <button type="button" class="button" id="icicle-clear"
-                    on:click=move |_| { ans.highlight(Vec::new()); ans.focus.subset.set(None); }>"clear highlight"</button>
+                    on:click=move |_| { ans.highlight(Vec::new()); ans.focus.subset.set(None); note.set(None); }>"clear highlight"</button>
             </p>
-            {frames}
+            {move || note.get().map(|n| view! { <p class="note" id="icicle-note">{n}</p> })}
+            <div class="icicle-frames" on:click=on_click>{frames}</div>
         </div>
     }
 }
 
-/// The frames below the zoomed one, placed in rows.
-fn frames_view(ans: Ans, tree: Computed<OpNode>, zoom: RwSignal<Vec<usize>>) -> impl IntoView {
-    let path = zoom.get();
+/// The zoomed frame's path as buttons: "all", then each frame down to it.
+fn trail(ans: Ans, tree: Computed<OpNode>, zoom: RwSignal<Vec<String>>) -> impl IntoView {
+    let path = indices_of(&tree, &zoom.get()).unwrap_or_default();
+    let mut node = &*tree;
+    let mut crumbs = vec![(Vec::new(), "all".to_string())];
+    for (i, &c) in path.iter().enumerate() {
+        let Some(n) = node.children.get(c) else { break };
+        crumbs.push((labels_of(&tree, &path[..=i]), label(n)));
+        node = n;
+    }
+    crumbs
+        .into_iter()
+        .map(|(p, name)| {
+            view! {
+                <button type="button" class="crumb" on:click=move |_| {
+                    if p.is_empty() { ans.focus.subset.set(None); }
+                    zoom.set(p.clone())
+                }>{name}</button>
+            }
+        })
+        .collect_view()
+}
+
+/// The index (`data-i`) of the frame a click landed on.
+fn frame_index(e: &leptos::ev::MouseEvent) -> Option<usize> {
+    let el = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+    let frame = el.closest(".frame").ok()??;
+    frame.get_attribute("data-i")?.parse().ok()
+}
+
+/// At a new tree (another step, or folded otherwise): the zoom and the frame limiting the
+/// table follow their op_name paths into it; the frame's values are those of the new step,
+/// or, where the path has no values there, the limit and the highlight are dropped and
+/// `note` says so. A limit the table's chip has cleared is forgotten.
+fn follow_tree(
+    ans: Ans,
+    tree: Computed<OpNode>,
+    zoom: RwSignal<Vec<String>>,
+    filtered: StoredValue<Option<(Vec<String>, String)>>,
+    note: RwSignal<Option<String>>,
+) {
+    if note.get_untracked().is_some() {
+        note.set(None);
+    }
+    let z = zoom.get_untracked();
+    if !z.is_empty() && indices_of(&tree, &z).is_none() {
+        zoom.set(Vec::new());
+    }
+    let Some((labels, chip)) = filtered.get_value() else {
+        return;
+    };
+    let current = ans
+        .focus
+        .subset
+        .with_untracked(|s| s.as_ref().map(|s| s.label.clone()));
+    if current.as_deref() != Some(chip.as_str()) {
+        filtered.set_value(None);
+        return;
+    }
+    let subset = indices_of(&tree, &labels).and_then(|p| frame_subset(&tree, &p));
+    let step = ans.step.get_untracked();
+    match subset {
+        Some(s) => {
+            if ans.focus.matches.with_untracked(|m| **m != *s.values) {
+                ans.highlight(s.values.to_vec());
+            }
+            filtered.set_value(Some((labels, s.label.clone())));
+            if ans.focus.subset.with_untracked(|c| c.as_ref() != Some(&s)) {
+                ans.focus.subset.set(Some(s));
+            }
+        }
+        None => {
+            filtered.set_value(None);
+            ans.highlight(Vec::new());
+            ans.focus.subset.set(None);
+            note.set(Some(format!(
+                "{chip} has no live values at step {}: the table shows every live value.",
+                fmt::grouped(u64::from(step))
+            )));
+        }
+    }
+}
+
+/// The frames below the zoomed one, placed in rows, with "more frames" when the cap left
+/// some out; and what each frame's click does, by its `data-i`.
+fn frames_view(
+    tree: Computed<OpNode>,
+    zoom: &[String],
+    max: RwSignal<usize>,
+) -> (impl IntoView, Vec<Target>) {
+    let path = indices_of(&tree, zoom).unwrap_or_default();
     let (top, _) = node_at(&tree, &path);
-    let rows = layout(top);
+    let (rows, capped) = layout(top, max.get());
     let depth = rows.iter().map(|f| f.depth + 1).max().unwrap_or(1);
+    // The chart is at most the window wide.
+    let chart_px = window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .unwrap_or(1280.0);
+    let mut targets = Vec::with_capacity(rows.len());
     let frames = rows
         .into_iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             // The top frame zooms out one level; any other zooms into itself.
             let mut full = path.clone();
             full.extend(&f.path);
-            let target = if f.path.is_empty() {
+            let zoom = if f.path.is_empty() {
                 path[..path.len().saturating_sub(1)].to_vec()
             } else {
                 full.clone()
             };
+            targets.push(Target { full, zoom });
             let title = format!(
                 "{} · {} · {} values",
                 f.label,
                 fmt::bytes(f.bytes),
                 fmt::grouped(u64::from(f.count))
             );
-            let on_click = {
-                let tree = tree.clone();
-                move |_| {
-                    let (n, _) = node_at(&tree, &full);
-                    ans.highlight(n.all_values());
-                    ans.focus.subset.set(frame_subset(&tree, &full));
-                    zoom.set(target.clone());
-                }
+            let fits = (f.width * chart_px / CHAR_PX) as usize;
+            let text = if fits >= 2 {
+                clip_middle(&f.label, fits)
+            } else {
+                String::new()
             };
             view! {
-                <div class="frame" data-bytes=f.bytes.to_string() data-depth=f.depth.to_string()
-                    title=title on:click=on_click
+                <div class="frame" data-i=i.to_string() data-bytes=f.bytes.to_string() data-count=f.count.to_string()
+                    data-depth=f.depth.to_string() title=title
                     style:left=format!("{:.4}%", f.left * 100.0)
                     style:width=format!("{:.4}%", f.width * 100.0)
                     style:top=format!("{}px", f.depth * ROW_PX)>
-                    {f.label}
+                    {text}
                 </div>
             }
         })
         .collect_view();
-    view! {
+    let more = capped.then(|| {
+        view! {
+            <button type="button" class="button answers-more" id="icicle-more"
+                on:click=move |_| max.update(|m| *m += MORE_FRAMES)>"more frames"</button>
+        }
+    });
+    let view = view! {
         <div class="icicle-rows" style:height=format!("{}px", depth * ROW_PX)>{frames}</div>
-    }
+        {more}
+    };
+    (view, targets)
 }
