@@ -80,7 +80,7 @@ pub fn Header(focus: Focus) -> impl IntoView {
         let at = (spaces.len() > 1).then(|| format!(" in {}", space_label(s.color, m)));
         view! {
             <span class="figure figure-peak" data-bytes=s.peak_bytes.to_string()>
-                "peak "<b>{fmt::human(s.peak_bytes)}</b>{at}
+                "peak "<span class="fig-value">{fmt::human(s.peak_bytes)}</span>{at}
             </span>
         }
     });
@@ -91,7 +91,7 @@ pub fn Header(focus: Focus) -> impl IntoView {
         .filter(|_| !m.schedule.as_ref().is_some_and(|s| s.peak_undetermined))
         .map(|p| {
             view! {
-                <span class="figure">"XLA peak "<b>{fmt::human(query::xla_peak_bytes(p))}</b></span>
+                <span class="figure">"XLA peak "<span class="fig-value">{fmt::human(query::xla_peak_bytes(p))}</span></span>
             }
         });
     let count = |n: usize, one: &str, many: &str| {

@@ -20,13 +20,13 @@ use super::state::{Focus, Shown};
 const SIDE_PX: f64 = 360.0;
 const MIN_PX: f64 = 120.0;
 
-/// The dock's height at first: three tenths of the window, within 160 to 360 px.
+/// The dock's height at first: a quarter of the window, within 150 to 340 px.
 fn dock_px() -> f64 {
     let window = web_sys::window()
         .and_then(|w| w.inner_height().ok())
         .and_then(|v| v.as_f64())
         .unwrap_or(720.0);
-    (window * 0.3).clamp(160.0, 360.0)
+    (window * 0.25).clamp(150.0, 340.0)
 }
 
 #[component]
