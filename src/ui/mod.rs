@@ -395,6 +395,9 @@ fn OutcomeView(outcome: Arc<Outcome>, st: AppState) -> impl IntoView {
         view! {
             <div class="page-actions">
                 {open_button(st)}
+                <button type="button" id="bar-example" class="button small secondary"
+                    title="Open the example shipped with this page"
+                    on:click=move |_| example::open_example(st)>"Example"</button>
                 {compare::compare_control(st)}
             </div>
         }

@@ -1,7 +1,7 @@
 // Browser tests of the workspace layout at 1280×720 (src/ui/workspace.rs, style/workspace.css):
 // one screen, the diagram from the top, a pinned value's details in view, the wheel zooming
 // over a diagram and scrolling a panel elsewhere, a tiny memory space as a strip, the intake
-// gone after a load and back with "Open…", the first-time hint.
+// gone after a load and back with "Open…", the first-time hint, the bar's "Example".
 //   node tests/e2e/workspace.test.mjs http://127.0.0.1:PORT/
 // Uses `window.__bufscope_block_px(color, valueName)` (src/ui/canvas/hooks.rs) and the
 // diagrams' `data-view` (the view window). Screenshots go to tests/artifacts/workspace-*.png.
@@ -209,6 +209,18 @@ test('after loading the 94 MB CPU dump the diagram starts below the bar', async 
   assert((await page.locator('.first-hint').count()) === 0, 'the first-time hint came back');
   await page.waitForTimeout(1000);
   await shot('5-big');
+  app.noNewConsoleErrors(before);
+});
+
+test('the bar\'s "Example" button opens the example', async () => {
+  const before = app.consoleErrors.length;
+  await page.locator('.workbar #bar-example').click();
+  await page.waitForFunction(
+    () => document.querySelector('.workbar .module-name')?.textContent === 'tpu_reference_attention',
+    null,
+    { timeout: 20000 },
+  );
+  await diagramOnFirstScreen('the example');
   app.noNewConsoleErrors(before);
 });
 
