@@ -1,5 +1,6 @@
 //! The diagrams of a module: one interactive canvas per memory space
-//! ([`super::canvas::SpaceCanvas`]), the tooltip of the hovered value (`#tooltip`), the
+//! ([`super::canvas::SpaceCanvas`]), sharing the height by what each space holds (a tiny
+//! space is a slim strip that opens to its diagram), a first-time hint, the tooltip of the hovered value (`#tooltip`), the
 //! overlay listing the keys (`?`, from [`BINDINGS`], the one table of the diagrams' keys
 //! and mouse gestures; what each does is [`bufscope::render::interaction`]), and the
 //! page's keys when nothing else has focus: they go to the focused diagram, or, when no
@@ -29,11 +30,15 @@ pub fn Diagrams(focus: Focus) -> impl IntoView {
         help: RwSignal::new(false),
     };
     let shown = focus.shown();
-    let canvases = shown
-        .analysis
-        .spaces
+    let spaces = &shown.analysis.spaces;
+    let fullest = spaces.iter().map(|s| s.peak_bytes).max().unwrap_or(0);
+    let canvases = spaces
         .iter()
-        .map(|s| view! { <SpaceCanvas shown=shown.clone() color=s.color shared=shared /> })
+        .map(|s| {
+            let share = space_share(s.peak_bytes, fullest);
+            let tiny = is_tiny(s.peak_bytes, fullest);
+            space_slot(shown.clone(), s.color, s.peak_bytes, share, tiny, shared)
+        })
         .collect_view();
 
     let keys = window_event_listener(ev::keydown, move |e: KeyboardEvent| page_key(shared, &e));
@@ -41,17 +46,145 @@ pub fn Diagrams(focus: Focus) -> impl IntoView {
 
     view! {
         <div class="diagrams">
-            <p class="diagram-hint">
-                "Wheel: zoom · drag: pan · click: pin · double-click: zoom to a block · "
-                <button type="button" class="keys-button" aria-haspopup="dialog"
-                    on:click=move |_| shared.help.update(|h| *h = !*h)>
-                    <kbd>"?"</kbd>" keys"
-                </button>
-            </p>
+            <button type="button" class="keys-button" aria-haspopup="dialog"
+                title="Wheel: zoom · drag: pan · click: pin · double-click: zoom to a block"
+                on:click=move |_| shared.help.update(|h| *h = !*h)>
+                <kbd>"?"</kbd>" keys"
+            </button>
             {canvases}
+            <FirstHint />
             <Tooltip shared=shared />
             <KeysOverlay shared=shared />
         </div>
+    }
+}
+
+/// The share of the diagrams' height a memory space gets, by what it holds: the square root
+/// of its peak, so that a space of a hundredth of the largest one's bytes still gets a
+/// tenth of its height (each space also has a minimum height, in style/diagram.css).
+fn space_share(peak: u64, fullest: u64) -> f64 {
+    if fullest == 0 {
+        return 1.0;
+    }
+    (peak as f64 / fullest as f64).sqrt().max(0.05)
+}
+
+/// Whether a memory space holds so little beside the fullest one (under a hundredth of its
+/// peak) that it is shown as a slim strip, opened to a diagram on request.
+fn is_tiny(peak: u64, fullest: u64) -> bool {
+    peak < fullest / 100
+}
+
+/// One memory space's place among the diagrams: its diagram, sharing the height by `share`;
+/// or, for a `tiny` space, a slim strip (its label and peak) that opens to the diagram.
+fn space_slot(
+    shown: std::sync::Arc<super::state::Shown>,
+    color: u32,
+    peak: u64,
+    share: f64,
+    tiny: bool,
+    shared: Shared,
+) -> impl IntoView {
+    let open = RwSignal::new(!tiny);
+    let label = format!(
+        "{} · peak {}",
+        bufscope::model::memory_space_label(color, shown.module.backend()),
+        fmt::human(peak)
+    );
+    let strip = tiny.then(|| {
+        view! {
+            <button type="button" class="space-strip" data-color=color.to_string()
+                aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)>
+                <span class=format!("swatch c{}", color % 8)></span>
+                <span class="strip-label">{label}</span>
+                <span class="strip-action">{move || if open.get() { "hide diagram" } else { "show diagram" }}</span>
+            </button>
+        }
+    });
+    view! {
+        <div class="space-slot" class:tiny=tiny class:open=move || open.get()
+            data-color=color.to_string() style:flex-grow=format!("{share:.3}")>
+            {strip}
+            <Show when=move || open.get()>
+                <SpaceCanvas shown=shown.clone() color=color shared=shared />
+            </Show>
+        </div>
+    }
+}
+
+/// `localStorage[key]`, when the browser keeps one and it is set (through `js_sys`: a
+/// private window or a page from `file://` may have no storage, or one that throws).
+fn remembered(key: &str) -> Option<String> {
+    storage_call("getItem", &[key])?.as_string()
+}
+
+/// Sets `localStorage[key]` when the browser keeps one.
+fn remember(key: &str, value: &str) {
+    let _ = storage_call("setItem", &[key, value]);
+}
+
+/// Calls `localStorage[method](...args)`; `None` when there is no storage or it threw.
+fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
+    use js_sys::{Array, Function, Reflect};
+    let window = web_sys::window()?;
+    let storage = Reflect::get(&window, &"localStorage".into()).ok()?;
+    let f: Function = Reflect::get(&storage, &method.into()).ok()?.dyn_into().ok()?;
+    let args: Array = args.iter().map(|a| wasm_bindgen::JsValue::from_str(a)).collect();
+    f.apply(&storage, &args).ok()
+}
+
+/// Where the page remembers that the first-time hint was seen.
+const HINT_SEEN: &str = "bufscope.hint-seen";
+
+/// The first-time hint over the diagrams (how to zoom and pan), gone at the first wheel,
+/// press or key on them and never shown again in this browser (`localStorage`).
+#[component]
+fn FirstHint() -> impl IntoView {
+    let seen = remembered(HINT_SEEN).is_some();
+    let shown = RwSignal::new(!seen);
+    let dismiss = move || {
+        if shown.get_untracked() {
+            shown.set(false);
+            remember(HINT_SEEN, "1");
+        }
+    };
+    let inside = |e: &web_sys::Event| {
+        e.target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest(".diagrams").ok().flatten())
+            .is_some()
+    };
+    if !seen {
+        let wheel = window_event_listener(ev::wheel, move |e| {
+            if inside(&e) {
+                dismiss();
+            }
+        });
+        let down = window_event_listener(ev::pointerdown, move |e| {
+            if inside(&e) {
+                dismiss();
+            }
+        });
+        let key = window_event_listener(ev::keydown, move |e| {
+            if inside(&e) {
+                dismiss();
+            }
+        });
+        on_cleanup(move || {
+            wheel.remove();
+            down.remove();
+            key.remove();
+        });
+    }
+    view! {
+        <Show when=move || shown.get()>
+            <p class="first-hint" role="note">
+                "Wheel to zoom · drag to pan · click a block to pin it · "<kbd>"?"</kbd>" for keys"
+                <button type="button" class="hint-close" aria-label="Dismiss the hint"
+                    on:click=move |_| dismiss()>"×"</button>
+            </p>
+        </Show>
     }
 }
 

@@ -24,27 +24,30 @@ const INLINE_ID: &str = "bufscope-example";
 /// The name the example is read under (the module's name on screen).
 pub const EXAMPLE_NAME: &str = "tpu_reference_attention.buffer-assignment.txt";
 
+/// Reads the example, as a dropped file would be.
+pub fn open_example(st: AppState) {
+    spawn_local(async move {
+        match example_file().await {
+            Ok(file) => start_load(
+                st,
+                vec![Picked {
+                    name: EXAMPLE_NAME.into(),
+                    file,
+                    in_folder: false,
+                }],
+            ),
+            Err(e) => report_failure(
+                st,
+                "Nothing was read.".into(),
+                vec![format!("The example could not be loaded: {e}.")],
+            ),
+        }
+    });
+}
+
 /// The "Try an example" button and the way to a dump of one's own.
 pub fn example_view(st: AppState) -> impl IntoView {
-    let open = move |_| {
-        spawn_local(async move {
-            match example_file().await {
-                Ok(file) => start_load(
-                    st,
-                    vec![Picked {
-                        name: EXAMPLE_NAME.into(),
-                        file,
-                        in_folder: false,
-                    }],
-                ),
-                Err(e) => report_failure(
-                    st,
-                    "Nothing was read.".into(),
-                    vec![format!("The example could not be loaded: {e}.")],
-                ),
-            }
-        })
-    };
+    let open = move |_| open_example(st);
     view! {
         <div class="example">
             <button id="try-example" class="button" type="button" on:click=open>

@@ -139,6 +139,8 @@ struct AppState {
     dragging: RwSignal<bool>,
     /// The out-of-memory messages on screen, and the sentence for a paste that held none.
     oom: oom::OomState,
+    /// The intake (pickers, example, paste box) is open over the module on screen ("Open…").
+    intake_open: RwSignal<bool>,
 }
 
 #[component]
@@ -151,13 +153,24 @@ fn App() -> impl IntoView {
         generation: StoredValue::new(0),
         dragging: RwSignal::new(false),
         oom: oom::OomState::new(),
+        intake_open: RwSignal::new(false),
     };
     listen_to_window(st);
     oom::listen_for_paste(st);
     // Changes only when a read starts or ends (not with every slice).
     let busy = Memo::new(move |_| st.reading.with(Option::is_some));
+    // A module on screen: the page is its workspace, one screen (style/workspace.css).
+    let has_module = Memo::new(move |_| st.view.with(Option::is_some));
+    // A read that opens modules closes the intake.
+    Effect::new(move |_| {
+        st.view.track();
+        st.intake_open.set(false);
+    });
     view! {
-        <div class="page" class:dragging=move || st.dragging.get()>
+        <div class="page" class:dragging=move || st.dragging.get()
+            class:has-module=move || has_module.get()
+            class:comparing=move || st.compare.with(Option::is_some)
+            class:intake-open=move || st.intake_open.get()>
             <header class="top">
                 <h1>"bufscope"</h1>
                 <p class="tagline">"A viewer for XLA buffer-assignment dumps"</p>
@@ -204,6 +217,8 @@ fn listen_to_window(st: AppState) {
     let _ = window_event_listener(ev::keydown, move |e: web_sys::KeyboardEvent| {
         if e.key() == "Escape" && st.reading.get_untracked().is_some() {
             cancel(st);
+        } else if e.key() == "Escape" && st.intake_open.get_untracked() {
+            st.intake_open.set(false);
         }
     });
 }
@@ -225,11 +240,14 @@ fn on_drop(st: AppState, dt: &web_sys::DataTransfer, target: Target) {
     }
 }
 
-/// The intake: what to drop, and the file and folder pickers.
+/// The intake: what to drop, and the file and folder pickers. Over a module on screen it is
+/// hidden until "Open…" ([`open_button`]) opens it (it stays in the page, with its inputs).
 fn intake_view(st: AppState) -> impl IntoView {
     let on_pick = move |e: web_sys::Event| start_load(st, picked(&e));
     view! {
-        <section class="intake" aria-label="Open dumps">
+        <section id="intake" class="intake" aria-label="Open dumps">
+            <button type="button" class="intake-close" aria-label="Close"
+                on:click=move |_| st.intake_open.set(false)>"×"</button>
             <p class="lead">
                 "Drop "<code>"*buffer-assignment*.txt"</code>" files (or "<code>".gz"</code>
                 ", or a whole "<code>"--xla_dump_to"</code>" folder) anywhere on this "
@@ -242,6 +260,16 @@ fn intake_view(st: AppState) -> impl IntoView {
             {oom::paste_target(st)}
             <p class="note">"Files are read here, in your browser; nothing is uploaded."</p>
         </section>
+    }
+}
+
+/// "Open…": opens (or closes) the intake over the module on screen.
+fn open_button(st: AppState) -> impl IntoView {
+    view! {
+        <button type="button" id="open-button" class="button small" aria-controls="intake"
+            aria-expanded=move || st.intake_open.get().to_string()
+            title="Open other dumps, the example, or an out-of-memory message"
+            on:click=move |_| st.intake_open.update(|o| *o = !*o)>"Open…"</button>
     }
 }
 
@@ -368,20 +396,46 @@ fn OutcomeView(outcome: Arc<Outcome>, st: AppState) -> impl IntoView {
         .or_else(|| bufscope::pipeline::default_module(outcome.modules.iter().map(|m| &m.module)))
         .unwrap_or(0);
     let chosen = RwSignal::new(default);
-    let picker = (outcome.modules.len() > 1)
-        .then(|| view! { <picker::ModulePicker modules=outcome.modules.clone() chosen=chosen /> });
     let all = outcome.modules.clone();
-    let modules = move || match st.compare.get() {
-        Some(other) => Some(compare::compare_view(outcome.clone(), chosen, other)),
-        None => all
-            .get(chosen.get())
-            .map(|m| view! { <workspace::Workspace shown=m.clone() /> }.into_any()),
+    let actions = move || {
+        view! {
+            <div class="page-actions">
+                {open_button(st)}
+                <button type="button" id="bar-example" class="button small secondary"
+                    title="Open the example shipped with this page"
+                    on:click=move |_| example::open_example(st)>"Example"</button>
+                {compare::compare_control(st)}
+            </div>
+        }
+        .into_any()
     };
-    view! {
-        <section class="outcome">
-            {picker}
-            {compare::compare_control(st)}
-            {modules}
-        </section>
-    }
+    let modules = move || match st.compare.get() {
+        Some(other) => view! {
+            <header class="workbar compare-bar">
+                <span class="brand">"bufscope"</span>
+                {module_picker(&outcome, chosen)}
+                {actions()}
+            </header>
+            {compare::compare_view(outcome.clone(), chosen, other)}
+        }
+        .into_any(),
+        None => all.get(chosen.get()).map_or_else(
+            || ().into_any(),
+            |m| {
+                view! {
+                    <workspace::Workspace shown=m.clone()
+                        picker=module_picker(&outcome, chosen).into_any() actions=actions() />
+                }
+                .into_any()
+            },
+        ),
+    };
+    view! { <section class="outcome">{modules}</section> }
+}
+
+/// The module picker ([`picker::ModulePicker`]), when the read gave several modules: it sets
+/// `chosen`.
+fn module_picker(outcome: &Outcome, chosen: RwSignal<usize>) -> Option<impl IntoView> {
+    (outcome.modules.len() > 1)
+        .then(|| view! { <picker::ModulePicker modules=outcome.modules.clone() chosen=chosen /> })
 }

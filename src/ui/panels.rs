@@ -1,4 +1,5 @@
-//! The panels around the diagrams: the module header ([`Header`]), the search box
+//! The panels around the diagrams: the module header ([`Header`]: name and key figures, in
+//! the workspace's bar), what else there is about the module ([`ModuleInfo`]), the search box
 //! ([`search`]), the table of values live at the peak and the values without a live range
 //! ([`peak_table`]), the details of the selected value ([`details`]) and the line naming the
 //! hovered value ([`HoverLine`]). They read and write the shared [`Focus`] and never talk to
@@ -66,10 +67,53 @@ fn step_label(m: &Module, step: u32) -> String {
     }
 }
 
-/// The module's header: name, files, sizes, schedule, memory spaces with their peaks,
-/// warnings. (The diagrams are drawn by [`super::diagram`].)
+/// The module's header, one line of the workspace's bar: its name and key figures (the
+/// highest peak of its memory spaces, allocations, values, XLA's peak). Everything else
+/// about the module is in [`ModuleInfo`]. (The diagrams are drawn by [`super::diagram`].)
 #[component]
 pub fn Header(focus: Focus) -> impl IntoView {
+    let shown = focus.shown();
+    let m = &shown.module;
+    let spaces = &shown.analysis.spaces;
+    let fullest = fullest_space(spaces);
+    let peak = spaces.iter().find(|s| s.color == fullest).map(|s| {
+        let at = (spaces.len() > 1).then(|| format!(" in {}", space_label(s.color, m)));
+        view! {
+            <span class="figure figure-peak" data-bytes=s.peak_bytes.to_string()>
+                "peak "<span class="fig-value">{fmt::human(s.peak_bytes)}</span>{at}
+            </span>
+        }
+    });
+    let xla = m
+        .schedule
+        .as_ref()
+        .and_then(|s| s.peak.as_ref())
+        .filter(|_| !m.schedule.as_ref().is_some_and(|s| s.peak_undetermined))
+        .map(|p| {
+            view! {
+                <span class="figure">"XLA peak "<span class="fig-value">{fmt::human(query::xla_peak_bytes(p))}</span></span>
+            }
+        });
+    let count = |n: usize, one: &str, many: &str| {
+        format!("{} {}", fmt::grouped(n as u64), if n == 1 { one } else { many })
+    };
+    view! {
+        <div class="module-header" title=m.files.join(", ")>
+            <h2 class="module-name">{m.name.clone()}</h2>
+            <p class="module-figures">
+                {peak}
+                <span class="figure">{count(m.allocations.len(), "allocation", "allocations")}</span>
+                <span class="figure">{count(m.values.len(), "value", "values")}</span>
+                {xla}
+            </p>
+        </div>
+    }
+}
+
+/// What else there is to know about the module: its files, figures, memory spaces with their
+/// peaks, and the warnings while reading; folded, below the diagrams.
+#[component]
+pub fn ModuleInfo(focus: Focus) -> impl IntoView {
     let shown = focus.shown();
     let m = &shown.module;
     let spaces = shown
@@ -79,8 +123,8 @@ pub fn Header(focus: Focus) -> impl IntoView {
         .map(|s| space_row(m, s))
         .collect_view();
     view! {
-        <section class="module-header">
-            <h2 class="module-name">{m.name.clone()}</h2>
+        <section class="module-info" aria-label="The module">
+            <h3>"Module"</h3>
             <p class="module-files">{m.files.join(", ")}</p>
             {module_figures(m)}
             <h3>"Memory spaces"</h3>

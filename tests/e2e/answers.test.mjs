@@ -280,20 +280,26 @@ if (process.env.UPDATE_SCREENSHOTS === '1') {
     const dir = path.join(repo, 'style', 'screenshots');
     mkdirSync(dir, { recursive: true });
     const out = path.join(dir, 'answers-gpt2.png');
-    // From the diagram's panel to the end of the source lines; scrolled to the top first, so
-    // that the sticky search bar sits in its own place, not over the diagram.
-    await page.evaluate(() => scrollTo(0, 0));
-    await page.waitForTimeout(300);
-    const box = (sel) => page.locator(sel).first().evaluate((e) => {
-      const r = e.getBoundingClientRect();
-      return { top: r.top + scrollY, bottom: r.bottom + scrollY };
+    // The whole window, made taller, with the dock below the diagrams dragged up to hold
+    // the panel from its step line to the end of the source lines.
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1280, height: 1100 });
+    await page.evaluate(() => document.querySelector('.hint-close')?.click());
+    const handle = await page.locator('.dock > .splitter').boundingBox();
+    await page.mouse.move(handle.x + 300, handle.y + handle.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(handle.x + 300, 560, { steps: 4 });
+    await page.mouse.up();
+    await page.evaluate(() => {
+      const dock = document.querySelector('.dock-scroll');
+      dock.scrollTop += document.querySelector('#answers').getBoundingClientRect().top - dock.getBoundingClientRect().top;
     });
-    const top = Math.max(0, Math.floor((await box('.module canvas')).top) - 40);
-    const bottom = Math.ceil((await box('#answers-capacity')).bottom) + 24;
-    const height = Math.min(bottom - top, 2000);
-    await page.screenshot({ path: out, fullPage: true, clip: { x: 0, y: top, width: 1280, height } });
+    await page.mouse.move(1, 1);
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: out });
+    await page.setViewportSize(size);
     const kb = statSync(out).size / 1024;
-    console.log(`note: wrote ${path.relative(repo, out)} (1280×${height}, ${kb.toFixed(0)} KB)`);
+    console.log(`note: wrote ${path.relative(repo, out)} (1280×1100, ${kb.toFixed(0)} KB)`);
     assert(kb < 600, `answers-gpt2.png is ${kb.toFixed(0)} KB, over 600 KB`);
   });
 }

@@ -203,6 +203,9 @@ test('(7) the time cursor is shared by every diagram', async () => {
   if (colors.length < 2) return; // one memory space: nothing to share
   const other = colors.find((c) => c !== String(COLOR));
   await wrapper(other).scrollIntoViewIfNeeded();
+  // The pointer off the diagrams first (it may rest on the block from the tests before).
+  await page.mouse.move(1, 1);
+  await frame();
   const plain = await page.locator(`canvas.space-canvas[data-color="${other}"]`).screenshot();
   const p = await blockPx();
   await page.mouse.move(p.x, p.y);

@@ -160,9 +160,12 @@ test('bad files: an error each, the app stays usable and the TPU module stays op
   await dropBad('empty.txt', Buffer.alloc(0), 'empty.txt is empty');
   const binary = randomBytes(64 * 1024);
   binary[0] = 0; // not the gzip magic
-  // Scrolled down into the module, the user still sees what came of the drop.
+  // Scrolled down into the module, the user still sees what came of the drop. (A module
+  // on screen is one screen at most sizes: then the page has nowhere to scroll.)
   await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
-  assert(await page.evaluate(() => document.querySelector('.report').getBoundingClientRect().bottom < 0), 'the page did not scroll');
+  if (await page.evaluate(() => document.documentElement.scrollHeight > innerHeight + 1)) {
+    assert(await page.evaluate(() => document.querySelector('.report').getBoundingClientRect().bottom < 0), 'the page did not scroll');
+  }
   await dropBad('random.bin', binary, 'random.bin is not a text file');
   await page.waitForFunction(() => {
     const r = document.querySelector('.report .message.error')?.getBoundingClientRect();

@@ -44,6 +44,8 @@ page.on('response', (r) => responses.push({ url: r.url(), fromSw: r.fromServiceW
 
 /** Clicks "Try an example" and waits until its module is on screen and drawn. */
 async function openExample() {
+  // Over a module on screen the intake is closed: "Open…" opens it, as a user would.
+  if (!(await page.locator('#try-example').isVisible())) await page.locator('#open-button').click();
   await page.locator('#try-example').click();
   await page.waitForFunction(
     (name) => [...document.querySelectorAll('.module .module-name')].some((e) => e.textContent === name),
@@ -76,6 +78,9 @@ test('the example opens with one click, and the page says how to get a dump', as
   // Three memory spaces, as the dump says: allocations of colour 0 (HBM), 1 and 2.
   const dump = readFileSync(path.join(site, 'example', '001_d4ec204070c56195.txt'), 'utf8');
   const colours = new Set(['0', ...[...dump.matchAll(/, color (\d+)/g)].map((m) => m[1])]);
+  // A tiny memory space is a strip until opened: open them all.
+  for (const strip of await page.locator('.space-strip[aria-expanded="false"]').all()) await strip.click();
+  await page.waitForFunction((n) => document.querySelectorAll('canvas.space-canvas').length >= n, colours.size, { timeout: 5000 }).catch(() => {});
   const shown = await page.locator('canvas.space-canvas').evaluateAll((cs) => cs.map((c) => c.dataset.color));
   for (const c of colours) assert(shown.includes(c), `memory space ${c} of the example has no diagram (${shown})`);
   await app.screenshot('offline-02-example.png');

@@ -363,7 +363,7 @@ impl Diagram {
         });
     }
 
-    /// Sizes the canvases to the element's width × device pixel ratio; whether it changed.
+    /// Sizes the canvases to the element's size × device pixel ratio; whether it changed.
     fn fit(&self, st: &mut State) -> bool {
         let dpr = web_sys::window()
             .map_or(1.0, |w| w.device_pixel_ratio())
@@ -372,7 +372,10 @@ impl Diagram {
         if css_width < 1.0 {
             return false;
         }
-        let css_height = bufscope::render::panel_height(css_width);
+        // In a workspace's slot the layout gives the diagram its height (style/diagram.css).
+        let slot = self.wrapper.closest(".space-slot").ok().flatten().is_some();
+        let laid_out = f64::from(self.wrapper.client_height());
+        let css_height = if slot && laid_out >= 60.0 { laid_out } else { bufscope::render::panel_height(css_width) };
         let size = (
             (css_width * dpr).round() as u32,
             (css_height * dpr).round() as u32,

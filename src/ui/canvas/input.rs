@@ -109,8 +109,10 @@ impl Diagram {
             let st = self.st.borrow();
             interaction::wheel(st.view, &st.layout, at, w)
         };
-        let Some(view) = view else { return };
+        // Over a diagram the wheel is the diagram's, even at its zoom limits: the page
+        // around it does not scroll.
         e.prevent_default();
+        let Some(view) = view else { return };
         self.shared.active.set_value(Some(self.color));
         self.set_view(view);
     }
