@@ -287,3 +287,30 @@ fn the_selected_values_idle_stretch_is_hatched_and_its_uses_ticked() {
     let (svg, _) = idle_marks("copy-start.1{0}", false);
     assert!(polyline_xs(&svg).is_empty());
 }
+
+/// A capacity drawn on a panel of any height, down to a few pixels (the page's diagrams
+/// share the window's height), never panics: every capacity of TPU 000's spaces — under,
+/// at and over each peak — on every height from 1 to 260 pixels.
+#[test]
+fn a_capacity_on_a_panel_of_any_height_draws_without_panicking() {
+    let bytes = std::fs::read(TPU_000).expect("the TPU 000 fixture");
+    let m = bufscope::load_files(vec![("000.txt", &bytes[..])])
+        .modules
+        .remove(0);
+    let a = analyze(&m);
+    for space in &a.spaces {
+        for cap in [1, space.peak_bytes / 2, space.peak_bytes, space.peak_bytes * 2] {
+            let style = Style {
+                capacity: Some(bufscope::answers::capacity::parse_capacity(&cap.to_string()).unwrap()),
+                ..Style::default()
+            };
+            for height in 1..=260u32 {
+                let mut raster = bufscope::render::Raster::new(640, height);
+                let area = (&mut raster).into_drawing_area();
+                let drawn =
+                    bufscope::render::draw_space(&area, &m, &a, space, &Viewport::default(), &style);
+                assert!(drawn.is_ok(), "colour {}, height {height}", space.color);
+            }
+        }
+    }
+}

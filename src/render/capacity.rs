@@ -33,7 +33,7 @@ pub fn verdict_words(peak_bytes: u64, c: &Capacity) -> String {
 /// The pixel row of `bytes` on the curve drawn with `cm` in `r` (the zero line is its last
 /// row).
 pub(super) fn bytes_row(cm: &Mapping, r: PxRect, bytes: u64) -> i32 {
-    (cm.y_px(bytes as f64).round() as i32).clamp(r.y0, r.y1 - 1)
+    (cm.y_px(bytes as f64).round() as i32).clamp(r.y0, (r.y1 - 1).max(r.y0))
 }
 
 impl<DB: DrawingBackend> Painter<'_, DB> {
@@ -147,8 +147,10 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         };
         let peak_y = bytes_row(cm, r, space.peak_bytes);
         let row = (self.style.font_size * 1.2).round() as i32;
-        // Below the peak label's row at the top of the strip.
-        let y = ((peak_y + line) / 2).clamp(r.y0 + row + row / 2, (r.y1 - row / 2).max(r.y0));
+        // Below the peak label's row at the top of the strip; in a strip too low for both
+        // rows, as low as it goes.
+        let hi = (r.y1 - row / 2).max(r.y0);
+        let y = ((peak_y + line) / 2).clamp((r.y0 + row + row / 2).min(hi), hi);
         let w = self.text_width(&words, 0.92);
         let x = space
             .peak_time
