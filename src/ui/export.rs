@@ -180,7 +180,7 @@ pub fn ExportMenu(focus: Focus) -> impl IntoView {
         .collect_view();
     view! {
         <details class="export-menu" node_ref=menu>
-            <summary class="button" id="export-menu">"Export"</summary>
+            <summary class="button small secondary" id="export-menu">"Export"</summary>
             <div class="export-items" role="menu" aria-label="Export">
                 <p class="export-heading">"Diagram (as on screen)"</p>
                 <ul class="export-spaces">{spaces}</ul>
