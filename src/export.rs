@@ -4,13 +4,14 @@
 //! lines ended by CRLF, a field quoted (its quotes doubled) when it holds a comma, a quote,
 //! a CR or an LF. Bytes are exact integers, never `1.2 MiB`; an unknown figure is an empty
 //! field. What the rows are (their order, grouping, filtering) is the caller's:
-//! [`crate::query`] and [`crate::answers`] work them out, this module only writes them.
+//! [`crate::query`], [`crate::answers`] and [`crate::diff`] work them out, this module only writes them.
 
 use std::borrow::Cow;
 
 use crate::analysis::value_kind;
 use crate::answers::categories::CategoryRow;
 use crate::answers::groups::SourceLine;
+use crate::diff::{GroupDelta, MatchRule, ValueChange};
 use crate::model::Module;
 use crate::query::{self, Group};
 
@@ -152,6 +153,73 @@ pub fn categories_csv(rows: &[CategoryRow]) -> String {
             format!("{:.2}", r.percent),
             r.count.to_string(),
             r.rule.to_string(),
+        ]);
+    }
+    csv.finish()
+}
+
+/// A class of the Compare view's matched values (new, gone, grown, shrunk, unchanged): a
+/// line per value or pair, each side's figures in its own columns (empty for a missing side).
+pub fn value_changes_csv(rows: &[ValueChange]) -> String {
+    let mut csv = Csv::new(&[
+        "change_bytes",
+        "base_bytes",
+        "new_bytes",
+        "base_value",
+        "new_value",
+        "matched_by",
+        "base_op_name",
+        "new_op_name",
+        "base_shape",
+        "new_shape",
+        "base_source",
+        "new_source",
+    ]);
+    for r in rows {
+        let (b, n) = (r.base.as_ref(), r.new.as_ref());
+        let rule = match r.rule {
+            Some(MatchRule::OpNameShape) => "op_name+shape",
+            Some(MatchRule::Name) => "name",
+            Some(MatchRule::SourceShape) => "source+shape",
+            None => "",
+        };
+        csv.row([
+            r.delta_bytes.to_string(),
+            b.map_or(String::new(), |i| i.bytes.to_string()),
+            n.map_or(String::new(), |i| i.bytes.to_string()),
+            b.map_or(String::new(), |i| i.name.clone()),
+            n.map_or(String::new(), |i| i.name.clone()),
+            rule.to_string(),
+            b.map_or(String::new(), |i| i.op_name.clone()),
+            n.map_or(String::new(), |i| i.op_name.clone()),
+            b.map_or(String::new(), |i| i.shape.clone()),
+            n.map_or(String::new(), |i| i.shape.clone()),
+            b.and_then(|i| i.source.clone()).unwrap_or_default(),
+            n.and_then(|i| i.source.clone()).unwrap_or_default(),
+        ]);
+    }
+    csv.finish()
+}
+
+/// The Compare view's live bytes at the two peaks grouped by `key` (`op_name` or
+/// `source_line`), as differences: every group, not only those shown.
+pub fn group_deltas_csv(rows: &[GroupDelta], key: &str) -> String {
+    let mut csv = Csv::new(&[
+        "change_bytes",
+        "base_bytes",
+        "base_values",
+        "new_bytes",
+        "new_values",
+        key,
+    ]);
+    for d in rows {
+        csv.row([
+            d.delta_bytes.to_string(),
+            d.base_bytes.to_string(),
+            d.base_values.to_string(),
+            d.new_bytes.to_string(),
+            d.new_values.to_string(),
+            d.key.clone(),
         ]);
     }
     csv.finish()

@@ -299,16 +299,29 @@ fn a_capacity_on_a_panel_of_any_height_draws_without_panicking() {
         .remove(0);
     let a = analyze(&m);
     for space in &a.spaces {
-        for cap in [1, space.peak_bytes / 2, space.peak_bytes, space.peak_bytes * 2] {
+        for cap in [
+            1,
+            space.peak_bytes / 2,
+            space.peak_bytes,
+            space.peak_bytes * 2,
+        ] {
             let style = Style {
-                capacity: Some(bufscope::answers::capacity::parse_capacity(&cap.to_string()).unwrap()),
+                capacity: Some(
+                    bufscope::answers::capacity::parse_capacity(&cap.to_string()).unwrap(),
+                ),
                 ..Style::default()
             };
             for height in 1..=260u32 {
                 let mut raster = bufscope::render::Raster::new(640, height);
                 let area = (&mut raster).into_drawing_area();
-                let drawn =
-                    bufscope::render::draw_space(&area, &m, &a, space, &Viewport::default(), &style);
+                let drawn = bufscope::render::draw_space(
+                    &area,
+                    &m,
+                    &a,
+                    space,
+                    &Viewport::default(),
+                    &style,
+                );
                 assert!(drawn.is_ok(), "colour {}, height {height}", space.color);
             }
         }

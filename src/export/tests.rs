@@ -64,7 +64,11 @@ fn fields_are_quoted_only_when_they_must_be() {
 #[test]
 fn rows_read_back_as_written() {
     let rows = [
-        vec!["jit(f)/dot_general[dimension_numbers=(([1], [0]), ([], []))]", "1", ""],
+        vec![
+            "jit(f)/dot_general[dimension_numbers=(([1], [0]), ([], []))]",
+            "1",
+            "",
+        ],
         vec!["a \"quoted\" name", "line one\nline two", "cr\r\nlf"],
         vec!["", ",", "\""],
     ];
@@ -109,7 +113,10 @@ fn values_read_back_one_by_one() {
         assert_eq!(row[0], m.value_name(value));
         assert_eq!(row[1], value.id.to_string());
         assert_eq!(row[2].parse::<u64>().unwrap(), value.size);
-        let logical = value.logical_size.map(|l| l.to_string()).unwrap_or_default();
+        let logical = value
+            .logical_size
+            .map(|l| l.to_string())
+            .unwrap_or_default();
         assert_eq!(row[3], logical);
         assert_eq!(row[5], m.str(value.shape));
         let op = m.str(m.instruction(value).op_name);
@@ -128,7 +135,10 @@ fn groups_and_answers_have_a_line_each_and_their_sums() {
     let gs = query::group_by_op_name(&m, &live.indices());
     let back = parse(&op_groups_csv(&m, &gs));
     assert_eq!(back.len(), gs.len() + 1);
-    let count: usize = back[1..].iter().map(|r| r[1].parse::<usize>().unwrap()).sum();
+    let count: usize = back[1..]
+        .iter()
+        .map(|r| r[1].parse::<usize>().unwrap())
+        .sum();
     assert_eq!(count, live.values.len());
     let total: u64 = back[1..].iter().map(|r| r[2].parse::<u64>().unwrap()).sum();
     assert_eq!(total, live.value_bytes);
@@ -159,4 +169,66 @@ fn file_names_keep_to_safe_characters() {
     assert_eq!(file_name("", &["summary"], "json"), "module-summary.json");
     assert_eq!(file_name("../..", &[""], "svg"), "module.svg");
     assert!(file_name(&"x".repeat(500), &[], "csv").len() <= 204);
+}
+
+/// TPU 000 (with a quoted op_name) against TPU 001: each class of matched values and each
+/// grouping of the Compare view reads back a line per row, with the row's figures, and the
+/// changes add up to the diff's own.
+#[test]
+fn compare_tables_read_back_row_by_row() {
+    use crate::diff::{diff_modules, Side};
+    let base = tpu_000();
+    let text = include_str!("../../tests/fixtures/tpu/001_d4ec204070c56195.txt");
+    let new = crate::load_files([("001.txt", text.as_bytes())])
+        .modules
+        .swap_remove(0);
+    let (ba, na) = (analyze(&base), analyze(&new));
+    let diff = diff_modules(Side::new(&base, &ba), Side::new(&new, &na));
+    let mut rows_seen = 0;
+    for space in &diff.spaces {
+        let c = &space.changes;
+        for class in [&c.new, &c.gone, &c.grown, &c.shrunk, &c.unchanged] {
+            let back = parse(&value_changes_csv(class));
+            assert_eq!(back.len(), class.len() + 1, "a header and a line per row");
+            assert_eq!(back[0][0], "change_bytes");
+            for (r, line) in class.iter().zip(&back[1..]) {
+                assert_eq!(line.len(), 12);
+                assert_eq!(line[0], r.delta_bytes.to_string());
+                let name = |i: &Option<crate::diff::ValueInfo>| {
+                    i.as_ref().map_or(String::new(), |i| i.name.clone())
+                };
+                assert_eq!(
+                    (line[3].clone(), line[4].clone()),
+                    (name(&r.base), name(&r.new))
+                );
+                let op = |i: &Option<crate::diff::ValueInfo>| {
+                    i.as_ref().map_or(String::new(), |i| i.op_name.clone())
+                };
+                assert_eq!(
+                    (line[6].clone(), line[7].clone()),
+                    (op(&r.base), op(&r.new))
+                );
+            }
+            let sum: i64 = back[1..].iter().map(|l| l[0].parse::<i64>().unwrap()).sum();
+            assert_eq!(sum, class.iter().map(|r| r.delta_bytes).sum::<i64>());
+            rows_seen += class.len();
+        }
+        for (rows, key) in [
+            (&space.groups.by_op_name, "op_name"),
+            (&space.groups.by_source, "source_line"),
+        ] {
+            let back = parse(&group_deltas_csv(rows, key));
+            assert_eq!(back.len(), rows.len() + 1);
+            assert_eq!(back[0][5], key);
+            for (d, line) in rows.iter().zip(&back[1..]) {
+                assert_eq!(line[5], d.key);
+                let (b, n): (u64, u64) = (line[1].parse().unwrap(), line[3].parse().unwrap());
+                assert_eq!(n as i64 - b as i64, line[0].parse::<i64>().unwrap());
+            }
+        }
+    }
+    assert!(
+        rows_seen > 0,
+        "TPU 000 and 001 have values live at their peaks"
+    );
 }

@@ -126,8 +126,8 @@ pub fn comparison_svg(
     let count = u32::try_from(spaces.len()).unwrap_or(u32::MAX).max(1);
     let mut svg = String::new();
     {
-        let root = Svg::with_string(&mut svg, (width, each.saturating_mul(count)))
-            .into_drawing_area();
+        let root =
+            Svg::with_string(&mut svg, (width, each.saturating_mul(count))).into_drawing_area();
         let _ = root.fill(&style.background);
         let mut rest = root;
         for peaks in spaces {

@@ -437,11 +437,9 @@ pub fn key_view(
         Action::PanUp => pan_by(view, 0.0, pan),
         Action::PanDown => pan_by(view, 0.0, -pan),
         Action::Reset => full,
-        Action::Close
-        | Action::Help
-        | Action::Search
-        | Action::NextPeak
-        | Action::PreviousPeak => return None,
+        Action::Close | Action::Help | Action::Search | Action::NextPeak | Action::PreviousPeak => {
+            return None
+        }
     })
 }
 

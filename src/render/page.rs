@@ -188,7 +188,10 @@ mod tests {
             x1: 0.0,
             ..full
         };
-        assert_eq!(whole, render_space_svg(m, &a, space.color, &invalid, (900, 480), &style));
+        assert_eq!(
+            whole,
+            render_space_svg(m, &a, space.color, &invalid, (900, 480), &style)
+        );
         let half = Viewport {
             x1: (full.x0 + full.x1) / 2.0,
             ..full

@@ -129,8 +129,14 @@ fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
     use js_sys::{Array, Function, Reflect};
     let window = web_sys::window()?;
     let storage = Reflect::get(&window, &"localStorage".into()).ok()?;
-    let f: Function = Reflect::get(&storage, &method.into()).ok()?.dyn_into().ok()?;
-    let args: Array = args.iter().map(|a| wasm_bindgen::JsValue::from_str(a)).collect();
+    let f: Function = Reflect::get(&storage, &method.into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let args: Array = args
+        .iter()
+        .map(|a| wasm_bindgen::JsValue::from_str(a))
+        .collect();
     f.apply(&storage, &args).ok()
 }
 

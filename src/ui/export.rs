@@ -88,7 +88,10 @@ fn export_svg(focus: Focus, color: u32) {
     let shown = focus.shown();
     let Some((view, size)) = with_diagram(Some(color), |d| {
         let c = d.canvas();
-        let size = (c.client_width().max(0) as u32, c.client_height().max(0) as u32);
+        let size = (
+            c.client_width().max(0) as u32,
+            c.client_height().max(0) as u32,
+        );
         (d.view(), size)
     }) else {
         return;

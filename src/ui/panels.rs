@@ -95,7 +95,11 @@ pub fn Header(focus: Focus) -> impl IntoView {
             }
         });
     let count = |n: usize, one: &str, many: &str| {
-        format!("{} {}", fmt::grouped(n as u64), if n == 1 { one } else { many })
+        format!(
+            "{} {}",
+            fmt::grouped(n as u64),
+            if n == 1 { one } else { many }
+        )
     };
     view! {
         <div class="module-header" title=m.files.join(", ")>

@@ -148,7 +148,10 @@ fn splitter(panel: Panel, axis: Axis, label: &'static str) -> impl IntoView {
         if e.button() != 0 {
             return;
         }
-        if let Some(el) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+        if let Some(el) = e
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
             let _ = el.set_pointer_capture(e.pointer_id());
         }
         start.set_value(Some((along(&e), panel.size.get_untracked())));
@@ -157,9 +160,7 @@ fn splitter(panel: Panel, axis: Axis, label: &'static str) -> impl IntoView {
     let on_move = move |e: PointerEvent| {
         if let Some((from, size)) = start.get_value() {
             // The panels grow away from their edge: leftwards and upwards.
-            panel
-                .size
-                .set(limit(size - f64::from(along(&e) - from)));
+            panel.size.set(limit(size - f64::from(along(&e) - from)));
         }
     };
     let on_up = move |_: PointerEvent| start.set_value(None);
@@ -173,7 +174,11 @@ fn splitter(panel: Panel, axis: Axis, label: &'static str) -> impl IntoView {
         e.stop_propagation();
         panel.size.update(|s| *s = limit(*s + step));
     };
-    let orientation = if axis == Axis::Width { "vertical" } else { "horizontal" };
+    let orientation = if axis == Axis::Width {
+        "vertical"
+    } else {
+        "horizontal"
+    };
     view! {
         <div class="splitter" role="separator" tabindex="0" aria-label=label
             aria-orientation=orientation

@@ -90,6 +90,33 @@ test('(4) gone and new values at the peak, with their bytes; unchanged ones with
   assert(await byOp.getAttribute('data-delta') === '-8196', `largest op_name change: ${await byOp.getAttribute('data-delta')}`);
 });
 
+test('(4b) each table of the comparison downloads as CSV, every row with its change', async () => {
+  // The gone class: its rows are in the page (fewer than the 20 shown at first), so the CSV
+  // is checked against them row by row; then the op_name grouping, against its first row.
+  const gone = page.locator('.compare-space[data-color="0"] .compare-class.gone');
+  const rows = await gone.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.base, tr.dataset.delta]));
+  const csvOf = async (button) => {
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), button.click()]);
+    const text = (await import('node:fs')).readFileSync(await dl.path(), 'utf8');
+    assert(text.endsWith('\r\n'), 'CSV lines end with CRLF');
+    return { name: dl.suggestedFilename(), lines: text.trimEnd().split('\r\n').map((l) => l.split(',')) };
+  };
+  const g = await csvOf(gone.locator('.compare-csv'));
+  assert(/^cpu_mlp_train-vs-cpu_mlp_train-space0-gone\.csv$/.test(g.name), `file ${g.name}`);
+  assert(g.lines[0][0] === 'change_bytes' && g.lines[0][3] === 'base_value', `header ${g.lines[0]}`);
+  assert(g.lines.length === rows.length + 1, `${g.lines.length - 1} CSV rows for ${rows.length} table rows`);
+  rows.forEach(([name, delta], i) => {
+    assert(g.lines[i + 1][3] === name && g.lines[i + 1][0] === delta, `row ${i}: ${g.lines[i + 1]} vs ${name} ${delta}`);
+  });
+  const byOp = page.locator('.compare-space[data-color="0"] .compare-group[data-group="op_name"]');
+  const o = await csvOf(byOp.locator('.compare-csv'));
+  assert(o.lines[0][5] === 'op_name', `header ${o.lines[0]}`);
+  assert(o.lines[1][0] === await byOp.locator('tbody tr').first().getAttribute('data-delta'), `first op_name row ${o.lines[1]}`);
+  const summary = await byOp.locator('summary').textContent();
+  const total = Number(summary.match(/of (\d+)/)[1]);
+  assert(o.lines.length === total + 1, `${o.lines.length - 1} CSV rows, the table has ${total}`);
+});
+
 test('(5) a zoom on one diagram moves the other to the same relative position', async () => {
   const [nb, nn] = [await steps('base'), await steps('new')];
   assert(nb === 100 && nn === 97, `steps ${nb}, ${nn}`);

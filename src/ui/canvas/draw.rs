@@ -375,7 +375,11 @@ impl Diagram {
         // In a workspace's slot the layout gives the diagram its height (style/diagram.css).
         let slot = self.wrapper.closest(".space-slot").ok().flatten().is_some();
         let laid_out = f64::from(self.wrapper.client_height());
-        let css_height = if slot && laid_out >= 60.0 { laid_out } else { bufscope::render::panel_height(css_width) };
+        let css_height = if slot && laid_out >= 60.0 {
+            laid_out
+        } else {
+            bufscope::render::panel_height(css_width)
+        };
         let size = (
             (css_width * dpr).round() as u32,
             (css_height * dpr).round() as u32,

@@ -308,9 +308,7 @@ impl Diagram {
         let Some(from) = untrack(|| focus.step_in(self.color)) else {
             return false;
         };
-        let to = self
-            .space()
-            .and_then(|s| peak_step(action, &s.curve, from));
+        let to = self.space().and_then(|s| peak_step(action, &s.curve, from));
         if to.is_some() {
             focus.step.set(to);
             self.shared.active.set_value(Some(self.color));

@@ -70,7 +70,7 @@ pub(super) fn SpaceCompare(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
                 data-direction=direction>{delta}</p>
             <CapacityField sides=sides color=color />
             <ChangeTables sides=sides space=space.clone() />
-            <GroupTables space=space.clone() />
+            <GroupTables sides=sides space=space.clone() />
             <Diagrams sides=sides color=color />
         </section>
     }

@@ -9,12 +9,26 @@
 use std::sync::Arc;
 
 use bufscope::diff::{GroupDelta, SpaceDiff, ValueChange, ValueInfo};
+use bufscope::export::{file_name, group_deltas_csv, value_changes_csv};
 use bufscope::text::clip_middle;
 use bufscope::units::signed_bytes;
 use leptos::prelude::*;
 
 use super::sync::{rule_name, select, Sides};
+use crate::ui::export::download_text;
 use crate::ui::fmt;
+
+/// The name of a CSV of a table of one space of the comparison: both modules, the space and
+/// the table.
+fn csv_name(sides: Sides, color: u32, table: &str) -> String {
+    let (base, new) = (sides.base.shown(), sides.new.shown());
+    let space = format!("space{color}");
+    file_name(
+        &base.module.name,
+        &["vs", &new.module.name, &space, table],
+        "csv",
+    )
+}
 
 /// Rows of a table on the page at first.
 const FIRST_ROWS: usize = 20;
@@ -44,15 +58,23 @@ fn more_button(shown: RwSignal<usize>, total: usize) -> impl IntoView {
     }
 }
 
-/// A table of `total` rows with its header cells `head`, `shown` of its rows on the page
-/// and a "show more" button under it.
+/// A table of `total` rows with its header cells `head`, `shown` of its rows on the page,
+/// a "show more" button under it and a CSV button above it that downloads every row
+/// (`csv` gives the file's name and text).
 fn bounded_table(
     head: impl IntoView,
     rows: impl IntoView,
     shown: RwSignal<usize>,
     total: usize,
+    csv: impl Fn() -> (String, String) + 'static,
 ) -> impl IntoView {
+    let download = move |_| {
+        let (name, text) = csv();
+        download_text(&name, "text/csv", &text);
+    };
     view! {
+        <button type="button" class="button small secondary csv-button compare-csv"
+            title="Download every row of this table as CSV" on:click=download>"CSV"</button>
         <div class="table-scroll">
             <table class="compare-table">
                 <thead><tr>{head}</tr></thead>
@@ -132,6 +154,13 @@ fn class_rows<'a>(space: &'a SpaceDiff, class: &str) -> &'a [ValueChange] {
 fn ClassTable(sides: Sides, space: Arc<SpaceDiff>, class: &'static str) -> impl IntoView {
     let shown = RwSignal::new(FIRST_ROWS);
     let total = class_rows(&space, class).len();
+    let csv = {
+        let space = space.clone();
+        move || {
+            let name = csv_name(sides, space.peaks.color, class);
+            (name, value_changes_csv(class_rows(&space, class)))
+        }
+    };
     let rows = move || {
         class_rows(&space, class)
             .iter()
@@ -148,7 +177,7 @@ fn ClassTable(sides: Sides, space: Arc<SpaceDiff>, class: &'static str) -> impl 
         <th scope="col">"op_name"</th>
         <th scope="col">"Shape"</th>
     };
-    bounded_table(head, rows, shown, total)
+    bounded_table(head, rows, shown, total, csv)
 }
 
 fn change_row(sides: Sides, row: &ValueChange) -> impl IntoView {
@@ -196,7 +225,7 @@ fn change_row(sides: Sides, row: &ValueChange) -> impl IntoView {
 
 /// The live bytes at the peaks by op_name and by source line, as differences.
 #[component]
-pub(super) fn GroupTables(space: Arc<SpaceDiff>) -> impl IntoView {
+pub(super) fn GroupTables(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView {
     let g = &space.groups;
     let changed = |v: &[GroupDelta]| v.iter().filter(|d| d.delta_bytes != 0).count();
     let (ops, lines) = (changed(&g.by_op_name), changed(&g.by_source));
@@ -204,18 +233,35 @@ pub(super) fn GroupTables(space: Arc<SpaceDiff>) -> impl IntoView {
         <div class="compare-groups">
             <details class="compare-group" data-group="op_name" open={ops > 0}>
                 <summary>{format!("By op_name: {} changed of {}", ops, g.by_op_name.len())}</summary>
-                <GroupTable space=space.clone() by_source=false key_title="op_name" />
+                <GroupTable sides=sides space=space.clone() by_source=false key_title="op_name" />
             </details>
             <details class="compare-group" data-group="source" open={lines > 0}>
                 <summary>{format!("By source line: {} changed of {}", lines, g.by_source.len())}</summary>
-                <GroupTable space=space.clone() by_source=true key_title="Source line" />
+                <GroupTable sides=sides space=space.clone() by_source=true key_title="Source line" />
             </details>
         </div>
     }
 }
 
 #[component]
-fn GroupTable(space: Arc<SpaceDiff>, by_source: bool, key_title: &'static str) -> impl IntoView {
+fn GroupTable(
+    sides: Sides,
+    space: Arc<SpaceDiff>,
+    by_source: bool,
+    key_title: &'static str,
+) -> impl IntoView {
+    let csv = {
+        let space = space.clone();
+        move || {
+            let (rows, key) = if by_source {
+                (&space.groups.by_source, "source_line")
+            } else {
+                (&space.groups.by_op_name, "op_name")
+            };
+            let name = csv_name(sides, space.peaks.color, &format!("by_{key}"));
+            (name, group_deltas_csv(rows, key))
+        }
+    };
     let total = if by_source {
         space.groups.by_source.len()
     } else {
@@ -253,5 +299,5 @@ fn GroupTable(space: Arc<SpaceDiff>, by_source: bool, key_title: &'static str) -
         <th scope="col" class="num">"New (values)"</th>
         <th scope="col">{key_title}</th>
     };
-    bounded_table(head, rows, shown, total)
+    bounded_table(head, rows, shown, total, csv)
 }

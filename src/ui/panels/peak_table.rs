@@ -257,5 +257,8 @@ fn csv(t: Table) -> (String, String) {
         .map_or_else(|| "nostep".to_string(), |s| format!("step{s}"));
     let space = memory_space_name(color);
     let by = if grouped { "by_op_name" } else { "" };
-    (export::file_name(&m.name, &["live", &step, &space, by], "csv"), text)
+    (
+        export::file_name(&m.name, &["live", &step, &space, by], "csv"),
+        text,
+    )
 }
