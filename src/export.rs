@@ -177,12 +177,7 @@ pub fn value_changes_csv(rows: &[ValueChange]) -> String {
     ]);
     for r in rows {
         let (b, n) = (r.base.as_ref(), r.new.as_ref());
-        let rule = match r.rule {
-            Some(MatchRule::OpNameShape) => "op_name+shape",
-            Some(MatchRule::Name) => "name",
-            Some(MatchRule::SourceShape) => "source+shape",
-            None => "",
-        };
+        let rule = r.rule.map_or("", MatchRule::label);
         csv.row([
             r.delta_bytes.to_string(),
             b.map_or(String::new(), |i| i.bytes.to_string()),

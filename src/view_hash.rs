@@ -14,8 +14,8 @@
 //! field that does not read (a bad number, an empty range, a bad escape) is left at its
 //! default, and no text makes it panic.
 
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// What the page's URL hash says about the view.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,44 +46,31 @@ pub struct Zoom {
     pub y1: f64,
 }
 
-/// Bytes written as they are in a name; every other byte is `%XX`.
-fn kept(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-._~!$()*/:@".contains(&b)
-}
+/// Bytes escaped in a name: all but letters, digits and `-._~!$()*/:@`, which a URL's
+/// fragment may hold as they are.
+const ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'/')
+    .remove(b':')
+    .remove(b'@');
 
-/// `text` percent-encoded as UTF-8 ([`kept`] bytes as they are).
+/// `text` percent-encoded as UTF-8 (the bytes of [`ESCAPED`] as `%XX`).
 pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for &b in text.as_bytes() {
-        if kept(b) {
-            out.push(char::from(b));
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
+    utf8_percent_encode(text, ESCAPED).to_string()
 }
 
 /// `text` with its `%XX` escapes decoded; a `%` not followed by two hex digits stays as it
 /// is, and bytes that are not UTF-8 become U+FFFD.
 pub fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let hex = |j: usize| bytes.get(j).and_then(|&h| char::from(h).to_digit(16));
-        if b == b'%' {
-            if let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 impl Zoom {

@@ -48,6 +48,17 @@ pub enum MatchRule {
     SourceShape,
 }
 
+impl MatchRule {
+    /// The rule as the Compare view and its CSV name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            MatchRule::OpNameShape => "op_name + shape",
+            MatchRule::Name => "name",
+            MatchRule::SourceShape => "source line + shape",
+        }
+    }
+}
+
 /// One value as the diff shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ValueInfo {

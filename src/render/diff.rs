@@ -28,7 +28,6 @@ use crate::units::{group_digits, human_bytes, signed_bytes};
 pub const BASE_COLOR: RGBColor = RGBColor(0x3e, 0x7c, 0xc8);
 /// The new side's colour.
 pub const NEW_COLOR: RGBColor = RGBColor(0xe0, 0x7a, 0x10);
-/// The capacity line's colour.
 
 /// Height of the chart for a width, in pixels: a third of it within 220 to 360.
 pub fn comparison_height(width: u32) -> u32 {

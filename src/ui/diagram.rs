@@ -96,7 +96,7 @@ fn space_slot(
             <button type="button" class="space-strip" data-color=color.to_string()
                 aria-expanded=move || open.get().to_string()
                 on:click=move |_| open.update(|o| *o = !*o)>
-                <span class=format!("swatch c{}", color % 8)></span>
+                <span class=fmt::swatch(color)></span>
                 <span class="strip-label">{label}</span>
                 <span class="strip-action">{move || if open.get() { "hide diagram" } else { "show diagram" }}</span>
             </button>

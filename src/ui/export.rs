@@ -19,6 +19,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
 use super::canvas::with_diagram;
+use super::fmt;
 use super::state::Focus;
 
 /// How long an object URL is kept after its download started (ms).
@@ -169,7 +170,7 @@ pub fn ExportMenu(focus: Focus) -> impl IntoView {
         .iter()
         .map(|s| {
             let c = s.color;
-            let swatch = format!("swatch c{}", c % 8);
+            let swatch = fmt::swatch(c);
             view! {
                 <li class="export-space" data-color=c.to_string()>
                     <span class="export-space-name"><span class=swatch></span>{memory_space_label(c, shown.module.backend())}</span>

@@ -226,7 +226,7 @@ fn warnings(m: &Module) -> Option<impl IntoView> {
 
 /// One memory space's row of the header's table.
 fn space_row(m: &Module, s: &Space) -> impl IntoView {
-    let swatch = format!("swatch c{}", s.color % 8);
+    let swatch = fmt::swatch(s.color);
     let peak_step = s
         .peak_time
         .map_or_else(|| "—".to_string(), |t| step_label(m, t));

@@ -95,12 +95,7 @@ pub(super) fn select(sides: Sides, base: Option<u32>, new: Option<u32>) {
 
 /// The name of the rule, as the tables say it.
 pub(super) fn rule_name(rule: Option<MatchRule>) -> &'static str {
-    match rule {
-        Some(MatchRule::OpNameShape) => "op_name + shape",
-        Some(MatchRule::Name) => "name",
-        Some(MatchRule::SourceShape) => "source line + shape",
-        None => "—",
-    }
+    rule.map_or("—", MatchRule::label)
 }
 
 /// What is selected, on both sides, and by which rule they were matched.

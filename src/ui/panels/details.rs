@@ -59,7 +59,7 @@ pub fn Details(focus: Focus) -> impl IntoView {
             </div>
             <dl class="facts">
                 <dt>"Memory space"</dt>
-                <dd><span class=format!("swatch c{}", color % 8)></span>{space_label(color, m)}</dd>
+                <dd><span class=fmt::swatch(color)></span>{space_label(color, m)}</dd>
                 <dt>"Shape"</dt>
                 <dd><code class="shape">{m.str(value.shape).to_string()}</code></dd>
                 {sizes(&value)}

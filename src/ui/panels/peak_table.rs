@@ -180,7 +180,7 @@ fn space_tabs(t: Table) -> impl IntoView {
         .iter()
         .map(|s| {
             let c = s.color;
-            let swatch = format!("swatch c{}", c % 8);
+            let swatch = fmt::swatch(c);
             let note = format!(
                 "{} · {} live",
                 fmt::human(s.peak_bytes),
