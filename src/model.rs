@@ -38,6 +38,47 @@ pub struct Strings {
     hasher: DefaultHashBuilder,
 }
 
+/// Bytes as text, invalid UTF-8 replaced (`String::from_utf8_lossy`, with the fast check of
+/// valid text first: dumps are ASCII but for stack-trace names).
+pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// The last string given to [`Strings::intern_bytes`] through it, with its handle: equal
+/// strings often come in runs (a value's shape, an op_name), and a run is then hashed and
+/// looked up once.
+#[derive(Default, Clone)]
+pub struct LastInterned {
+    /// None before the first string.
+    bytes: Option<Vec<u8>>,
+    handle: Str,
+}
+
+impl LastInterned {
+    /// `strings.intern_bytes(text)`, without the lookup when `text` is the last one.
+    pub fn intern(&mut self, strings: &mut Strings, text: &[u8]) -> Str {
+        self.intern_run(strings, text).0
+    }
+
+    /// [`LastInterned::intern`], and whether `text` starts a new run (differs from the
+    /// last one, or is the first).
+    pub fn intern_run(&mut self, strings: &mut Strings, text: &[u8]) -> (Str, bool) {
+        match &mut self.bytes {
+            Some(last) if last.as_slice() == text => (self.handle, false),
+            last => {
+                self.handle = strings.intern_bytes(text);
+                let bytes = last.get_or_insert_with(Vec::new);
+                bytes.clear();
+                bytes.extend_from_slice(text);
+                (self.handle, true)
+            }
+        }
+    }
+}
+
 /// 32 bits of a string's hash, kept beside it in a hash table; the table works with
 /// [`TableHash::spread`] of them, which it can recompute when it grows without the string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +112,18 @@ impl Strings {
             .unwrap_or("")
     }
 
+    /// The bytes of `s` ([`Strings::get`] without the check of char boundaries).
+    pub fn bytes(&self, s: Str) -> &[u8] {
+        let (chunk, at) = (
+            s.start as usize / Self::CHUNK,
+            s.start as usize % Self::CHUNK,
+        );
+        self.chunks
+            .get(chunk)
+            .and_then(|c| c.as_bytes().get(at..at + s.len as usize))
+            .unwrap_or(b"")
+    }
+
     /// The handle of `text`, adding it once.
     pub fn intern(&mut self, text: &str) -> Str {
         self.intern_bytes(text.as_bytes())
@@ -82,16 +135,21 @@ impl Strings {
             return Str::EMPTY;
         }
         let hash = TableHash::of(&self.hasher, text);
-        let found = self.table.find(hash.spread(), |&(s, h)| {
-            h == hash && self.get(s).as_bytes() == text
-        });
+        let found = self
+            .table
+            .find(hash.spread(), |&(s, h)| h == hash && self.bytes(s) == text);
         if let Some(&(s, _)) = found {
             return s;
         }
-        let s = self.push(&String::from_utf8_lossy(text));
+        let s = self.push_bytes(text);
         self.table
             .insert_unique(hash.spread(), (s, hash), |&(_, h)| h.spread());
         s
+    }
+
+    /// [`Strings::push`] for bytes (invalid UTF-8 is stored replaced).
+    pub fn push_bytes(&mut self, text: &[u8]) -> Str {
+        self.push(&utf8_lossy(text))
     }
 
     /// Appends `text` without interning it.

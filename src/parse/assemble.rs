@@ -7,7 +7,7 @@ use super::lex::text;
 use super::used_values::InstrInfo;
 use super::Part;
 use crate::model::{
-    InstrId, Instruction, LiveRange, Module, Schedule, Str, TableHash, Value, Warning,
+    InstrId, Instruction, LastInterned, LiveRange, Module, Schedule, Str, TableHash, Value, Warning,
 };
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
@@ -26,6 +26,13 @@ pub(crate) struct Builder {
     /// `(instruction, index as printed, range, line)` from `BufferLiveRange`.
     pub ranges: Vec<(InstrId, Str, LiveRange, u64)>,
     shape_sizes: HashMap<Str, Option<u64>>,
+    /// Runs of equal strings in consecutive lines: a value's index and shape (with the
+    /// shape's logical size), an instruction's opcode, op_name and source file.
+    last_index: LastInterned,
+    last_shape: (LastInterned, Option<u64>),
+    last_opcode: LastInterned,
+    last_op_name: LastInterned,
+    last_source_file: LastInterned,
     /// Which file each part came from (`file NUL virtual file`).
     parts: Vec<(Part, String)>,
     /// The line of each value's ` value:` line, for warnings.
@@ -51,6 +58,11 @@ impl Builder {
             infos: Vec::new(),
             ranges: Vec::new(),
             shape_sizes: HashMap::new(),
+            last_index: LastInterned::default(),
+            last_shape: (LastInterned::default(), None),
+            last_opcode: LastInterned::default(),
+            last_op_name: LastInterned::default(),
+            last_source_file: LastInterned::default(),
             parts: Vec::new(),
             value_lines: Vec::new(),
         }
@@ -83,7 +95,7 @@ impl Builder {
         let m = &mut self.module;
         let strings = &m.strings;
         if let Some(&(_, id, _)) = self.instr_ids.find(hash.spread(), |&(s, _, h)| {
-            h == hash && strings.get(s).as_bytes() == name
+            h == hash && strings.bytes(s) == name
         }) {
             return id;
         }
@@ -105,12 +117,16 @@ impl Builder {
             .push(u32::try_from(line).unwrap_or(u32::MAX));
         let instruction = self.instr(v.value.name);
         let strings = &mut self.module.strings;
-        let index = strings.intern_bytes(v.value.index);
-        let shape = strings.intern_bytes(v.shape);
-        let logical_size = *self
-            .shape_sizes
-            .entry(shape)
-            .or_insert_with(|| crate::shape::logical_size(strings.get(shape)));
+        let index = self.last_index.intern(strings, v.value.index);
+        let (last_shape, logical_size) = &mut self.last_shape;
+        let (shape, new_run) = last_shape.intern_run(strings, v.shape);
+        if new_run {
+            *logical_size = *self
+                .shape_sizes
+                .entry(shape)
+                .or_insert_with(|| crate::shape::logical_size(strings.get(shape)));
+        }
+        let logical_size = *logical_size;
         let allocation = self.module.allocations.len().saturating_sub(1) as u32;
         self.module.values.push(Value {
             id: v.value.id,
@@ -159,15 +175,15 @@ impl Builder {
         let s = &mut self.module.strings;
         let instruction = Instruction {
             name: Str::EMPTY,
-            opcode: s.intern_bytes(info.opcode),
+            opcode: self.last_opcode.intern(s, info.opcode),
             op_name: info
                 .op_name
                 .as_deref()
-                .map_or(Str::EMPTY, |t| s.intern_bytes(t)),
+                .map_or(Str::EMPTY, |t| self.last_op_name.intern(s, t)),
             source_file: info
                 .source_file
                 .as_deref()
-                .map_or(Str::EMPTY, |t| s.intern_bytes(t)),
+                .map_or(Str::EMPTY, |t| self.last_source_file.intern(s, t)),
             source_line: info.source_line.unwrap_or(0),
             stack_frame_id: info.stack_frame_id,
         };

@@ -1,10 +1,10 @@
 //! Tokens shared by every section's grammar: integers, names, shape indices, the
 //! `<id name{index} (phi) @color>` value token, and byte-string helpers.
 
-use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::bytes::complete::{tag, take_while};
 use nom::character::complete::{digit1, i64 as nom_i64, u32 as nom_u32, u64 as nom_u64};
-use nom::combinator::{opt, recognize};
-use nom::sequence::{delimited, preceded};
+use nom::combinator::recognize;
+use nom::sequence::delimited;
 use nom::{IResult, Parser};
 
 pub(crate) type In<'a> = &'a [u8];
@@ -22,10 +22,27 @@ pub(crate) fn i64(i: In) -> Res<i64> {
     nom_i64(i)
 }
 
-/// An instruction name. XLA sanitises names to `[A-Za-z0-9_.-]`; anything up to a
-/// delimiter is accepted so that an unusual name still reads.
-pub(crate) fn name(i: In) -> Res<In> {
-    take_while1(|c: u8| !matches!(c, b' ' | b'{' | b'}' | b'<' | b'>' | b':' | b',' | b'\t'))(i)
+/// A byte that may stand in an instruction name. XLA sanitises names to `[A-Za-z0-9_.-]`;
+/// anything up to a delimiter is accepted so that an unusual name still reads.
+fn is_name_byte(c: u8) -> bool {
+    NAME_BYTES[usize::from(c)]
+}
+
+/// [`is_name_byte`] of each byte (a table: names are most of what a dump's lines hold).
+static NAME_BYTES: [bool; 256] = {
+    let mut t = [true; 256];
+    let delimiters = *b" {}<>:,\t";
+    let mut k = 0;
+    while k < delimiters.len() {
+        t[delimiters[k] as usize] = false;
+        k += 1;
+    }
+    t
+};
+
+/// Length of the instruction name at the start of `i` (0 when there is none).
+pub(crate) fn name_len(i: In) -> usize {
+    i.iter().position(|&c| !is_name_byte(c)).unwrap_or(i.len())
 }
 
 /// `{}`, `{0}`, `{1,2}`: kept as printed.
@@ -38,6 +55,27 @@ pub(crate) fn shape_index(i: In) -> Res<In> {
     .parse(i)
 }
 
+/// Whether `i` is one whole [`shape_index`].
+pub(crate) fn is_shape_index(i: In) -> bool {
+    match i {
+        [b'{', inner @ .., b'}'] => inner.iter().all(|&c| c.is_ascii_digit() || c == b','),
+        _ => false,
+    }
+}
+
+/// [`u32`] without nom's error values: the number at the start of `i` and what follows.
+pub(crate) fn leading_u32(i: In) -> Option<(u32, In)> {
+    let digits = i.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let mut n: u32 = 0;
+    for &c in &i[..digits] {
+        n = n.checked_mul(10)?.checked_add(u32::from(c - b'0'))?;
+    }
+    Some((n, &i[digits..]))
+}
+
 /// The parts of `<id name{index} (phi) @color>` (`HloValue::ToShortString`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ShortValue<'a> {
@@ -48,20 +86,46 @@ pub(crate) struct ShortValue<'a> {
     pub color: Option<u32>,
 }
 
-pub(crate) fn short_value(i: In) -> Res<ShortValue> {
-    let (i, _) = tag("<")(i)?;
-    let (i, id) = u32(i)?;
-    let (i, _) = tag(" ")(i)?;
-    let (i, name) = name(i)?;
-    let (i, index) = opt(shape_index).parse(i)?;
-    let (i, phi) = opt(tag(" (phi)")).parse(i)?;
-    let (i, color) = opt(preceded(tag(" @"), u32)).parse(i)?;
-    let (i, _) = tag(">")(i)?;
+/// Written out by hand, without nom's combinators: it reads every value header of a dump.
+pub(crate) fn short_value(input: In) -> Res<ShortValue> {
+    let fail = || nom::Err::Error(nom::error::Error::new(input, nom::error::ErrorKind::Tag));
+    let i = input.strip_prefix(b"<").ok_or_else(fail)?;
+    let (id, i) = leading_u32(i).ok_or_else(fail)?;
+    let i = i.strip_prefix(b" ").ok_or_else(fail)?;
+    let n = name_len(i);
+    if n == 0 {
+        return Err(fail());
+    }
+    let (name, mut i) = i.split_at(n);
+    let mut index: &[u8] = b"";
+    if i.first() == Some(&b'{') {
+        // `{` then digits and commas, closed by `}`; anything else leaves no index.
+        let inner = i[1..]
+            .iter()
+            .take_while(|&&c| c.is_ascii_digit() || c == b',')
+            .count();
+        if i.get(1 + inner) == Some(&b'}') {
+            (index, i) = i.split_at(inner + 2);
+        }
+    }
+    let phi = match i.strip_prefix(b" (phi)") {
+        Some(rest) => {
+            i = rest;
+            true
+        }
+        None => false,
+    };
+    let mut color = None;
+    if let Some((c, rest)) = i.strip_prefix(b" @").and_then(leading_u32) {
+        color = Some(c);
+        i = rest;
+    }
+    let i = i.strip_prefix(b">").ok_or_else(fail)?;
     let value = ShortValue {
         id,
         name,
-        index: index.unwrap_or(b""),
-        phi: phi.is_some(),
+        index,
+        phi,
         color,
     };
     Ok((i, value))
@@ -97,12 +161,7 @@ pub(crate) fn all<'a, T>(r: Res<'a, T>) -> Option<T> {
 }
 
 /// Bytes as text; invalid UTF-8 is replaced (dumps are ASCII but for stack-trace names).
-pub(crate) fn text(b: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
-    }
-}
+pub(crate) use crate::model::utf8_lossy as text;
 
 /// Splits a `from instruction:` tail into the instruction text and a value token glued to
 /// its end (XLA 2024-01-16 … 2024-11-01 printed no newline after it).
@@ -118,8 +177,118 @@ pub(crate) fn split_glued(line: In) -> (In, Option<ShortValue>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Value tokens, position and use lines, and strings made of their pieces, cut and
+    /// spliced at random (for checking the hand-written readers against nom's).
+    pub(crate) fn token_soup(cases: usize) -> Vec<Vec<u8>> {
+        let seeds: [&[u8]; 8] = [
+            b"<12 add.1{0,1} (phi) @3>",
+            b"<0 x @0>",
+            b"<4294967295 a{}>",
+            b"  fusion.2 {1}",
+            b"  get-tuple-element",
+            b"  tuple.10, operand 3 {}",
+            b"  a, operand 4294967295",
+            "  caf\u{e9}, operand 0".as_bytes(),
+        ];
+        let tokens: [&[u8]; 16] = [
+            b"<",
+            b"4294967296",
+            b" ",
+            b"{",
+            b"}",
+            b",",
+            b" (phi)",
+            b" @",
+            b"7",
+            b">",
+            b":",
+            b"\t",
+            b", operand ",
+            b"  ",
+            b"{0,1}",
+            b"\xff",
+        ];
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        (0..cases)
+            .map(|_| {
+                let mut s = seeds[next(seeds.len())].to_vec();
+                for _ in 0..next(3) {
+                    let at = next(s.len() + 1);
+                    match next(3) {
+                        0 => drop(s.splice(at..at, tokens[next(tokens.len())].iter().copied())),
+                        1 => drop(s.drain(at..(at + 1 + next(3)).min(s.len()))),
+                        _ => s.truncate(at),
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// `short_value` as nom's combinators read it.
+    fn short_value_nom(i: In) -> Res<ShortValue> {
+        use nom::bytes::complete::take_while1;
+        use nom::combinator::opt;
+        use nom::sequence::preceded;
+        let (i, _) = tag("<")(i)?;
+        let (i, id) = u32(i)?;
+        let (i, _) = tag(" ")(i)?;
+        let (i, name) = take_while1(is_name_byte)(i)?;
+        let (i, index) = opt(shape_index).parse(i)?;
+        let (i, phi) = opt(tag(" (phi)")).parse(i)?;
+        let (i, color) = opt(preceded(tag(" @"), u32)).parse(i)?;
+        let (i, _) = tag(">")(i)?;
+        let index = index.unwrap_or(b"");
+        Ok((
+            i,
+            ShortValue {
+                id,
+                name,
+                index,
+                phi: phi.is_some(),
+                color,
+            },
+        ))
+    }
+
+    #[test]
+    fn short_value_reads_as_nom_does() {
+        let mut read = 0;
+        for s in token_soup(50_000) {
+            let (ours, nom) = (short_value(&s).ok(), short_value_nom(&s).ok());
+            assert_eq!(ours, nom, "{:?}", String::from_utf8_lossy(&s));
+            read += usize::from(ours.is_some());
+        }
+        assert!(read > 5000, "only {read} strings read");
+        for s in [
+            &b"<1 a{0} (phi) @2>"[..],
+            b"<1 a{0}{1}>",
+            b"<1 a @x>",
+            b"<1 a{0,}>rest",
+        ] {
+            assert_eq!(short_value(s).ok(), short_value_nom(s).ok());
+        }
+    }
+
+    #[test]
+    fn hand_written_tokens() {
+        assert!(is_shape_index(b"{}") && is_shape_index(b"{1,2}"));
+        assert!(!is_shape_index(b"{") && !is_shape_index(b"{a}") && !is_shape_index(b"}"));
+        assert_eq!(leading_u32(b"4294967295x"), Some((u32::MAX, &b"x"[..])));
+        assert_eq!(leading_u32(b"4294967296"), None);
+        assert_eq!(leading_u32(b"x1"), None);
+        assert_eq!(name_len(b"add.1{0}"), 5);
+        assert_eq!(name_len("caf\u{e9} x".as_bytes()), 5);
+    }
 
     #[test]
     fn value_tokens() {

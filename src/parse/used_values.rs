@@ -4,23 +4,17 @@
 //! 300,000 characters, is skipped, never copied) and its reader ([`UsedValues`]), which
 //! keeps each value's positions and uses and its instruction's facts for the join.
 
-use super::lex::{self, name, shape_index, text, u32, In};
+use super::lex::{self, In};
 use super::section::{Cx, Flow, SectionReader};
 use crate::model::{Warning, USES_MARK};
-use nom::bytes::complete::tag;
-use nom::combinator::opt;
-use nom::sequence::preceded;
-use nom::Parser;
 
 /// `  NAME[ {INDEX}]` (HloPosition::ToString).
 pub(crate) fn is_position(line: In) -> bool {
     let Some(i) = line.strip_prefix(b"  ") else {
         return false;
     };
-    matches!(
-        (name, opt(preceded(tag(" "), shape_index))).parse(i),
-        Ok((rest, _)) if rest.is_empty()
-    )
+    let n = lex::name_len(i);
+    n > 0 && is_index_tail(&i[n..])
 }
 
 /// `  NAME, operand N[ {INDEX}]` (HloUse::ToString).
@@ -28,10 +22,19 @@ pub(crate) fn is_use(line: In) -> bool {
     let Some(i) = line.strip_prefix(b"  ") else {
         return false;
     };
-    matches!(
-        (name, tag(", operand "), u32, opt(preceded(tag(" "), shape_index))).parse(i),
-        Ok((rest, _)) if rest.is_empty()
-    )
+    let n = lex::name_len(i);
+    let operand = i[n..]
+        .strip_prefix(b", operand ")
+        .and_then(lex::leading_u32);
+    matches!(operand, Some((_, rest)) if n > 0 && is_index_tail(rest))
+}
+
+/// Nothing, or ` {INDEX}`: what may end a position or a use.
+fn is_index_tail(i: In) -> bool {
+    match i.strip_prefix(b" ") {
+        Some(index) => lex::is_shape_index(index),
+        None => i.is_empty(),
+    }
 }
 
 /// What is kept of an instruction's text.
@@ -226,8 +229,9 @@ struct Entry {
 #[derive(Default)]
 pub(super) struct UsedValues {
     entry: Option<Entry>,
-    /// The entry's positions and uses, as the dump's lines joined by `\n`.
-    scratch: String,
+    /// The entry's positions and uses, as the dump's lines joined by `\n` (bytes as read:
+    /// they are checked as UTF-8 once, when the entry is stored).
+    scratch: Vec<u8>,
     /// Instruction name of the previous entry: the values of one instruction follow each
     /// other, and only the first one's `from instruction:` is read.
     previous_name: Vec<u8>,
@@ -298,8 +302,8 @@ impl UsedValues {
         match (at, line) {
             (EntryAt::Header, b" positions:") => self.set(EntryAt::Positions),
             (EntryAt::Positions, b" uses:") => {
-                self.scratch.push_str(USES_MARK);
-                self.scratch.push('\n');
+                self.scratch.extend_from_slice(USES_MARK.as_bytes());
+                self.scratch.push(b'\n');
                 self.set(EntryAt::Uses);
             }
             (EntryAt::Positions, b" uses are not initialized yet.") => {
@@ -327,8 +331,8 @@ impl UsedValues {
     }
 
     fn push(&mut self, line: &[u8]) {
-        self.scratch.push_str(&text(&line[2..]));
-        self.scratch.push('\n');
+        self.scratch.extend_from_slice(&line[2..]);
+        self.scratch.push(b'\n');
     }
 
     /// `<ID NAME[{INDEX}][ (phi)][ @COLOR]>`: an entry starts.
@@ -366,7 +370,8 @@ impl UsedValues {
         let Some(b) = cx.builder() else {
             return;
         };
-        let uses = b.module.uses_strings.push(&self.scratch);
+        // Invalid UTF-8 is replaced as it would be line by line: `\n` ends any sequence.
+        let uses = b.module.uses_strings.push_bytes(&self.scratch);
         b.used.push((e.id, uses));
         self.scratch.clear();
         if !e.known {
@@ -380,6 +385,44 @@ impl UsedValues {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_and_uses_read_as_nom_does() {
+        use super::super::lex::{shape_index, u32};
+        use nom::bytes::complete::{tag, take_while1};
+        use nom::combinator::opt;
+        use nom::sequence::preceded;
+        use nom::Parser;
+        fn name(i: In) -> lex::Res<In> {
+            take_while1(|c: u8| lex::name_len(&[c]) == 1)(i)
+        }
+        let position = |line: In| match line.strip_prefix(b"  ") {
+            Some(i) => matches!(
+                (name, opt(preceded(tag(" "), shape_index))).parse(i),
+                Ok((rest, _)) if rest.is_empty()
+            ),
+            None => false,
+        };
+        let use_ = |line: In| match line.strip_prefix(b"  ") {
+            Some(i) => matches!(
+                (name, tag(", operand "), u32, opt(preceded(tag(" "), shape_index))).parse(i),
+                Ok((rest, _)) if rest.is_empty()
+            ),
+            None => false,
+        };
+        let (mut positions, mut uses) = (0, 0);
+        for s in lex::tests::token_soup(50_000) {
+            let text = String::from_utf8_lossy(&s);
+            assert_eq!(is_position(&s), position(&s), "{text:?}");
+            assert_eq!(is_use(&s), use_(&s), "{text:?}");
+            positions += usize::from(is_position(&s));
+            uses += usize::from(is_use(&s));
+        }
+        assert!(
+            positions > 5000 && uses > 5000,
+            "{positions} positions, {uses} uses"
+        );
+    }
 
     #[test]
     fn positions_and_uses() {
