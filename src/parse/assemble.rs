@@ -111,13 +111,18 @@ impl Builder {
         id
     }
 
+    /// A shape index as printed (`{}`, `{0,1}`), interned (most are `{}`, in runs).
+    pub fn index(&mut self, index: &[u8]) -> Str {
+        self.last_index.intern(&mut self.module.strings, index)
+    }
+
     /// A ` value:` line of the last allocation.
     pub fn add_value(&mut self, v: &ValueLine, line: u64) {
         self.value_lines
             .push(u32::try_from(line).unwrap_or(u32::MAX));
         let instruction = self.instr(v.value.name);
+        let index = self.index(v.value.index);
         let strings = &mut self.module.strings;
-        let index = self.last_index.intern(strings, v.value.index);
         let (last_shape, logical_size) = &mut self.last_shape;
         let (shape, new_run) = last_shape.intern_run(strings, v.shape);
         if new_run {
@@ -235,5 +240,26 @@ impl Builder {
             line,
             message,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name gets one id, the same each time it is looked up, through the table's
+    /// growths.
+    #[test]
+    fn instruction_ids() {
+        let mut b = Builder::new("m", 0);
+        let names: Vec<String> = (0..20_000).map(|i| format!("fusion.{i}")).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(b.instr(n.as_bytes()), i as InstrId);
+        }
+        for (i, n) in names.iter().enumerate().rev() {
+            assert_eq!(b.instr(n.as_bytes()), i as InstrId);
+            assert_eq!(b.module.str(b.module.instructions[i].name), n);
+        }
+        assert_eq!(b.instr(b"fusion.20000"), 20_000);
     }
 }

@@ -3,7 +3,7 @@
 //! block, the `Total bytes used:` line; one function per line kind) and its reader
 //! ([`Allocations`]), which adds the allocations and values to the module.
 
-use super::lex::{all, i64, short_value, u32, u64, In, Res, ShortValue};
+use super::lex::{all, i64, leading_u64, short_value, u32, u64, In, Res, ShortValue};
 use super::section::{Cx, Flow, SectionReader};
 use crate::model::{AllocFlags, Allocation, EntryParameter};
 use nom::bytes::complete::{tag, take_until};
@@ -122,10 +122,8 @@ pub(crate) struct ValueLine<'a> {
 pub(crate) fn value_line(line: In) -> Option<ValueLine> {
     let i = line.strip_prefix(b" value: ")?;
     let (i, value) = short_value(i).ok()?;
-    let (i, size) = nom::sequence::preceded(tag(" (size="), u64).parse(i).ok()?;
-    let (i, offset) = nom::sequence::preceded(tag(",offset="), u64)
-        .parse(i)
-        .ok()?;
+    let (size, i) = leading_u64(i.strip_prefix(b" (size=")?)?;
+    let (offset, i) = leading_u64(i.strip_prefix(b",offset=")?)?;
     let shape = i.strip_prefix(b"): ")?;
     Some(ValueLine {
         value,

@@ -58,16 +58,22 @@ impl Input {
         }
         self.raw += chunk.len() as u64;
         if let Some(mut head) = self.head.take() {
-            head.extend_from_slice(chunk);
-            if head.len() < 2 {
-                self.head = Some(head);
-                return;
-            }
-            if is_gzip(&head) {
+            // The usual first chunk tells gzip from text without being copied.
+            let first = if head.is_empty() && chunk.len() >= 2 {
+                chunk
+            } else {
+                head.extend_from_slice(chunk);
+                if head.len() < 2 {
+                    self.head = Some(head);
+                    return;
+                }
+                &head
+            };
+            if is_gzip(first) {
                 self.gzip = true;
                 self.gz = Some(flate2::write::MultiGzDecoder::new(Vec::new()));
             }
-            return self.decode(&head, sink);
+            return self.decode(first, sink);
         }
         self.decode(chunk, sink)
     }

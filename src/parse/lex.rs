@@ -63,17 +63,23 @@ pub(crate) fn is_shape_index(i: In) -> bool {
     }
 }
 
-/// [`u32`] without nom's error values: the number at the start of `i` and what follows.
-pub(crate) fn leading_u32(i: In) -> Option<(u32, In)> {
+/// [`u64`] without nom's error values: the number at the start of `i` and what follows.
+pub(crate) fn leading_u64(i: In) -> Option<(u64, In)> {
     let digits = i.iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 {
         return None;
     }
-    let mut n: u32 = 0;
+    let mut n: u64 = 0;
     for &c in &i[..digits] {
-        n = n.checked_mul(10)?.checked_add(u32::from(c - b'0'))?;
+        n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
     }
     Some((n, &i[digits..]))
+}
+
+/// [`u32`] without nom's error values (see [`leading_u64`]).
+pub(crate) fn leading_u32(i: In) -> Option<(u32, In)> {
+    let (n, rest) = leading_u64(i)?;
+    Some((u32::try_from(n).ok()?, rest))
 }
 
 /// The parts of `<id name{index} (phi) @color>` (`HloValue::ToShortString`).
@@ -286,6 +292,8 @@ pub(crate) mod tests {
         assert_eq!(leading_u32(b"4294967295x"), Some((u32::MAX, &b"x"[..])));
         assert_eq!(leading_u32(b"4294967296"), None);
         assert_eq!(leading_u32(b"x1"), None);
+        assert_eq!(leading_u64(b"18446744073709551615"), Some((u64::MAX, &b""[..])));
+        assert_eq!(leading_u64(b"18446744073709551616"), None);
         assert_eq!(name_len(b"add.1{0}"), 5);
         assert_eq!(name_len("caf\u{e9} x".as_bytes()), 5);
     }

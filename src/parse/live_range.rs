@@ -5,7 +5,7 @@
 //! ([`LiveRanges`]), which fills the module's schedule, its live ranges for the join, XLA's
 //! peak list and the stack tree.
 
-use super::lex::{all, shape_index, spaced_u64, u32, u64, In};
+use super::lex::{all, is_shape_index, leading_u32, spaced_u64, u32, u64, In};
 use super::section::{Cx, Flow, SectionReader};
 use crate::model::{LiveRange, PeakEntry, StackNode, XlaPeak};
 use nom::bytes::complete::{tag, take_while1};
@@ -20,8 +20,9 @@ pub(crate) fn header(line: In) -> Option<u32> {
 
 /// `    N:NAME`
 pub(crate) fn sequence_entry(line: In) -> Option<(u32, In)> {
-    let i = line.strip_prefix(b"    ")?;
-    all((u32, preceded(tag(":"), take_while1(|c: u8| c != b' '))).parse(i))
+    let (n, rest) = leading_u32(line.strip_prefix(b"    ")?)?;
+    let name = rest.strip_prefix(b":")?;
+    (!name.is_empty() && memchr::memchr(b' ', name).is_none()).then_some((n, name))
 }
 
 /// `    NAME{INDEX}:START-END`, split at the last `:` (names contain `-` and `.`).
@@ -29,7 +30,11 @@ pub(crate) fn range_entry(line: In) -> Option<(In, In, u32, u32)> {
     let i = line.strip_prefix(b"    ")?;
     let colon = memchr::memrchr(b':', i)?;
     let (left, right) = (&i[..colon], &i[colon + 1..]);
-    let (start, end) = all((u32, preceded(tag("-"), u32)).parse(right))?;
+    let (start, rest) = leading_u32(right)?;
+    let (end, rest) = leading_u32(rest.strip_prefix(b"-")?)?;
+    if !rest.is_empty() {
+        return None;
+    }
     let (name, index) = split_index(left)?;
     Some((name, index, start, end))
 }
@@ -37,7 +42,7 @@ pub(crate) fn range_entry(line: In) -> Option<(In, In, u32, u32)> {
 /// `NAME{1,2}` → (`NAME`, `{1,2}`); `NAME` → (`NAME`, ``).
 fn split_index(left: In) -> Option<(In, In)> {
     let (name, index) = match memchr::memchr(b'{', left) {
-        Some(b) => (&left[..b], all(shape_index(&left[b..]))?),
+        Some(b) => (&left[..b], Some(&left[b..]).filter(|i| is_shape_index(i))?),
         None => (left, &b""[..]),
     };
     (!name.is_empty() && !name.contains(&b' ')).then_some((name, index))
@@ -275,7 +280,7 @@ impl LiveRanges {
             return Flow::Read;
         };
         let instruction = b.instr(name);
-        let index = b.module.strings.intern_bytes(index);
+        let index = b.index(index);
         if let Some(p) = b.schedule().peak.as_mut() {
             p.entries.push(PeakEntry {
                 instruction,
@@ -349,7 +354,7 @@ fn range(line: &[u8], cx: &mut Cx) -> Flow {
         return Flow::Read;
     };
     let id = b.instr(name);
-    let index = b.module.strings.intern_bytes(index);
+    let index = b.index(index);
     b.ranges
         .push((id, index, LiveRange { start, end }, line_no));
     if start > end {
