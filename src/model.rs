@@ -41,6 +41,11 @@ pub struct Strings {
 /// Bytes as text, invalid UTF-8 replaced (`String::from_utf8_lossy`, with the fast check of
 /// valid text first: dumps are ASCII but for stack-trace names).
 pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8 (`is_ascii` is the quicker check of the two on
+        // the short names that make most of a dump).
+        return std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
     match std::str::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(bytes),
