@@ -567,38 +567,32 @@ mod tests {
         }
     }
 
-    /// Random adds and removes, checked against the union counted byte by byte.
-    #[test]
-    fn cover_tree_is_the_union() {
-        let ys = [0u64, 3, 4, 10, 11, 20, 27, 30, 31, 45, 46, 64];
-        let leaves = ys.len() - 1;
-        let mut t = CoverTree::new(&ys);
-        let mut cover = vec![0i32; leaves];
-        let mut live: Vec<(usize, usize)> = Vec::new();
-        let mut seed = 0x2545_f491_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        for _ in 0..2000 {
-            if live.is_empty() || next(3) > 0 {
-                let lo = next(leaves);
-                let hi = lo + 1 + next(leaves - lo);
-                live.push((lo, hi));
-                t.add(lo, hi, 1);
-                cover[lo..hi].iter_mut().for_each(|c| *c += 1);
-            } else {
-                let (lo, hi) = live.swap_remove(next(live.len()));
-                t.add(lo, hi, -1);
-                cover[lo..hi].iter_mut().for_each(|c| *c -= 1);
+    proptest::proptest! {
+        /// Adds and removes, checked against the union counted interval by interval.
+        #[test]
+        fn cover_tree_is_the_union(
+            ops in proptest::collection::vec((0usize..11, 0usize..11, 0usize..3, 0usize..99), 1..200)
+        ) {
+            let ys = [0u64, 3, 4, 10, 11, 20, 27, 30, 31, 45, 46, 64];
+            let mut t = CoverTree::new(&ys);
+            let mut cover = [0i32; 11];
+            let mut live: Vec<(usize, usize)> = Vec::new();
+            for (a, b, kind, pick) in ops {
+                let (lo, hi, delta) = if live.is_empty() || kind > 0 {
+                    live.push((a.min(b), a.max(b) + 1));
+                    (a.min(b), a.max(b) + 1, 1)
+                } else {
+                    let (lo, hi) = live.swap_remove(pick % live.len());
+                    (lo, hi, -1)
+                };
+                t.add(lo, hi, delta);
+                cover[lo..hi].iter_mut().for_each(|c| *c += delta);
+                let union: u64 = (0..11)
+                    .filter(|&i| cover[i] > 0)
+                    .map(|i| ys[i + 1] - ys[i])
+                    .sum();
+                proptest::prop_assert_eq!(t.covered(), union);
             }
-            let union: u64 = (0..leaves)
-                .filter(|&i| cover[i] > 0)
-                .map(|i| ys[i + 1] - ys[i])
-                .sum();
-            assert_eq!(t.covered(), union);
         }
     }
 
