@@ -81,18 +81,29 @@ pub(crate) fn instruction(text: In) -> Option<InstrInfo> {
 fn skip_shape(i: In) -> Option<In> {
     let mut depth: i32 = 0;
     for (k, &c) in i.iter().enumerate() {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth -= 1,
-            b' ' if depth == 0 => return Some(&i[k + 1..]),
-            _ => {}
+        if c == b' ' && depth == 0 {
+            return Some(&i[k + 1..]);
         }
+        depth += i32::from(BRACKETS[usize::from(c)]);
         if depth < 0 {
             return None;
         }
     }
     None
 }
+
+/// What each byte does to the nesting of a shape: `( [ {` open, `) ] }` close (a table,
+/// without the branches a `match` takes on every byte of a `from instruction:` line).
+static BRACKETS: [i8; 256] = {
+    let mut t = [0i8; 256];
+    t[b'(' as usize] = 1;
+    t[b'[' as usize] = 1;
+    t[b'{' as usize] = 1;
+    t[b')' as usize] = -1;
+    t[b']' as usize] = -1;
+    t[b'}' as usize] = -1;
+    t
+};
 
 /// `key=value key="quoted" ...}`: fills the fields bufscope keeps; stops at the closing
 /// brace or at anything it does not understand.
@@ -421,6 +432,55 @@ mod tests {
         assert!(
             positions > 5000 && uses > 5000,
             "{positions} positions, {uses} uses"
+        );
+    }
+
+    /// The table-driven [`skip_shape`] against the `match` it stands for, on strings of
+    /// brackets, spaces and letters.
+    #[test]
+    fn shapes_skipped_as_by_a_match() {
+        fn by_match(i: In) -> Option<In> {
+            let mut depth: i32 = 0;
+            for (k, &c) in i.iter().enumerate() {
+                match c {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth -= 1,
+                    b' ' if depth == 0 => return Some(&i[k + 1..]),
+                    _ => {}
+                }
+                if depth < 0 {
+                    return None;
+                }
+            }
+            None
+        }
+        let alphabet = b"([{)]} f3,";
+        let mut seed = 0x2545_f491_u64;
+        let (mut skipped, mut refused) = (0, 0);
+        for _ in 0..20_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (seed >> 59) as usize;
+            let s: Vec<u8> = (0..len)
+                .map(|k| alphabet[((seed >> (k * 3 % 56)) % alphabet.len() as u64) as usize])
+                .collect();
+            assert_eq!(
+                skip_shape(&s),
+                by_match(&s),
+                "{:?}",
+                String::from_utf8_lossy(&s)
+            );
+            skipped += usize::from(skip_shape(&s).is_some());
+            refused += usize::from(skip_shape(&s).is_none());
+        }
+        assert!(
+            skipped > 1000 && refused > 1000,
+            "{skipped} skipped, {refused} refused"
+        );
+        assert_eq!(
+            skip_shape(b"(f32[2]{0}, s32[]) tuple("),
+            Some(&b"tuple("[..])
         );
     }
 
