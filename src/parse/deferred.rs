@@ -7,8 +7,10 @@
 //! of a plain-text file (counting its lines, so that line numbers stay those of the file)
 //! and lists it as a [`DeferredUses`]: which file, which module, which bytes. The modules
 //! it gives are joined to their live ranges and checked, but have no uses and no
-//! instruction facts. Later, a [`UsesReader`] reads those bytes into a copy of the module
-//! and [`Completing`] joins them, in pieces, into the module one pass would have read.
+//! instruction facts. Later, a [`UsesReader`] reads those bytes (interning what it keeps
+//! into a copy of the module's names, [`Module::strings`], so that the module itself stays
+//! on screen meanwhile) into a [`UsedPart`], which [`UsedPart::complete`] gives to the
+//! module; [`Completing`] joins it, in pieces, into the module one pass would have read.
 //!
 //! The skip is a guess (a body line starts with `<` or a space, or is blank) that the
 //! later read checks: the body must read with no warning, no line given back and no entry
@@ -45,9 +47,10 @@ pub struct DeferredUses {
     pub(crate) parts: Vec<(Part, String)>,
 }
 
-/// Reads the skipped bodies of one module into a copy of it.
+/// Reads the skipped bodies of one module.
 pub struct UsesReader {
     builder: Builder,
+    parts: Vec<(Part, String)>,
     reader: UsedValues,
     notes: Notes,
     /// The body being read: its line count and whether it ends its file.
@@ -57,16 +60,17 @@ pub struct UsesReader {
     carry: Vec<u8>,
     /// Why the bodies did not read as one pass would have read them.
     inexact: Option<String>,
-    warnings: usize,
 }
 
 impl UsesReader {
-    /// Starts completing `module`, the module [`DeferredUses::module`] names as the
-    /// deferred read gave it.
-    pub fn new(module: Module, first: &DeferredUses) -> Self {
-        let warnings = module.warnings.len();
+    /// Starts reading the bodies of the module [`DeferredUses::module`] names; `strings` is
+    /// a copy of that module's [`Module::strings`] as the deferred read gave it.
+    pub fn new(strings: crate::model::Strings, first: &DeferredUses) -> Self {
+        let mut builder = Builder::new("", 0);
+        builder.module.strings = strings;
         let mut r = UsesReader {
-            builder: Builder::resume(module, first.parts.clone()),
+            builder,
+            parts: first.parts.clone(),
             reader: UsedValues::default(),
             notes: Notes::new(String::new()),
             body: None,
@@ -74,7 +78,6 @@ impl UsesReader {
             read: 0,
             carry: Vec::new(),
             inexact: None,
-            warnings,
         };
         r.body(first);
         r
@@ -159,20 +162,46 @@ impl UsesReader {
         self.reader.end(at_file_end, &mut cx);
     }
 
-    /// The bodies are read: the join that completes the module, or why they did not read
-    /// as in one pass (a warning, a line given back, an entry left open), in which case the
-    /// module's files must be read again in one pass.
-    pub fn finish(mut self) -> Result<Completing, String> {
+    /// The bodies are read: what they hold, or why they did not read as in one pass (a
+    /// warning, a line given back, an entry left open), in which case the module's files
+    /// must be read again in one pass.
+    pub fn finish(mut self) -> Result<UsedPart, String> {
         self.end_body();
-        let warned = self.builder.module.warnings.len() > self.warnings
+        let warned = !self.builder.module.warnings.is_empty()
             || !self.notes.pending.is_empty()
             || self.notes.suppressed > 0;
         match self.inexact {
             Some(why) => Err(why),
             None if warned => Err("the skipped `Used values` have warnings".into()),
-            None => Ok(Completing {
-                join: Join::resume(self.builder),
+            None => Ok(UsedPart {
+                builder: self.builder,
+                parts: self.parts,
             }),
+        }
+    }
+}
+
+/// What the skipped bodies of one module hold, read and waiting for their module.
+pub struct UsedPart {
+    builder: Builder,
+    parts: Vec<(Part, String)>,
+}
+
+impl UsedPart {
+    /// Gives the bodies to `module` (the module their [`UsesReader`] copied the names of):
+    /// the join that completes it.
+    pub fn complete(self, module: Module) -> Completing {
+        let UsedPart {
+            builder: read,
+            parts,
+        } = self;
+        let mut b = Builder::resume(module, parts);
+        b.module.strings = read.module.strings;
+        b.module.uses_strings = read.module.uses_strings;
+        b.used = read.used;
+        b.infos = read.infos;
+        Completing {
+            join: Join::resume(b),
         }
     }
 }
@@ -208,7 +237,7 @@ pub fn complete<'a>(
         let name = m.name.clone();
         let mut bodies = deferred.iter().filter(|d| d.module == name);
         let Some(first) = bodies.next() else { continue };
-        let mut reader = UsesReader::new(std::mem::take(m), first);
+        let mut reader = UsesReader::new(m.strings.clone(), first);
         let mut d = first;
         loop {
             let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
@@ -226,7 +255,7 @@ pub fn complete<'a>(
                 None => break,
             }
         }
-        let mut completing = reader.finish()?;
+        let mut completing = reader.finish()?.complete(std::mem::take(m));
         while !completing.step(usize::MAX) {}
         *m = completing.into_module();
     }

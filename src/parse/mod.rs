@@ -36,7 +36,7 @@ use crate::model::Module;
 use assemble::Builder;
 use file::File;
 
-pub use deferred::{complete, Completing, DeferredUses, UsesReader};
+pub use deferred::{complete, Completing, DeferredUses, UsedPart, UsesReader};
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};
 pub use oom_search::OomFile;

@@ -1,15 +1,16 @@
 //! The loading flow's last step: the bodies of `Used values` that the first read left for
-//! later ([`DeferredUses`]) are read from their files' bytes ([`read::read_range`]) into a
-//! copy of each module ([`UsesReader`]), joined in pieces, and the complete modules replace
-//! the first ones on screen, the view (module, zoom, step, value, search, capacity) carried
-//! over as a switch of module carries it ([`hash::carry`]). Where a body does not read as
-//! one pass would have read it, the files are read again in one pass.
+//! later ([`DeferredUses`]) are read from their files' bytes ([`read::read_range`]) while
+//! the first modules stay on screen ([`UsesReader`], into a copy of each module's names
+//! only); then the modules give way for a frame, each is completed in place ([`UsedPart`],
+//! joined in pieces) and put back, the view (module, zoom, step, value, search, capacity)
+//! carried over as a switch of module carries it ([`hash::carry`]). Where a body does not
+//! read as one pass would have read it, the files are read again in one pass.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use bufscope::parse::{DeferredUses, UsesReader};
+use bufscope::parse::{DeferredUses, UsedPart, UsesReader};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
@@ -33,16 +34,11 @@ impl Flow {
         }
         let total: u64 = deferred.iter().map(|d| d.bytes.end - d.bytes.start).sum();
         let mut done = 0.0;
-        st.details.set(Some(0.0));
-        let mut modules = Vec::with_capacity(partial.len());
-        for shown in partial {
-            if shown.complete {
-                modules.push(shown);
-                continue;
-            }
+        let mut parts = Vec::with_capacity(partial.len());
+        for shown in &partial {
             let bodies: Vec<&DeferredUses> = deferred
                 .iter()
-                .filter(|d| d.module == shown.module.name)
+                .filter(|d| !shown.complete && d.module == shown.module.name)
                 .collect();
             let mut advanced = |bytes: f64| {
                 done += bytes;
@@ -50,14 +46,9 @@ impl Flow {
                     st.details.set(Some(done / total as f64));
                 }
             };
-            match self
-                .complete_one(files, &shown, &bodies, &mut advanced)
-                .await
-            {
+            match self.read_bodies(files, shown, &bodies, &mut advanced).await {
                 None => return,
-                Some(Ok(module)) => {
-                    modules.push(Arc::new(Shown::new(module, shown.analysis.clone())))
-                }
+                Some(Ok(part)) => parts.push(part),
                 Some(Err(why)) => {
                     // The skip guessed wrong (a damaged dump): read it all in one pass.
                     leptos::logging::log!("bufscope: reading again in one pass: {why}");
@@ -67,10 +58,34 @@ impl Flow {
                 }
             }
         }
-        if !self.current() {
+        // The modules on screen give way, so that each one's memory goes to its complete
+        // form instead of a copy (wasm memory never shrinks): the view is carried over.
+        hash::carry();
+        st.view.set(Some(Arc::new(Outcome {
+            what: describe(&self.names),
+            modules: Vec::new(),
+        })));
+        if !self.pause().await || !self.pause().await {
             return;
         }
-        hash::carry();
+        let mut modules = Vec::with_capacity(partial.len());
+        for (shown, part) in partial.into_iter().zip(parts) {
+            let Some(part) = part else {
+                modules.push(shown);
+                continue;
+            };
+            let (module, analysis) = match Arc::try_unwrap(shown) {
+                Ok(s) => (s.module, s.analysis),
+                Err(shared) => (shared.module.clone(), shared.analysis.clone()),
+            };
+            let mut completing = part.complete(module);
+            while !completing.step(JOIN_PIECE) {
+                if !self.pause().await {
+                    return;
+                }
+            }
+            modules.push(Arc::new(Shown::new(completing.into_module(), analysis)));
+        }
         st.details.set(None);
         let complete = js_sys::Date::now() - started;
         st.report.update(|r| {
@@ -88,19 +103,19 @@ impl Flow {
         })));
     }
 
-    /// One module completed: its bodies read and joined. `None` when the read was
-    /// abandoned; an error when the files must be read again in one pass.
-    async fn complete_one(
+    /// The skipped bodies of one module read (none for a module read whole). `None` when
+    /// the read was abandoned; an error when the files must be read again in one pass.
+    async fn read_bodies(
         &self,
         files: &[Picked],
         shown: &Shown,
         bodies: &[&DeferredUses],
         advanced: &mut impl FnMut(f64),
-    ) -> Option<Result<bufscope::model::Module, String>> {
+    ) -> Option<Result<Option<UsedPart>, String>> {
         let Some(first) = bodies.first() else {
-            return Some(Ok(shown.module.clone()));
+            return Some(Ok(None));
         };
-        let mut reader = UsesReader::new(shown.module.clone(), first);
+        let mut reader = UsesReader::new(shown.module.strings.clone(), first);
         for (i, d) in bodies.iter().enumerate() {
             if i > 0 {
                 reader.body(d);
@@ -115,16 +130,7 @@ impl Flow {
                 Err(e) => return Some(Err(e)),
             }
         }
-        let mut completing = match reader.finish() {
-            Ok(c) => c,
-            Err(why) => return Some(Err(why)),
-        };
-        while !completing.step(JOIN_PIECE) {
-            if !self.pause().await {
-                return None;
-            }
-        }
-        Some(Ok(completing.into_module()))
+        Some(reader.finish().map(Some))
     }
 }
 
