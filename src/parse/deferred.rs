@@ -7,10 +7,11 @@
 //! of a plain-text file (counting its lines, so that line numbers stay those of the file)
 //! and lists it as a [`DeferredUses`]: which file, which module, which bytes. The modules
 //! it gives are joined to their live ranges and checked, but have no uses and no
-//! instruction facts. Later, a [`UsesReader`] reads those bytes (interning what it keeps
-//! into a copy of the module's names, [`Module::strings`], so that the module itself stays
-//! on screen meanwhile) into a [`UsedPart`], which [`UsedPart::complete`] gives to the
-//! module; [`Completing`] joins it, in pieces, into the module one pass would have read.
+//! instruction facts. Later, a [`UsesReader`] reads those bytes into a [`UsedPart`] of its
+//! own (its strings in arenas of its own, so that the module stays untouched, on screen,
+//! meanwhile), which [`UsedPart::complete`] gives to the module (interning the few distinct
+//! op_names, opcodes and source files into the module's names); [`Completing`] joins it,
+//! in pieces, into the module one pass would have read.
 //!
 //! The skip is a guess (a body line starts with `<` or a space, or is blank) that the
 //! later read checks: the body must read with no warning, no line given back and no entry
@@ -22,7 +23,8 @@ use super::join::Join;
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
 use super::Part;
-use crate::model::Module;
+use crate::model::{Instruction, Module, Str};
+use hashbrown::HashMap;
 use std::ops::Range;
 
 /// The body of one `Used values` section, skipped by the first read.
@@ -63,13 +65,10 @@ pub struct UsesReader {
 }
 
 impl UsesReader {
-    /// Starts reading the bodies of the module [`DeferredUses::module`] names; `strings` is
-    /// a copy of that module's [`Module::strings`] as the deferred read gave it.
-    pub fn new(strings: crate::model::Strings, first: &DeferredUses) -> Self {
-        let mut builder = Builder::new("", 0);
-        builder.module.strings = strings;
+    /// Starts reading the bodies of the module [`DeferredUses::module`] names.
+    pub fn new(first: &DeferredUses) -> Self {
         let mut r = UsesReader {
-            builder,
+            builder: Builder::new("", 0),
             parts: first.parts.clone(),
             reader: UsedValues::default(),
             notes: Notes::new(String::new()),
@@ -188,18 +187,42 @@ pub struct UsedPart {
 }
 
 impl UsedPart {
-    /// Gives the bodies to `module` (the module their [`UsesReader`] copied the names of):
-    /// the join that completes it.
+    /// Gives the bodies to `module` (the one [`DeferredUses::module`] names): the join that
+    /// completes it.
     pub fn complete(self, module: Module) -> Completing {
         let UsedPart {
             builder: read,
             parts,
         } = self;
         let mut b = Builder::resume(module, parts);
-        b.module.strings = read.module.strings;
+        let mut moved: HashMap<Str, Str> = HashMap::new();
+        let names = &read.module.strings;
+        let strings = &mut b.module.strings;
+        let mut to_module = |s: Str| {
+            if s.is_empty() {
+                return s;
+            }
+            *moved
+                .entry(s)
+                .or_insert_with(|| strings.intern(names.get(s)))
+        };
+        let infos = read
+            .infos
+            .into_iter()
+            .map(|(id, i)| {
+                let facts = Instruction {
+                    opcode: to_module(i.opcode),
+                    op_name: to_module(i.op_name),
+                    source_file: to_module(i.source_file),
+                    ..i
+                };
+                (id, facts)
+            })
+            .collect();
+        b.infos = infos;
+        // Only `Used values` writes this arena: the module's is still empty.
         b.module.uses_strings = read.module.uses_strings;
         b.used = read.used;
-        b.infos = read.infos;
         Completing {
             join: Join::resume(b),
         }
@@ -237,7 +260,7 @@ pub fn complete<'a>(
         let name = m.name.clone();
         let mut bodies = deferred.iter().filter(|d| d.module == name);
         let Some(first) = bodies.next() else { continue };
-        let mut reader = UsesReader::new(m.strings.clone(), first);
+        let mut reader = UsesReader::new(first);
         let mut d = first;
         loop {
             let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;

@@ -60,6 +60,7 @@ test('the diagram is drawn before the Used values are read, and the view survive
   await opName.waitFor({ timeout: 5000 });
   assert((await opName.textContent()) === 'being read…', `op_name while incomplete: ${await opName.textContent()}`);
   const zoomed = await dataView();
+  assert(await page.locator('#answers.answers-waiting').count() === 1, 'the answers panel does not wait for the Used values');
   await app.screenshot('deferred-incomplete.png');
 
   // The rest arrives: the same view, now with what Used values says.
@@ -74,6 +75,7 @@ test('the diagram is drawn before the Used values are read, and the view survive
     `the zoom moved: ${zoomed} → ${after}`);
   const uses = await page.locator('.details .uses').first().textContent();
   assert(uses.includes('multiply_reduce_fusion'), `uses: ${uses}`);
+  assert(await page.locator('#answers .answers-toggle').count() === 1, 'the answers panel is not there once complete');
   const completeMs = Number(await page.locator('.report').getAttribute('data-complete-ms'));
   assert(completeMs > 0, `data-complete-ms ${completeMs}`);
   await app.screenshot('deferred-complete.png');

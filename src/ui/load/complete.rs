@@ -1,7 +1,6 @@
 //! The loading flow's last step: the bodies of `Used values` that the first read left for
 //! later ([`DeferredUses`]) are read from their files' bytes ([`read::read_range`]) while
-//! the first modules stay on screen ([`UsesReader`], into a copy of each module's names
-//! only); then the modules give way for a frame, each is completed in place ([`UsedPart`],
+//! the first modules stay on screen ([`UsesReader`], into arenas of its own); then the modules give way for a frame, each is completed in place ([`UsedPart`],
 //! joined in pieces) and put back, the view (module, zoom, step, value, search, capacity)
 //! carried over as a switch of module carries it ([`hash::carry`]). Where a body does not
 //! read as one pass would have read it, the files are read again in one pass.
@@ -115,7 +114,7 @@ impl Flow {
         let Some(first) = bodies.first() else {
             return Some(Ok(None));
         };
-        let mut reader = UsesReader::new(shown.module.strings.clone(), first);
+        let mut reader = UsesReader::new(first);
         for (i, d) in bodies.iter().enumerate() {
             if i > 0 {
                 reader.body(d);
