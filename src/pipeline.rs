@@ -32,6 +32,8 @@ pub struct Loaded {
     /// One sentence per input that is neither a dump nor holds an out-of-memory message
     /// ([`Load::errors`]).
     pub errors: Vec<String>,
+    /// The `Used values` bodies left for later ([`Loader::defer_uses`], [`Load::deferred`]).
+    pub deferred: Vec<crate::parse::DeferredUses>,
 }
 
 impl Loaded {
@@ -191,6 +193,7 @@ impl Analysing {
                 modules: Vec::with_capacity(of),
                 oom: load.oom,
                 errors: load.errors,
+                deferred: load.deferred,
             },
         }
     }

@@ -9,6 +9,8 @@
 //! The browser side (the same dump dropped on the page) is tests/e2e/hardening.test.mjs,
 //! which builds its dump the same way.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,7 +67,7 @@ fn file_name() -> String {
 fn load() -> (bufscope::model::Module, bufscope::analysis::Analysis) {
     let dump = hostile_dump();
     let name = file_name();
-    let load = load_files([(name.as_str(), dump.as_bytes())]);
+    let load = common::load_both_ways(&[(name.as_str(), dump.as_bytes())], "hostile dump");
     assert!(load.errors.is_empty(), "errors: {:?}", load.errors);
     assert_eq!(load.modules.len(), 1);
     let m = load.modules.into_iter().next().unwrap();

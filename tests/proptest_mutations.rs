@@ -161,7 +161,11 @@ fn cases() -> u32 {
 fn check(m: &ModuleFiles, file: usize, bytes: &[u8]) -> Result<(), TestCaseError> {
     let mut files = m.files.clone();
     files[file].1 = bytes.to_vec();
-    let load = bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let inputs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let load = load_both_ways(&inputs, &m.label);
     let lines: usize = files
         .iter()
         .map(|(_, b)| b.iter().filter(|&&c| c == b'\n').count() + 1)

@@ -614,6 +614,8 @@ fn shared_deep_unrolled_500_reads_exactly() {
         assert_eq!(module.allocations.len(), 46_594);
         assert_eq!(module.values.len(), 177_800);
         assert_eq!(module.schedule.as_ref().unwrap().max, 162_265);
+        // Read with `Used values` deferred and completed after, it is the same module.
+        load_both_ways(&m.inputs(), DEEP);
         println!("{DEEP} checked in {:?}", t.elapsed());
     }
 }

@@ -37,6 +37,8 @@ pub(crate) struct Builder {
     parts: Vec<(Part, String)>,
     /// The line of each value's ` value:` line, for warnings.
     pub value_lines: Vec<u32>,
+    /// The body of its `Used values` was skipped, to be read later ([`super::deferred`]).
+    pub deferred: bool,
 }
 
 impl Builder {
@@ -65,7 +67,23 @@ impl Builder {
             last_source_file: LastInterned::default(),
             parts: Vec::new(),
             value_lines: Vec::new(),
+            deferred: false,
         }
+    }
+
+    /// A module read without its `Used values` body, to take that body now: `parts` are
+    /// the files its parts came from ([`Builder::part_files`]).
+    pub fn resume(module: Module, parts: Vec<(Part, String)>) -> Self {
+        Builder {
+            module,
+            parts,
+            ..Builder::new("", 0)
+        }
+    }
+
+    /// Which file each part came from.
+    pub fn part_files(&self) -> Vec<(Part, String)> {
+        self.parts.clone()
     }
 
     pub fn can_claim(&self, part: Part, file: &str) -> bool {

@@ -13,7 +13,7 @@ use super::oom_search::{OomFile, OomSearch};
 use super::report::{self, Report};
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
-use super::Part;
+use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
 const MAX_PREAMBLE_LINES: u64 = 1000;
@@ -60,28 +60,46 @@ pub(super) struct File {
     input: Input,
     lines: Lines,
     oom: OomSearch,
+    /// The file's first two bytes (gzip or text).
+    head: Vec<u8>,
+    /// Its name as given.
+    name: String,
 }
 
 impl File {
-    pub fn new(name: &str) -> Self {
+    /// A file named `name`; with `defer`, the bodies of its `Used values` sections are
+    /// skipped and listed ([`File::finish`]) when it is plain text.
+    pub fn new(name: &str, defer: bool) -> Self {
+        let mut lines = Lines::new(name);
+        lines.defer = defer;
         File {
             input: Input::new(),
-            lines: Lines::new(name),
+            lines,
             oom: OomSearch::default(),
+            head: Vec::new(),
+            name: name.to_string(),
         }
     }
 
     pub fn feed(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
+        if self.head.len() < 2 {
+            let n = chunk.len().min(2 - self.head.len());
+            self.head.extend_from_slice(&chunk[..n]);
+            // Byte offsets are the text's only in a plain-text file.
+            self.lines.plain = self.head.len() == 2 && !super::is_gzip(&self.head);
+        }
         let (lines, oom) = (&mut self.lines, &mut self.oom);
         self.input
             .feed(chunk, &mut |line: &[u8]| both(lines, oom, line, builders));
     }
 
+    /// The end of the file; the `Used values` bodies it skipped go to `deferred`.
     pub fn finish(
         mut self,
         builders: &mut Vec<Builder>,
         errors: &mut Vec<String>,
         ooms: &mut Vec<OomFile>,
+        deferred: &mut Vec<DeferredUses>,
     ) {
         let (lines, oom) = (&mut self.lines, &mut self.oom);
         if let Some(last) = self
@@ -98,7 +116,12 @@ impl File {
                 "the gzip data is corrupt or cut short; what came before was read".into(),
             );
         }
+        lines.end_skip(builders, true);
         lines.end_virtual_file(builders);
+        for mut d in lines.deferred.drain(..) {
+            d.file.clone_from(&self.name);
+            deferred.push(d);
+        }
         if !lines.recognised {
             match std::mem::take(&mut self.oom).finish(&lines.notes.file) {
                 Ok(found) => ooms.push(found),
@@ -122,6 +145,24 @@ fn both(lines: &mut Lines, oom: &mut OomSearch, line: &[u8], builders: &mut Vec<
     oom.line(line, lines.recognised) || dump
 }
 
+/// The section a header line opens wherever it stands (`Total bytes used: N` opens the wait
+/// for `Used values:`).
+fn header_section(line: &[u8]) -> Option<Section> {
+    if line == b"BufferAssignment:" {
+        Some(Section::Allocations)
+    } else if let Some(n) = buffer_assignment::total_line(line) {
+        Some(Section::Total(n))
+    } else if line == b"Used values:" {
+        Some(Section::UsedValues)
+    } else if live_range::opens(line) {
+        Some(Section::LiveRange)
+    } else if report::opens(line) {
+        Some(Section::Report)
+    } else {
+        None
+    }
+}
+
 /// The lines of a file: which module and section they go to.
 struct Lines {
     notes: Notes,
@@ -139,6 +180,21 @@ struct Lines {
     /// Preamble lines skipped before the current virtual file's first header.
     preamble_lines: u64,
     given_up: bool,
+    /// Skip and list `Used values` bodies (in a plain-text file).
+    defer: bool,
+    plain: bool,
+    /// Bytes of the file's lines handed over so far (their `\n`s included).
+    offset: u64,
+    /// The `Used values` body being skipped.
+    skip: Option<Skipping>,
+    deferred: Vec<DeferredUses>,
+}
+
+/// Where a skipped `Used values` body started.
+struct Skipping {
+    start: u64,
+    first_line: u64,
+    module: usize,
 }
 
 impl Lines {
@@ -160,13 +216,36 @@ impl Lines {
             recognised: false,
             preamble_lines: 0,
             given_up: false,
+            defer: false,
+            plain: false,
+            offset: 0,
+            skip: None,
+            deferred: Vec::new(),
         }
     }
 
     /// One line, without its `\n`; false once the file is given up on.
     fn line(&mut self, raw: &[u8], builders: &mut Vec<Builder>) -> bool {
         self.line_no += 1;
+        let with_end = raw.len() as u64 + u64::from(!self.last_line_open);
+        self.offset += with_end;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if self.skip.is_some() {
+            if matches!(line.first(), None | Some(b'<' | b' ')) {
+                return true;
+            }
+            self.offset -= with_end;
+            self.line_no -= 1;
+            self.end_skip(builders, false);
+            if !line.starts_with(b"*** ") && header_section(line).is_none() {
+                // One pass may read on in the section here: the skip guessed wrong.
+                if let Some(d) = self.deferred.last_mut() {
+                    d.exact = false;
+                }
+            }
+            self.offset += with_end;
+            self.line_no += 1;
+        }
         if line.starts_with(b"*** ") && self.wrapper(line, builders) {
             return true;
         }
@@ -250,20 +329,17 @@ impl Lines {
 
     /// Headers that may start a section anywhere. Returns whether `line` was one.
     fn top_header(&mut self, line: &[u8], builders: &mut Vec<Builder>) -> bool {
-        let (section, part) = if line == b"BufferAssignment:" {
-            (Section::Allocations, Part::Allocations)
-        } else if let Some(n) = buffer_assignment::total_line(line) {
-            self.end_section(builders);
-            self.section = Section::Total(n);
-            return true;
-        } else if line == b"Used values:" {
-            (Section::UsedValues, Part::Values)
-        } else if live_range::opens(line) {
-            (Section::LiveRange, Part::LiveRange)
-        } else if report::opens(line) {
-            (Section::Report, Part::Report)
-        } else {
-            return false;
+        let (section, part) = match header_section(line) {
+            None => return false,
+            Some(Section::Total(n)) => {
+                self.end_section(builders);
+                self.section = Section::Total(n);
+                return true;
+            }
+            Some(Section::Allocations) => (Section::Allocations, Part::Allocations),
+            Some(Section::UsedValues) => (Section::UsedValues, Part::Values),
+            Some(Section::LiveRange) => (Section::LiveRange, Part::LiveRange),
+            Some(_) => (Section::Report, Part::Report),
         };
         let total = match self.section {
             Section::Total(n) => Some(n),
@@ -280,7 +356,38 @@ impl Lines {
             };
             reader.start(line, total, &mut cx);
         }
+        if section == Section::UsedValues && self.defer && self.plain {
+            if let Some(module) = self.module {
+                self.skip = Some(Skipping {
+                    start: self.offset,
+                    first_line: self.line_no + 1,
+                    module,
+                });
+            }
+        }
         true
+    }
+
+    /// The skipped body ends before the line being read (or at the end of the file): it
+    /// is listed for reading later ([`DeferredUses`]).
+    fn end_skip(&mut self, builders: &mut [Builder], at_file_end: bool) {
+        let Some(skip) = self.skip.take() else {
+            return;
+        };
+        let Some(b) = builders.get_mut(skip.module) else {
+            return;
+        };
+        b.deferred = true;
+        self.deferred.push(DeferredUses {
+            file: String::new(),
+            module: b.module.name.clone(),
+            bytes: skip.start..self.offset,
+            first_line: skip.first_line,
+            lines: self.line_no + 1 - skip.first_line,
+            at_file_end,
+            exact: true,
+            parts: b.part_files(),
+        });
     }
 
     /// The current section ends: its reader reports what it left open.

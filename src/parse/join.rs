@@ -53,7 +53,8 @@ impl Join {
     /// [`Join::step`]; a module with nothing but a memory-usage report is an error.
     pub fn new(builder: Builder) -> Result<Join, String> {
         let m = &builder.module;
-        if m.allocations.is_empty() && builder.used.is_empty() && m.schedule.is_none() {
+        let no_uses = builder.used.is_empty() && !builder.deferred;
+        if m.allocations.is_empty() && no_uses && m.schedule.is_none() {
             let what = if m.memory_report.is_some() {
                 "only a memory-usage report"
             } else {
@@ -104,6 +105,30 @@ impl Join {
             }
         }
         self.phase == Phase::Done
+    }
+
+    /// Joins a module read without its `Used values` body ([`Builder::deferred`], its
+    /// live ranges joined and totals checked by an earlier [`Join`]) to that body, read
+    /// into `builder` since ([`Builder::resume`]).
+    pub fn resume(builder: Builder) -> Join {
+        let mut join = Join {
+            b: builder,
+            phase: Phase::Infos,
+            done: 0,
+            braces: Str::EMPTY,
+            first: Vec::new(),
+            next: Vec::new(),
+            duplicates: Vec::new(),
+            orphans: Vec::new(),
+            problems: Vec::new(),
+            by_id: None,
+            unknown: Vec::new(),
+        };
+        if join.b.used.is_empty() {
+            join.check_only_allocations();
+            join.phase = Phase::Done;
+        }
+        join
     }
 
     /// The joined and checked module (once [`Join::step`] said true).
@@ -247,9 +272,14 @@ impl Join {
                 self.b.ranges = Vec::new();
                 self.first = Vec::new();
                 self.next = Vec::new();
-                // Without `Used values`, nothing more is joined.
-                if self.b.used.is_empty() {
-                    self.checks();
+                self.check_totals();
+                self.check_peak_list();
+                // Without `Used values`, nothing more is joined (a skipped body is joined
+                // by [`Join::resume`]).
+                if self.b.deferred {
+                    Phase::Done
+                } else if self.b.used.is_empty() {
+                    self.check_only_allocations();
                     Phase::Done
                 } else {
                     Phase::Infos
@@ -263,7 +293,7 @@ impl Join {
                 self.used_warnings();
                 self.b.used = Vec::new();
                 self.by_id = None;
-                self.checks();
+                self.check_only_allocations();
                 Phase::Done
             }
             Phase::Done => Phase::Done,
@@ -303,10 +333,8 @@ impl Join {
         }
     }
 
-    /// The dump's own totals and peak list, and whether only the allocations were read.
-    fn checks(&mut self) {
-        self.check_totals();
-        self.check_peak_list();
+    /// Whether only the allocations were read.
+    fn check_only_allocations(&mut self) {
         let b = &mut self.b;
         let m = &b.module;
         if !m.allocations.is_empty()

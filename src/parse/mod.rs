@@ -9,7 +9,8 @@
 //! [`used_values`], [`live_range`], [`report`]; [`lex`] holds their shared tokens. [`oom`]
 //! reads the other input format, XLA's out-of-memory messages in a log.
 //! [`assemble`] keeps a module's parts as they are read and [`join`] joins and checks them
-//! once everything is read. A malformed line becomes a [`Warning`](crate::model::Warning)
+//! once everything is read; [`deferred`] reads `Used values` after the rest, when the
+//! loader was asked to leave it for later. A malformed line becomes a [`Warning`](crate::model::Warning)
 //! with its line number and reading goes on. A file with no section header is searched for
 //! out-of-memory messages ([`oom_search`]: its text is kept up to a cap); those found are
 //! in [`Load::oom`], and a file with neither becomes one sentence in [`Load::errors`]. A
@@ -18,6 +19,7 @@
 
 mod assemble;
 mod buffer_assignment;
+mod deferred;
 mod file;
 mod input;
 mod join;
@@ -34,6 +36,7 @@ use crate::model::Module;
 use assemble::Builder;
 use file::File;
 
+pub use deferred::{complete, Completing, DeferredUses, UsedPart, UsesReader};
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};
 pub use oom_search::OomFile;
@@ -47,6 +50,8 @@ pub struct Load {
     pub oom: Vec<OomFile>,
     /// One sentence per input that is neither a dump nor holds an out-of-memory message.
     pub errors: Vec<String>,
+    /// The `Used values` bodies left for later ([`Loader::defer_uses`]), in file order.
+    pub deferred: Vec<DeferredUses>,
 }
 
 /// Streaming reader: files go in one after another, in chunks of any size.
@@ -56,6 +61,8 @@ pub struct Loader {
     errors: Vec<String>,
     oom: Vec<OomFile>,
     file: Option<File>,
+    defer: bool,
+    deferred: Vec<DeferredUses>,
 }
 
 impl Loader {
@@ -63,10 +70,16 @@ impl Loader {
         Loader::default()
     }
 
+    /// From the next file on, the bodies of `Used values` sections in plain-text files are
+    /// skipped and listed in [`Load::deferred`], to be read by a [`UsesReader`].
+    pub fn defer_uses(&mut self, on: bool) {
+        self.defer = on;
+    }
+
     /// Starts a file. `name` is its file name (a path is fine); it names the module.
     pub fn begin_file(&mut self, name: &str) {
         self.end_file();
-        self.file = Some(File::new(name));
+        self.file = Some(File::new(name, self.defer));
     }
 
     /// More bytes of the current file. Gzip is recognised by its magic bytes.
@@ -80,7 +93,12 @@ impl Loader {
     /// Ends the current file.
     pub fn end_file(&mut self) {
         if let Some(file) = self.file.take() {
-            file.finish(&mut self.builders, &mut self.errors, &mut self.oom);
+            file.finish(
+                &mut self.builders,
+                &mut self.errors,
+                &mut self.oom,
+                &mut self.deferred,
+            );
         }
     }
 
@@ -101,6 +119,7 @@ impl Loader {
                 modules: Vec::new(),
                 oom: self.oom,
                 errors: self.errors,
+                deferred: self.deferred,
             },
         }
     }

@@ -252,6 +252,7 @@ impl SectionReader for UsedValues {
     /// `total` is the module's `Total bytes used`, printed just before this section.
     fn start(&mut self, _header: &[u8], total: Option<u64>, cx: &mut Cx) {
         self.entry = None;
+        self.previous_name.clear();
         let (Some(total), file, line) = (total, cx.notes.file.clone(), cx.line_no) else {
             return;
         };

@@ -1,17 +1,20 @@
-//! The loading flow: one read, from the files given to the modules on screen, in three
-//! steps — read the files in slices ([`read::read_files`]), join and analyse in pieces
-//! through the core's [`Pipeline`], show — with the progress bar's figures, Cancel, and the
-//! report of what came of it.
+//! The loading flow: one read, from the files given to the modules on screen, in four
+//! steps — read the files in slices ([`read::read_files`]) leaving the bodies of `Used
+//! values` for later, join and analyse in pieces through the core's [`Pipeline`], show the
+//! diagrams, then read those bodies and show the modules complete ([`Flow::complete`]) —
+//! with the progress bar's figures, Cancel, and the report of what came of it.
 //! Between pieces each step yields to the page ([`tasks::next_task`]); a read that a newer
 //! one (or Cancel) has made stale stops at its next piece and changes nothing.
 
 use std::sync::Arc;
 
 use bufscope::parse::oom::OomLog;
-use bufscope::parse::OomFile;
+use bufscope::parse::{DeferredUses, OomFile};
 use bufscope::pipeline::{Pipeline, Progress};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+
+mod complete;
 
 use super::read::{self, Fed, Picked};
 use super::state::Shown;
@@ -39,8 +42,14 @@ pub(super) fn start_load(st: AppState, files: Vec<Picked>) {
     start_load_into(st, files, Target::Page);
 }
 
-/// Starts reading `files` for `target`; a read already under way is abandoned.
+/// Starts reading `files` for `target`; a read already under way is abandoned. The page's
+/// reads leave `Used values` for after the diagrams ([`Flow::complete`]).
 pub(super) fn start_load_into(st: AppState, files: Vec<Picked>, target: Target) {
+    start(st, files, target, target == Target::Page);
+}
+
+/// Starts reading `files` for `target`, with `Used values` left for later or not.
+fn start(st: AppState, files: Vec<Picked>, target: Target, defer: bool) {
     if files.is_empty() {
         report_failure(
             st,
@@ -52,9 +61,12 @@ pub(super) fn start_load_into(st: AppState, files: Vec<Picked>, target: Target) 
     let (files, skipped) = read::select(files);
     let generation = st.generation.get_value() + 1;
     st.generation.set_value(generation);
+    // A completion under way is abandoned with the read it belonged to.
+    st.details.set(None);
     let flow = Flow {
         st,
         target,
+        defer,
         generation,
         names: files.iter().map(|p| p.name.clone()).collect(),
         skipped,
@@ -112,6 +124,8 @@ fn describe(names: &[String]) -> String {
 struct Flow {
     st: AppState,
     target: Target,
+    /// Whether `Used values` are left for after the diagrams.
+    defer: bool,
     /// This read's number ([`AppState::generation`] while it is current).
     generation: u64,
     /// The names of the files read.
@@ -133,10 +147,10 @@ impl Flow {
         self.current()
     }
 
-    /// Read, join, analyse, show.
+    /// Read, join, analyse, show; then complete what was left for later.
     async fn run(self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
-        let Some(fed) = self.read(files).await else {
+        let Some(fed) = self.read(&files, self.defer).await else {
             return;
         };
         let mut timings = Timings {
@@ -153,22 +167,34 @@ impl Flow {
         if !self.pause().await {
             return;
         }
-        let Some((modules, errors, oom)) = self.join_and_analyse(fed, &mut timings).await else {
+        let Some((modules, errors, oom, deferred)) = self.join_and_analyse(fed, &mut timings).await
+        else {
             return;
         };
         let found_oom = !oom.is_empty();
+        let partial = (!deferred.is_empty()).then(|| modules.clone());
+        if partial.is_some() {
+            // Said from the first frame of the diagrams until the modules are complete.
+            self.st.details.set(Some(0.0));
+        }
         self.show(modules, errors, timings, found_oom);
         show_oom_files(self.st, oom);
-        if self.pause().await {
-            reveal_report();
+        if !self.pause().await {
+            return;
+        }
+        reveal_report();
+        if let Some(partial) = partial {
+            self.complete(&files, partial, deferred, started).await;
         }
     }
 
-    /// Step 1: every file read in slices and fed to the loader, the progress bar following.
-    async fn read(&self, files: Vec<Picked>) -> Option<Fed> {
+    /// Step 1: every file read in slices and fed to the loader, the progress bar following
+    /// (with `defer`, the bodies of `Used values` are left for [`Flow::complete`]).
+    async fn read(&self, files: &[Picked], defer: bool) -> Option<Fed> {
         let st = self.st;
         read::read_files(
-            &files,
+            files,
+            defer,
             |fraction| {
                 if self.current() {
                     st.reading.update(|r| {
@@ -189,7 +215,12 @@ impl Flow {
         &self,
         fed: Fed,
         timings: &mut Timings,
-    ) -> Option<(Vec<Arc<Shown>>, Vec<String>, Vec<OomFile>)> {
+    ) -> Option<(
+        Vec<Arc<Shown>>,
+        Vec<String>,
+        Vec<OomFile>,
+        Vec<DeferredUses>,
+    )> {
         let mut pipeline = Pipeline::from(fed.loader);
         let mut progress = Progress::Joining;
         let mut t = js_sys::Date::now();
@@ -213,12 +244,16 @@ impl Flow {
         let loaded = pipeline.finish();
         let mut errors = loaded.errors;
         errors.extend(fed.errors);
+        let deferred = loaded.deferred;
         let shown = loaded
             .modules
             .into_iter()
-            .map(|a| Arc::new(Shown::new(a.module, a.analysis)))
+            .map(|a| {
+                let complete = !deferred.iter().any(|d| d.module == a.module.name);
+                Arc::new(Shown::read(a.module, a.analysis, complete))
+            })
             .collect();
-        Some((shown, errors, loaded.oom))
+        Some((shown, errors, loaded.oom, deferred))
     }
 
     /// Step 3: the report, and the modules if there are any (else the view stays).

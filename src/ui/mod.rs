@@ -87,6 +87,7 @@ struct Outcome {
 }
 
 /// What the last read (or attempt) came to, shown above the modules.
+#[derive(Clone)]
 struct Report {
     /// `Read NAME` / `Read N files`, with the files skipped in folders; or why nothing was read.
     line: String,
@@ -104,6 +105,9 @@ struct Report {
 /// its `data-*-ms` attributes (the browser tests report them).
 #[derive(Clone, Copy, Default)]
 struct Timings {
+    /// From the pick until the modules were complete, when their `Used values` were read
+    /// after the diagrams (0 when nothing was left for later).
+    complete: f64,
     /// Reading and feeding the slices (waits for the browser included).
     read: f64,
     /// Of `read`, the time spent parsing (the rest is waiting for the browser's reads).
@@ -129,6 +133,8 @@ struct Reading {
 #[derive(Clone, Copy)]
 struct AppState {
     reading: RwSignal<Option<Reading>>,
+    /// While the `Used values` of the modules on screen are read: the fraction read.
+    details: RwSignal<Option<f64>>,
     report: RwSignal<Option<Arc<Report>>>,
     view: RwSignal<Option<Arc<Outcome>>>,
     /// The modules the ones on screen are compared with ([`compare`]), when comparing.
@@ -147,6 +153,7 @@ struct AppState {
 fn App() -> impl IntoView {
     let st = AppState {
         reading: RwSignal::new(None),
+        details: RwSignal::new(None),
         report: RwSignal::new(None),
         view: RwSignal::new(None),
         compare: RwSignal::new(None),
@@ -179,6 +186,7 @@ fn App() -> impl IntoView {
                 {intake_view(st)}
                 {move || busy.get().then(|| progress_view(st))}
                 {move || st.report.get().map(report_view)}
+                {move || st.details.get().map(details_view)}
                 <oom::OomPanel st=st />
                 {move || st.view.get().map(|o| view! { <OutcomeView outcome=o st=st /> })}
             </main>
@@ -343,6 +351,16 @@ fn reveal_report() {
 
 /// The report of the last read: what was read, what could not be, and (when this read
 /// opened nothing) that the module below is the one read before.
+/// While the modules' `Used values` are read after their diagrams: how far.
+fn details_view(fraction: f64) -> impl IntoView {
+    let percent = (fraction * 100.0).clamp(0.0, 100.0);
+    view! {
+        <p class="details-status" id="details-status" role="status">
+            {format!("Reading op_names, source lines and uses… {percent:.0}%")}
+        </p>
+    }
+}
+
 fn report_view(report: Arc<Report>) -> impl IntoView {
     let errors = (!report.errors.is_empty()).then(|| {
         let heading = if report.opened {
@@ -372,15 +390,21 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
     let t = report.timings;
     let ms = move |f: fn(&Timings) -> f64| t.map(|t| format!("{:.0}", f(&t)));
     let title = t.map(|t| {
+        let complete = if t.complete > 0.0 {
+            format!("; op_names, source lines and uses read after the diagrams, all in {:.0} ms", t.complete)
+        } else {
+            String::new()
+        };
         format!(
-            "Read in {:.0} ms ({:.0} ms of it parsing), joined in {:.0} ms, analysed in {:.0} ms",
+            "Read in {:.0} ms ({:.0} ms of it parsing), joined in {:.0} ms, analysed in {:.0} ms{complete}",
             t.read, t.parse, t.join, t.analyse
         )
     });
     view! {
         <section class="report" aria-live="polite" data-read-ms=ms(|t| t.read)
             data-parse-ms=ms(|t| t.parse)
-            data-join-ms=ms(|t| t.join) data-analyse-ms=ms(|t| t.analyse)>
+            data-join-ms=ms(|t| t.join) data-analyse-ms=ms(|t| t.analyse)
+            data-complete-ms=ms(|t| t.complete)>
             <p class="files-line" title=title>{report.line.clone()}</p>
             {errors}
             {kept}

@@ -33,6 +33,7 @@ const FIRST_CHUNK: f64 = 64.0 * 1024.0;
 const AHEAD: usize = 2;
 
 /// A file to read and the name it is read under (its path inside a folder, if any).
+#[derive(Clone)]
 pub struct Picked {
     pub name: String,
     pub file: File,
@@ -192,11 +193,13 @@ pub struct Fed {
 /// before this one is parsed, so reading (in a worker, see [`Reader`]) overlaps parsing,
 /// and at most `AHEAD + 1` slices are in memory (the buffer is reused, the browser's copies
 /// dropped once fed). Gzipped files go in smaller slices, so that what one slice inflates
-/// to is about the size of a plain slice. `progress` gets the fraction of bytes read
-/// (0.0 ..= 1.0) after each slice. When `cancelled` turns true (Cancel, or a newer read),
-/// reading stops at the next slice and `None` is returned.
+/// to is about the size of a plain slice. With `defer`, the loader leaves the bodies of
+/// `Used values` for later ([`Loader::defer_uses`], read by [`read_range`]). `progress`
+/// gets the fraction of bytes read (0.0 ..= 1.0) after each slice. When `cancelled` turns
+/// true (Cancel, or a newer read), reading stops at the next slice and `None` is returned.
 pub async fn read_files(
     files: &[Picked],
+    defer: bool,
     progress: impl Fn(f64),
     cancelled: impl Fn() -> bool,
 ) -> Option<Fed> {
@@ -206,6 +209,7 @@ pub async fn read_files(
         parse_ms: 0.0,
         errors: Vec::new(),
     };
+    fed.loader.defer_uses(defer);
     let mut buf: Vec<u8> = Vec::new();
     let mut done = 0.0;
     let reader = Reader::new();
@@ -218,16 +222,26 @@ pub async fn read_files(
     progress(0.0);
     for picked in files {
         fed.loader.begin_file(&picked.name);
-        let read = read_file(
+        let mut slices = Slices::new(0.0, picked.file.size());
+        let (loader, parse_ms) = (&mut fed.loader, &mut fed.parse_ms);
+        let feed = |bytes: &[u8]| {
+            let t = js_sys::Date::now();
+            loader.feed(bytes);
+            *parse_ms += js_sys::Date::now() - t;
+        };
+        let read = read_slices(
             picked,
+            &mut slices,
             &reader,
-            &mut fed,
             &mut buf,
+            feed,
             &mut advanced,
             &cancelled,
         );
-        if !read.await {
-            return None;
+        match read.await {
+            None => return None,
+            Some(Err(e)) => fed.errors.push(e),
+            Some(Ok(())) => {}
         }
         fed.loader.end_file();
     }
@@ -235,27 +249,53 @@ pub async fn read_files(
     Some(fed)
 }
 
-/// Feeds one file to `fed.loader`, slice by slice (see [`read_files`]); `advanced` gets the
-/// bytes of each slice fed. A file the browser cannot read is one sentence in `fed.errors`
-/// and reading goes on with the next. False when cancelled.
-async fn read_file(
+/// Feeds bytes `range` of `picked` to `feed`, slice by slice as [`read_files`] does;
+/// `advanced` gets the bytes of each slice. `None` when cancelled; an error when the
+/// browser could not read the file.
+pub async fn read_range(
     picked: &Picked,
-    reader: &Reader,
-    fed: &mut Fed,
-    buf: &mut Vec<u8>,
+    range: std::ops::Range<u64>,
+    feed: impl FnMut(&[u8]),
     advanced: &mut impl FnMut(f64),
     cancelled: &impl Fn() -> bool,
-) -> bool {
+) -> Option<Result<(), String>> {
+    let end = (range.end as f64).min(picked.file.size());
+    let mut slices = Slices::new(range.start as f64, end);
+    slices.chunk = CHUNK;
+    let mut buf = Vec::new();
+    read_slices(
+        picked,
+        &mut slices,
+        &Reader::new(),
+        &mut buf,
+        feed,
+        advanced,
+        cancelled,
+    )
+    .await
+}
+
+/// Feeds the bytes `slices` covers of `picked` to `feed`, slice by slice (see
+/// [`read_files`]); `advanced` gets the bytes of each slice fed. A file the browser cannot
+/// read is one sentence. `None` when cancelled.
+async fn read_slices(
+    picked: &Picked,
+    slices: &mut Slices,
+    reader: &Reader,
+    buf: &mut Vec<u8>,
+    mut feed: impl FnMut(&[u8]),
+    advanced: &mut impl FnMut(f64),
+    cancelled: &impl Fn() -> bool,
+) -> Option<Result<(), String>> {
     let Picked { name, file, .. } = picked;
-    let mut slices = Slices::new(file.size());
-    let mut start = 0.0;
-    while start < slices.size {
+    let mut start = slices.start;
+    while start < slices.end {
         let Some((end, slice)) = slices.next(reader, file, start) else {
             break;
         };
         let read = slice.finish(buf).await;
         if cancelled() {
-            return false;
+            return None;
         }
         match read {
             Ok(()) => {
@@ -263,9 +303,7 @@ async fn read_file(
                     slices.size_by(buf);
                 }
                 slices.ask_ahead(reader, file);
-                let t = js_sys::Date::now();
-                fed.loader.feed(buf);
-                fed.parse_ms += js_sys::Date::now() - t;
+                feed(buf);
             }
             Err(_) if reader.fall_back() => {
                 // The worker could not start (its script missing, say): read this slice
@@ -274,27 +312,27 @@ async fn read_file(
                 continue;
             }
             Err(e) => {
-                fed.errors.push(format!(
+                return Some(Err(format!(
                     "{name}: the browser could not read this file ({e})."
-                ));
-                break;
+                )));
             }
         }
         advanced(end - start);
         start = end;
         let_paint().await;
         if cancelled() {
-            return false;
+            return None;
         }
     }
-    true
+    Some(Ok(()))
 }
 
 /// The slices of one file asked for and not yet parsed, in order: the browser reads them
 /// while the page parses the one before.
 struct Slices {
-    /// The file's size in bytes.
-    size: f64,
+    /// The bytes to read: `start .. end` of the file.
+    start: f64,
+    end: f64,
     /// Each slice's end and its read under way.
     ahead: VecDeque<(f64, Slice)>,
     /// The end of the last slice asked for.
@@ -304,11 +342,12 @@ struct Slices {
 }
 
 impl Slices {
-    fn new(size: f64) -> Slices {
+    fn new(start: f64, end: f64) -> Slices {
         Slices {
-            size,
+            start,
+            end,
             ahead: VecDeque::new(),
-            asked: 0.0,
+            asked: start,
             chunk: FIRST_CHUNK,
         }
     }
@@ -316,7 +355,7 @@ impl Slices {
     /// The next slice, from `start` (asked for now when none is ahead).
     fn next(&mut self, reader: &Reader, file: &File, start: f64) -> Option<(f64, Slice)> {
         if self.ahead.is_empty() {
-            self.asked = (start + self.chunk).min(self.size);
+            self.asked = (start + self.chunk).min(self.end);
             self.ahead
                 .push_back((self.asked, reader.start(file, start, self.asked)));
         }
@@ -335,9 +374,9 @@ impl Slices {
 
     /// Asks for slices until [`AHEAD`] are under way (or the file is all asked for).
     fn ask_ahead(&mut self, reader: &Reader, file: &File) {
-        while self.ahead.len() < AHEAD && self.asked < self.size {
+        while self.ahead.len() < AHEAD && self.asked < self.end {
             let from = self.asked;
-            self.asked = (from + self.chunk).min(self.size);
+            self.asked = (from + self.chunk).min(self.end);
             self.ahead
                 .push_back((self.asked, reader.start(file, from, self.asked)));
         }

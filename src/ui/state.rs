@@ -23,14 +23,23 @@ pub struct Shown {
     pub module: Module,
     pub analysis: Analysis,
     pub uses: Kept,
+    /// False while the module's `Used values` are still being read: no op_names, source
+    /// lines, opcodes or uses yet (the diagrams are already exact).
+    pub complete: bool,
 }
 
 impl Shown {
     pub fn new(module: Module, analysis: Analysis) -> Shown {
+        Shown::read(module, analysis, true)
+    }
+
+    /// A module as read, `complete` or still without its `Used values`.
+    pub fn read(module: Module, analysis: Analysis, complete: bool) -> Shown {
         Shown {
             module,
             analysis,
             uses: Kept::default(),
+            complete,
         }
     }
 

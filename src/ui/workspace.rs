@@ -77,13 +77,30 @@ pub fn Workspace(
                     {fold_button(dock, "dock-fold", "tables")}
                     <div class="dock-scroll">
                         <PeakTable focus=focus />
-                        <Answers focus=focus />
+                        {answers(focus)}
                         <ModuleInfo focus=focus />
                     </div>
                 </div>
             </div>
         </article>
     }
+}
+
+/// The answers panel, once the module's `Used values` are read (its groupings by op_name and
+/// source line, categories and idle stretches need them); a note until then.
+fn answers(focus: Focus) -> AnyView {
+    if focus.shown().complete {
+        return view! { <Answers focus=focus /> }.into_any();
+    }
+    view! {
+        <section id="answers" class="answers answers-waiting" aria-labelledby="answers-title">
+            <header class="answers-head"><h3 id="answers-title">"Answers"</h3></header>
+            <p class="aside">"What the live bytes are made of (by op_name, source line and \
+                category), padding, capacity and idle stretches come once the op_names, source \
+                lines and uses are read, in a moment."</p>
+        </section>
+    }
+    .into_any()
 }
 
 /// A panel's size along its free axis and whether it is folded away.

@@ -693,7 +693,7 @@ pub fn load_module_with(m: &ModuleFiles, file: usize, bytes: &[u8]) -> bufscope:
         .enumerate()
         .map(|(i, (n, b))| (n.as_str(), if i == file { bytes } else { b.as_slice() }))
         .collect();
-    bufscope::load_files(inputs)
+    load_both_ways(&inputs, &m.label)
 }
 
 /// Every warning of every module read.
@@ -706,4 +706,101 @@ pub fn sane(load: &bufscope::Load, what: &str) {
     for m in &load.modules {
         check_sane_and_analyze(m, what);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The deferred read: `Used values` skipped, the diagram's module first, completed after.
+
+/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes),
+/// then completes the modules from the files' bytes, as the page does; where completing
+/// says the skip guessed wrong, the files are read again in one pass (as the page does).
+/// Returns the first read's analysis of each module ([`analysis_fingerprint`]; none when
+/// the files were read again) and the completed load.
+pub fn load_deferred(
+    files: &[(&str, &[u8])],
+    chunk: usize,
+) -> (Option<Vec<String>>, bufscope::Load) {
+    let mut loader = bufscope::Loader::new();
+    loader.defer_uses(true);
+    for &(name, bytes) in files {
+        loader.begin_file(name);
+        for c in bytes.chunks(chunk.max(1)) {
+            loader.feed(c);
+        }
+        loader.end_file();
+    }
+    let mut load = loader.finish();
+    let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
+    let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
+    let deferred = std::mem::take(&mut load.deferred);
+    if bufscope::parse::complete(&mut load.modules, &deferred, bytes).is_err() {
+        return (None, bufscope::load_files(files.iter().copied()));
+    }
+    (Some(first), load)
+}
+
+/// What a module's analysis draws: steps, and per memory space its layout, values, curve
+/// and peak.
+pub fn analysis_fingerprint(m: &bufscope::model::Module) -> String {
+    let a = bufscope::analysis::analyze(m);
+    let mut out = format!("{} steps {}", m.name, a.steps);
+    for s in &a.spaces {
+        let curve = s.curve.iter().fold(0u64, |h, &b| h.rotate_left(7) ^ b);
+        out.push_str(&format!(
+            "\n space {} height {} slots {} timed {:?} timeless {:?} peak {} at {:?} curve {curve:x}",
+            s.color,
+            s.height,
+            s.layout.len(),
+            s.timed,
+            s.timeless,
+            s.peak_bytes,
+            s.peak_time
+        ));
+    }
+    out
+}
+
+/// Panics unless two loads read the same: every module's [`fingerprint`], files and
+/// warnings (in order, with their lines), the errors and the out-of-memory files.
+pub fn assert_same_load(one_pass: &bufscope::Load, other: &bufscope::Load, what: &str) {
+    type ModuleView = (String, Vec<String>, Vec<bufscope::model::Warning>);
+    let view = |l: &bufscope::Load| {
+        let modules: Vec<ModuleView> = l
+            .modules
+            .iter()
+            .map(|m| (fingerprint(m), m.files.clone(), m.warnings.clone()))
+            .collect();
+        (modules, l.errors.clone(), l.oom.len())
+    };
+    let (a, b) = (view(one_pass), view(other));
+    if a != b {
+        let first = a.0.iter().zip(&b.0).position(|(x, y)| x != y).map(|i| {
+            let line = a.0[i].0.lines().zip(b.0[i].0.lines()).find(|(x, y)| x != y);
+            format!(
+                "module {i}: first differing line {line:?}\nwarnings one pass {:?}\ndeferred {:?}",
+                a.0[i].2, b.0[i].2
+            )
+        });
+        panic!(
+            "{what}: the deferred read differs from one pass ({} vs {} modules, errors {:?} vs {:?}); {}",
+            a.0.len(),
+            b.0.len(),
+            a.1,
+            b.1,
+            first.unwrap_or_default()
+        );
+    }
+}
+
+/// [`bufscope::load_files`] (one pass), checked against [`load_deferred`]: the same
+/// modules once completed, and the first read's analysis already the complete one's.
+pub fn load_both_ways(files: &[(&str, &[u8])], what: &str) -> bufscope::Load {
+    let one_pass = bufscope::load_files(files.iter().copied());
+    let (first, deferred) = load_deferred(files, 4093);
+    assert_same_load(&one_pass, &deferred, what);
+    if let Some(first) = first {
+        let complete: Vec<String> = one_pass.modules.iter().map(analysis_fingerprint).collect();
+        assert_eq!(first, complete, "{what}: the first read's analysis");
+    }
+    one_pass
 }

@@ -141,6 +141,13 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
         name,
         { timeout: 20000 },
       );
+      await app.waitForDetails();
+    },
+
+    /** Waits until the modules on screen are complete: the `Used values` read after the
+     *  diagrams are in (`#details-status` gone). */
+    async waitForDetails(timeout = 20000) {
+      await page.waitForFunction(() => !document.querySelector('#details-status'), null, { timeout });
     },
 
     /** The names the module picker lists, in its order (opens the list and closes it). */
@@ -167,6 +174,7 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
         name,
         { timeout },
       );
+      await app.waitForDetails(timeout);
     },
 
     /** The total bytes shown for the module on screen: the exact number and the text. */

@@ -57,7 +57,7 @@ async function freshPage() {
 /** Starts the in-page monitor: change time, frame gaps per phase, progress steps, shown time. */
 async function monitor(page, name) {
   await page.evaluate((name) => {
-    const m = (window.__load = { change: null, shown: null, reading: 0, end: 0, percents: [], frames: 0, running: true });
+    const m = (window.__load = { change: null, shown: null, complete: null, reading: 0, end: 0, details: 0, percents: [], frames: 0, running: true });
     document.addEventListener('change', () => { m.change ??= performance.now(); }, { capture: true });
     let last = performance.now();
     const tick = () => {
@@ -70,6 +70,11 @@ async function monitor(page, name) {
       m.frames++;
       const pc = document.querySelector('.progress .percent')?.textContent;
       if (pc && m.percents.at(-1) !== pc) m.percents.push(pc);
+      if (m.shown !== null && m.complete === null) {
+        // After the diagrams: the `Used values` read until the modules are complete.
+        m.details = Math.max(m.details, now - last);
+        if (!document.querySelector('#details-status')) m.complete = now;
+      }
       if (m.shown === null && document.querySelector('.files-line')?.textContent === `Read ${name}` &&
           document.querySelector('.diagram')?.dataset.view) m.shown = now;
       last = now;
@@ -104,10 +109,12 @@ async function loadRun(file) {
     await monitor(page, name);
     const t0 = Date.now();
     await page.locator('#file-input').setInputFiles(file);
-    await page.waitForFunction(() => window.__load.shown !== null, null, { timeout: LOAD_TIMEOUT, polling: 500 });
+    await page.waitForFunction(() => window.__load.complete !== null, null, { timeout: LOAD_TIMEOUT, polling: 500 });
     out.wallS = (Date.now() - t0) / 1000;
     const m = await page.evaluate(() => { window.__load.running = false; return window.__load; });
     out.loadMs = m.shown - m.change;
+    out.completeMs = m.complete - m.change;
+    out.stallDetails = m.details;
     out.stallReading = m.reading;
     out.stallEnd = m.end;
     out.percents = m.percents.length;
@@ -115,9 +122,9 @@ async function loadRun(file) {
     out.wasm = await page.evaluate(() => window.__bufscope_wasm_bytes?.() ?? null);
     const shown = await page.locator('.module .module-name').first().textContent();
     out.module = shown;
-    log(`${name}: shown ${(out.loadMs / 1000).toFixed(2)} s after the pick (read ${out.timings.readMs} ms, parsing ${out.timings.parseMs} ms of it, ` +
-      `join ${out.timings.joinMs} ms, analyse ${out.timings.analyseMs} ms); longest frame gap ` +
-      `${out.stallReading.toFixed(0)} ms while reading, ${out.stallEnd.toFixed(0)} ms at the end; ` +
+    log(`${name}: diagram ${(out.loadMs / 1000).toFixed(2)} s after the pick (read ${out.timings.readMs} ms, parsing ${out.timings.parseMs} ms of it, ` +
+      `join ${out.timings.joinMs} ms, analyse ${out.timings.analyseMs} ms), complete ${(out.completeMs / 1000).toFixed(2)} s; longest frame gap ` +
+      `${out.stallReading.toFixed(0)} ms while reading, ${out.stallEnd.toFixed(0)} ms at the end, ${out.stallDetails.toFixed(0)} ms while completing; ` +
       `${out.percents} progress steps; wasm memory ${(out.wasm / 2 ** 20).toFixed(0)} MiB`);
     const t1 = Date.now();
     const { frames, draws } = await panZoom(page, STEPS);
@@ -157,7 +164,7 @@ const label = (r) => {
   return `${base} (${(r.size / MB).toFixed(0)} MB)`;
 };
 console.log('');
-console.log('| input | native read + analysis | memchr | native ÷ memchr | native ms/MB | native peak heap ÷ file | browser load | browser ÷ native | browser ms/MB | wasm memory ÷ file | longest stall: reading / end | Cancel | frame interval median / p95 / worst | app draw median / p95 / worst |');
+console.log('| input | native read + analysis | native diagrams first / then Used values | memchr | native ÷ memchr | native peak heap ÷ file | browser: diagram / complete | browser complete ÷ native | browser ms/MB | wasm memory ÷ file | longest stall: reading / end / completing | Cancel | frame interval median / p95 / worst | app draw median / p95 / worst |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const n = r.nat;
@@ -166,11 +173,11 @@ for (const r of rows) {
   const fail = b.error ? ` (${b.error})` : '';
   console.log([
     '', label(r),
-    sec(nt), sec(n?.memchr_ms ?? NaN), `${f1(nt / n?.memchr_ms)}×`, f2(nt / (r.size / MB)),
+    sec(nt), `${sec(n?.first_ms ?? NaN)} / ${sec(n?.complete_ms ?? NaN)}`, sec(n?.memchr_ms ?? NaN), `${f1(nt / n?.memchr_ms)}×`,
     `${f2((n?.peak_heap_bytes ?? NaN) / r.size)}×`,
-    sec(b.loadMs) + fail, `${f2(b.loadMs / nt)}×`, f2(b.loadMs / (r.size / MB)),
+    `${sec(b.loadMs)} / ${sec(b.completeMs)}` + fail, `${f2(b.completeMs / nt)}×`, f2(b.completeMs / (r.size / MB)),
     `${f2((b.wasm ?? NaN) / r.size)}× (${f1((b.wasm ?? NaN) / 2 ** 20)} MiB)`,
-    `${sec(b.stallReading)} / ${sec(b.stallEnd)}`,
+    `${sec(b.stallReading)} / ${sec(b.stallEnd)} / ${sec(b.stallDetails)}`,
     r.cancel.ok ? `ok, ${r.cancel.ms} ms` : 'FAILED',
     `${f1(b.frames?.median)} / ${f1(b.frames?.p95)} / ${f1(b.frames?.worst)} ms`,
     `${f1(b.draws?.median)} / ${f1(b.draws?.p95)} / ${f1(b.draws?.worst)} ms`, '',
@@ -179,7 +186,7 @@ for (const r of rows) {
 const big = rows.reduce((a, r) => (r.size > a.size ? r : a), rows[0]);
 const verdict = (ok) => (ok ? 'met' : 'NOT met');
 const worstNative = Math.max(...rows.map((r) => r.nat.total_ms / r.nat.memchr_ms));
-const worstBrowser = Math.max(...rows.map((r) => r.b.loadMs / r.nat.total_ms));
+const worstBrowser = Math.max(...rows.map((r) => r.b.completeMs / r.nat.total_ms));
 const worstWasm = Math.max(...rows.map((r) => (r.b.wasm ?? Infinity) / r.size));
 console.log('');
 console.log(`Targets (over all inputs; the largest is ${label(big)}):`);
@@ -190,8 +197,17 @@ console.log(`- Cancel works while reading: ${verdict(rows.every((r) => r.cancel.
 // 25 ms (1.5 periods) or more means at least one vsync went by without a new frame.
 console.log(`- ≥ 60 fps during pan/zoom on the largest: frame interval median ${f1(big.b.frames?.median)} ms: ${verdict(big.b.frames?.median < 17)}; ` +
   `no frame missed (every interval < 25 ms, 1.5 vsync periods): p95 ${f1(big.b.frames?.p95)} ms, worst ${f1(big.b.frames?.worst)} ms: ${verdict(big.b.frames?.worst < 25)}`);
-console.log(`- the page never freezes while loading: longest frame gap while reading ${sec(Math.max(...rows.map((r) => r.b.stallReading ?? NaN)))}, ` +
-  `at the end (join, analysis, first drawing, all in pieces) ${sec(Math.max(...rows.map((r) => r.b.stallEnd ?? NaN)))}`);
+const stall = Math.max(...rows.flatMap((r) => [r.b.stallReading, r.b.stallEnd, r.b.stallDetails].map((x) => x ?? NaN)));
+console.log(`- no frame gap over 100 ms while loading: longest while reading ${sec(Math.max(...rows.map((r) => r.b.stallReading ?? NaN)))}, ` +
+  `at the end (join, analysis, first drawing, all in pieces) ${sec(Math.max(...rows.map((r) => r.b.stallEnd ?? NaN)))}, ` +
+  `while completing ${sec(Math.max(...rows.map((r) => r.b.stallDetails ?? NaN)))}: ${verdict(stall <= 100)}`);
+for (const [what, limitDiagram, limitAll] of [['cpu_deep_unrolled_500', 300, 800], ['generated-1GB', 2000, 4000]]) {
+  const r = rows.find((r) => path.basename(r.file).startsWith(what));
+  if (r) {
+    console.log(`- ${label(r)}: diagram ≤ ${sec(limitDiagram)}: ${sec(r.b.loadMs)}: ${verdict(r.b.loadMs <= limitDiagram)}; ` +
+      `everything ≤ ${sec(limitAll)}: ${sec(r.b.completeMs)}: ${verdict(r.b.completeMs <= limitAll)}`);
+  }
+}
 console.log(`- native read + analysis ≤ 4× memchr: worst ${f1(worstNative)}×: ${verdict(worstNative <= 4)}`);
-console.log(`- browser load ≤ 2× native: worst ${f2(worstBrowser)}×: ${verdict(worstBrowser <= 2)}`);
+console.log(`- browser ÷ native for the complete load ≤ 1.5×: worst ${f2(worstBrowser)}×: ${verdict(worstBrowser <= 1.5)}`);
 process.exit(rows.some((r) => r.b.error) ? 1 : 0);

@@ -77,7 +77,7 @@ pub fn Details(focus: Focus) -> impl IntoView {
                 })}
                 <dt>"Kind"</dt>
                 <dd class="kind">{bufscope::analysis::value_kind(m, &value).label()}{value.phi.then_some(" (phi)")}</dd>
-                {instruction(m, &value)}
+                {instruction(m, &value, shown.complete)}
             </dl>
             {idle_stretch(&shown, v, &value)}
             {positions_and_uses(focus, &shown, v, &value)}
@@ -188,7 +188,8 @@ fn live_range(m: &Module, value: &Value) -> String {
     }
 }
 
-fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
+/// The value's instruction and what `Used values` says of it (`complete`: read already).
+fn instruction(m: &Module, value: &Value, complete: bool) -> impl IntoView + use<> {
     let i = m.instruction(value);
     let opcode = m.str(i.opcode).to_string();
     let op_name = m.str(i.op_name).to_string();
@@ -197,7 +198,11 @@ fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
         Some(at @ SourceLocation::File { .. }) => Some(at.to_string()),
         _ => None,
     };
-    let known = |s: String| if s.is_empty() { "—".to_string() } else { s };
+    let known = |s: String| match (s.is_empty(), complete) {
+        (false, _) => s,
+        (true, true) => "—".to_string(),
+        (true, false) => READING.to_string(),
+    };
     view! {
         <dt>"Instruction"</dt>
         <dd class="instruction"><code>{clip_middle(m.str(i.name), CELL_CHARS)}</code>
@@ -206,7 +211,7 @@ fn instruction(m: &Module, value: &Value) -> impl IntoView + use<> {
         <dt>"op_name"</dt>
         <dd class="op-name">{known(op_name)}</dd>
         <dt>"Source"</dt>
-        <dd class="source">{source.unwrap_or_else(|| "—".to_string())}</dd>
+        <dd class="source">{known(source.unwrap_or_default())}</dd>
         {i.stack_frame_id.map(|id| view! { <dt>"Stack frame"</dt><dd class="stack-frame">{id.to_string()}</dd> })}
     }
 }
@@ -242,6 +247,9 @@ fn idle_stretch(shown: &Arc<Shown>, v: u32, value: &Value) -> Option<impl IntoVi
     })
 }
 
+/// What the details say of what `Used values` tells while it is still being read.
+const READING: &str = "being read…";
+
 fn positions_and_uses(
     focus: Focus,
     shown: &Arc<Shown>,
@@ -268,7 +276,9 @@ fn positions_and_uses(
             .collect()
     };
     let Some((positions, uses)) = m.positions_and_uses(value) else {
-        let text = if uses::needs_values(shown) {
+        let text = if !shown.complete {
+            "Its positions and uses are still being read…"
+        } else if uses::needs_values(shown) {
             idle::NEEDS_VALUES
         } else {
             "The dump lists no positions or uses for this value."

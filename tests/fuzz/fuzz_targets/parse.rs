@@ -9,7 +9,10 @@
 //! Checked: nothing panics or hangs; reading the bytes in random chunks through
 //! `Pipeline::feed` and joining and analysing them in random pieces (`Pipeline::step`) gives
 //! the same modules, values, warnings and analyses as one `pipeline::open_files` call, and the
-//! same out-of-memory messages (for a file that is no dump); the OOM reader's own result on
+//! same out-of-memory messages (for a file that is no dump), and so does the deferred read
+//! (`Loader::defer_uses`, then `parse::complete` from the skipped bytes; instruction facts
+//! and uses compared too) whenever completing does not ask for one pass; the OOM reader's
+//! own result on
 //! the bytes is that of the loader's search, and its summary text and JSON are written.
 
 #![no_main]
@@ -63,6 +66,66 @@ fn streamed(name: &str, bytes: &[u8], seed: u64) -> Loaded {
     pipeline.finish()
 }
 
+/// The file read with `Used values` deferred (in random chunks), then completed; none when
+/// completing asks for the file to be read again in one pass.
+fn deferred(name: &str, bytes: &[u8], seed: u64) -> Option<bufscope::Load> {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+    let mut loader = bufscope::Loader::new();
+    loader.defer_uses(true);
+    loader.begin_file(name);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = (1 + rng.next() % 4096) as usize;
+        let (chunk, tail) = rest.split_at(n.min(rest.len()));
+        loader.feed(chunk);
+        rest = tail;
+    }
+    let mut load = loader.finish();
+    let deferred = std::mem::take(&mut load.deferred);
+    bufscope::parse::complete(&mut load.modules, &deferred, |n| {
+        (n == name).then_some(bytes)
+    })
+    .ok()?;
+    Some(load)
+}
+
+/// The deferred read's modules are the one-pass ones, facts and uses included.
+fn same_deferred(a: &Loaded, b: &bufscope::Load) {
+    assert_eq!(a.errors, b.errors, "errors differ when deferred");
+    assert_eq!(
+        a.modules.len(),
+        b.modules.len(),
+        "module count differs when deferred"
+    );
+    for (ax, y) in a.modules.iter().zip(&b.modules) {
+        let x = &ax.module;
+        assert_eq!(x.name, y.name);
+        assert_eq!(
+            x.values.len(),
+            y.values.len(),
+            "values differ when deferred"
+        );
+        let wx: Vec<_> = x.warnings.iter().map(|w| (w.line, &w.message)).collect();
+        let wy: Vec<_> = y.warnings.iter().map(|w| (w.line, &w.message)).collect();
+        assert_eq!(wx, wy, "warnings differ when deferred");
+        for (vx, vy) in x.values.iter().zip(&y.values) {
+            let (ix, iy) = (x.instruction(vx), y.instruction(vy));
+            assert_eq!(vx.live, vy.live, "live ranges differ when deferred");
+            assert_eq!(
+                x.positions_and_uses(vx),
+                y.positions_and_uses(vy),
+                "uses differ when deferred"
+            );
+            assert_eq!(
+                (x.str(ix.opcode), x.str(ix.op_name), x.str(ix.source_file)),
+                (y.str(iy.opcode), y.str(iy.op_name), y.str(iy.source_file)),
+                "instruction facts differ when deferred"
+            );
+            assert_eq!(ix.source_line, iy.source_line);
+        }
+    }
+}
+
 fn same(a: &Loaded, b: &Loaded) {
     assert_eq!(
         a.errors, b.errors,
@@ -105,6 +168,9 @@ fuzz_target!(|data: &[u8]| {
     let whole = open_files([(name, dump)]);
     let parts = streamed(name, dump, u64::from(selector >> 2) ^ dump.len() as u64);
     same(&whole, &parts);
+    if let Some(d) = deferred(name, dump, u64::from(selector) ^ dump.len() as u64) {
+        same_deferred(&whole, &d);
+    }
 
     let matcher = query::compile(&pattern).ok();
     for shown in &whole.modules {

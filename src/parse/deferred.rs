@@ -1,0 +1,286 @@
+//! `Used values` read after the rest of its module, so that a diagram can be drawn first.
+//!
+//! `Used values` is most of a dump's bytes (73 % of a 94 MB CPU dump) and feeds only the
+//! instructions' facts (opcode, op_name, source line) and each value's positions and uses;
+//! the diagram needs none of it. A [`Loader`](super::Loader) told to
+//! [`defer_uses`](super::Loader::defer_uses) skips the body of each `Used values` section
+//! of a plain-text file (counting its lines, so that line numbers stay those of the file)
+//! and lists it as a [`DeferredUses`]: which file, which module, which bytes. The modules
+//! it gives are joined to their live ranges and checked, but have no uses and no
+//! instruction facts. Later, a [`UsesReader`] reads those bytes into a [`UsedPart`] of its
+//! own (its strings in arenas of its own, so that the module stays untouched, on screen,
+//! meanwhile), which [`UsedPart::complete`] gives to the module (interning the few distinct
+//! op_names, opcodes and source files into the module's names); [`Completing`] joins it,
+//! in pieces, into the module one pass would have read.
+//!
+//! The skip is a guess (a body line starts with `<` or a space, or is blank) that the
+//! later read checks: the body must read with no warning, no line given back and no entry
+//! left open, else [`UsesReader::finish`] says why and the file must be read again in one
+//! pass. Gzip files are read in one pass (their byte offsets are not the text's).
+
+use super::assemble::Builder;
+use super::join::Join;
+use super::section::{Cx, Flow, Notes, SectionReader};
+use super::used_values::UsedValues;
+use super::Part;
+use crate::model::{Instruction, Module, Str};
+use hashbrown::HashMap;
+use std::ops::Range;
+
+/// The body of one `Used values` section, skipped by the first read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeferredUses {
+    /// The file's name as it was given to [`Loader::begin_file`](super::Loader::begin_file).
+    pub file: String,
+    /// The module's name ([`Module::name`]).
+    pub module: String,
+    /// The body's bytes in the file: from the line after `Used values:` to the next
+    /// section's header line (or the end of the file).
+    pub bytes: Range<u64>,
+    /// Line number (from 1) of the body's first line, and how many lines it has.
+    pub first_line: u64,
+    pub lines: u64,
+    /// The body runs to the end of the file.
+    pub at_file_end: bool,
+    /// The skip ended at another section's header (or the file's end); else one pass may
+    /// have read on in `Used values` there, and completing refuses.
+    pub(crate) exact: bool,
+    /// Which file each of the module's parts came from (for the join's warnings).
+    pub(crate) parts: Vec<(Part, String)>,
+}
+
+/// Reads the skipped bodies of one module.
+pub struct UsesReader {
+    builder: Builder,
+    parts: Vec<(Part, String)>,
+    reader: UsedValues,
+    notes: Notes,
+    /// The body being read: its line count and whether it ends its file.
+    body: Option<(u64, bool)>,
+    line_no: u64,
+    read: u64,
+    carry: Vec<u8>,
+    /// Why the bodies did not read as one pass would have read them.
+    inexact: Option<String>,
+}
+
+impl UsesReader {
+    /// Starts reading the bodies of the module [`DeferredUses::module`] names.
+    pub fn new(first: &DeferredUses) -> Self {
+        let mut r = UsesReader {
+            builder: Builder::new("", 0),
+            parts: first.parts.clone(),
+            reader: UsedValues::default(),
+            notes: Notes::new(String::new()),
+            body: None,
+            line_no: 0,
+            read: 0,
+            carry: Vec::new(),
+            inexact: None,
+        };
+        r.body(first);
+        r
+    }
+
+    /// Starts the next body of the same module (a file may hold two sections of one module).
+    pub fn body(&mut self, d: &DeferredUses) {
+        self.end_body();
+        if !d.exact && self.inexact.is_none() {
+            self.inexact = Some(format!(
+                "the `Used values` of {} go on after line {}",
+                d.file,
+                d.first_line + d.lines
+            ));
+        }
+        let base = d.file.rsplit(['/', '\\']).next().unwrap_or(&d.file);
+        self.notes.file = base.to_string();
+        self.line_no = d.first_line.saturating_sub(1);
+        self.read = 0;
+        self.body = Some((d.lines, d.at_file_end));
+        let mut cx = Cx {
+            module: Some(&mut self.builder),
+            notes: &mut self.notes,
+            line_no: self.line_no,
+        };
+        self.reader.start(b"Used values:", None, &mut cx);
+    }
+
+    /// More bytes of the current body, in order, in chunks of any size.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        let mut rest = chunk;
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
+            if self.carry.is_empty() {
+                self.line(&rest[..nl]);
+            } else {
+                self.carry.extend_from_slice(&rest[..nl]);
+                let line = std::mem::take(&mut self.carry);
+                self.line(&line);
+                self.carry = line;
+                self.carry.clear();
+            }
+            rest = &rest[nl + 1..];
+        }
+        self.carry.extend_from_slice(rest);
+    }
+
+    fn line(&mut self, raw: &[u8]) {
+        self.read += 1;
+        if self.inexact.is_some() {
+            return;
+        }
+        self.line_no += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let mut cx = Cx {
+            module: Some(&mut self.builder),
+            notes: &mut self.notes,
+            line_no: self.line_no,
+        };
+        if self.reader.line(line, &mut cx) != Flow::Read {
+            self.inexact = Some(format!("line {} is no `Used values` line", self.line_no));
+        }
+    }
+
+    /// The current body ends: its last line (when the file ends without a line end) and
+    /// what its reader left open.
+    fn end_body(&mut self) {
+        let Some((lines, at_file_end)) = self.body.take() else {
+            return;
+        };
+        if !self.carry.is_empty() {
+            let last = std::mem::take(&mut self.carry);
+            self.line(&last);
+        }
+        if self.read != lines && self.inexact.is_none() {
+            self.inexact = Some(format!("{} lines read, {lines} skipped", self.read));
+        }
+        let mut cx = Cx {
+            module: Some(&mut self.builder),
+            notes: &mut self.notes,
+            line_no: self.line_no,
+        };
+        self.reader.end(at_file_end, &mut cx);
+    }
+
+    /// The bodies are read: what they hold, or why they did not read as in one pass (a
+    /// warning, a line given back, an entry left open), in which case the module's files
+    /// must be read again in one pass.
+    pub fn finish(mut self) -> Result<UsedPart, String> {
+        self.end_body();
+        let warned = !self.builder.module.warnings.is_empty()
+            || !self.notes.pending.is_empty()
+            || self.notes.suppressed > 0;
+        match self.inexact {
+            Some(why) => Err(why),
+            None if warned => Err("the skipped `Used values` have warnings".into()),
+            None => Ok(UsedPart {
+                builder: self.builder,
+                parts: self.parts,
+            }),
+        }
+    }
+}
+
+/// What the skipped bodies of one module hold, read and waiting for their module.
+pub struct UsedPart {
+    builder: Builder,
+    parts: Vec<(Part, String)>,
+}
+
+impl UsedPart {
+    /// Gives the bodies to `module` (the one [`DeferredUses::module`] names): the join that
+    /// completes it.
+    pub fn complete(self, module: Module) -> Completing {
+        let UsedPart {
+            builder: read,
+            parts,
+        } = self;
+        let mut b = Builder::resume(module, parts);
+        let mut moved: HashMap<Str, Str> = HashMap::new();
+        let names = &read.module.strings;
+        let strings = &mut b.module.strings;
+        let mut to_module = |s: Str| {
+            if s.is_empty() {
+                return s;
+            }
+            *moved
+                .entry(s)
+                .or_insert_with(|| strings.intern(names.get(s)))
+        };
+        let infos = read
+            .infos
+            .into_iter()
+            .map(|(id, i)| {
+                let facts = Instruction {
+                    opcode: to_module(i.opcode),
+                    op_name: to_module(i.op_name),
+                    source_file: to_module(i.source_file),
+                    ..i
+                };
+                (id, facts)
+            })
+            .collect();
+        b.infos = infos;
+        // Only `Used values` writes this arena: the module's is still empty.
+        b.module.uses_strings = read.module.uses_strings;
+        b.used = read.used;
+        Completing {
+            join: Join::resume(b),
+        }
+    }
+}
+
+/// The join of a module's `Used values`, read since, in pieces.
+pub struct Completing {
+    join: Join,
+}
+
+impl Completing {
+    /// Joins up to `work` entries; true once done.
+    pub fn step(&mut self, work: usize) -> bool {
+        self.join.step(work)
+    }
+
+    /// The module as one pass reads it (once [`Completing::step`] said true).
+    pub fn into_module(self) -> Module {
+        self.join.into_module()
+    }
+}
+
+/// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses)) from
+/// the `deferred` bodies in the bytes of their files, `bytes(file)` giving a file's bytes by
+/// the name it was read under; the modules become those one pass reads. An error says why
+/// a body did not read as in one pass (the files must then be read again in one pass); the
+/// modules are then left partly completed.
+pub fn complete<'a>(
+    modules: &mut [Module],
+    deferred: &[DeferredUses],
+    bytes: impl Fn(&str) -> Option<&'a [u8]>,
+) -> Result<(), String> {
+    for m in modules.iter_mut() {
+        let name = m.name.clone();
+        let mut bodies = deferred.iter().filter(|d| d.module == name);
+        let Some(first) = bodies.next() else { continue };
+        let mut reader = UsesReader::new(first);
+        let mut d = first;
+        loop {
+            let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
+            let body = usize::try_from(d.bytes.start)
+                .ok()
+                .zip(usize::try_from(d.bytes.end).ok())
+                .and_then(|(a, b)| file.get(a..b))
+                .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
+            reader.feed(body);
+            match bodies.next() {
+                Some(next) => {
+                    reader.body(next);
+                    d = next;
+                }
+                None => break,
+            }
+        }
+        let mut completing = reader.finish()?.complete(std::mem::take(m));
+        while !completing.step(usize::MAX) {}
+        *m = completing.into_module();
+    }
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! The deferred read (`Loader::defer_uses`: the bodies of `Used values` skipped, the
+//! modules joined and analysed without them, then completed by `parse::complete` from the
+//! skipped bytes) gives the modules one pass gives, on every real dump (tests/fixtures and
+//! ../shared), in any chunking, and the first read's analysis is already the complete
+//! one's. Near the skip's boundaries, lines dropped, doubled or changed, and files cut
+//! there, read the same (completing falls back to one pass where the skip guessed wrong).
+//! The cut and mutation tests (cut_points.rs, robustness.rs, proptest_mutations.rs,
+//! hostile.rs) check the same through `common::load_both_ways`.
+
+mod common;
+
+use common::*;
+
+/// Reads `m` both ways (checked equal) and requires the deferred read to have skipped a
+/// body and completed it without falling back to one pass, where `m` has `Used values`.
+fn check_module(m: &ModuleFiles) {
+    let inputs = m.inputs();
+    let load = load_both_ways(&inputs, &m.label);
+    assert!(
+        !load.modules.is_empty() || m.folder.starts_with("oom"),
+        "{}: no module",
+        m.label
+    );
+    let has_used = inputs.iter().any(|(n, b)| {
+        !bufscope::parse::is_gzip(b) && !n.is_empty() && contains_line(b, b"Used values:")
+    });
+    let (first, _) = load_deferred(&inputs, 1 << 20);
+    if has_used {
+        assert!(
+            first.is_some(),
+            "{}: completing fell back to one pass",
+            m.label
+        );
+        let mut loader = bufscope::Loader::new();
+        loader.defer_uses(true);
+        for (n, b) in &inputs {
+            loader.begin_file(n);
+            loader.feed(b);
+            loader.end_file();
+        }
+        let partial = loader.finish();
+        assert!(
+            !partial.deferred.is_empty(),
+            "{}: nothing deferred",
+            m.label
+        );
+        for d in &partial.deferred {
+            let (_, bytes) = inputs.iter().find(|(n, _)| *n == d.file).unwrap();
+            let body = &bytes[d.bytes.start as usize..d.bytes.end as usize];
+            let lines =
+                body.split(|&c| c == b'\n').count() as u64 - u64::from(body.ends_with(b"\n"));
+            assert_eq!(lines, d.lines, "{}: the body's lines", m.label);
+            let before = bytes[..d.bytes.start as usize]
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count();
+            assert_eq!(
+                before as u64 + 1,
+                d.first_line,
+                "{}: the body's first line",
+                m.label
+            );
+        }
+    }
+}
+
+fn contains_line(bytes: &[u8], line: &[u8]) -> bool {
+    bytes
+        .split(|&c| c == b'\n')
+        .any(|l| l.strip_suffix(b"\r").unwrap_or(l) == line)
+}
+
+#[test]
+fn every_fixture_reads_the_same_deferred() {
+    let modules = fixture_modules();
+    assert!(modules.len() > 10);
+    for m in &modules {
+        check_module(m);
+    }
+}
+
+#[test]
+fn every_shared_dump_reads_the_same_deferred() {
+    let Some(dir) = shared_dumps_or_skip("every_shared_dump_reads_the_same_deferred") else {
+        return;
+    };
+    // The 94 MB one is compared in an optimised build, by real_dumps.rs.
+    let modules = modules_under(&dir, |_, stem| stem != "cpu_deep_unrolled_500");
+    assert!(!modules.is_empty(), "no dump under {}", dir.display());
+    for m in &modules {
+        check_module(m);
+    }
+    eprintln!("deferred: {} shared modules compared", modules.len());
+}
+
+/// The lines of `bytes` with `line` replaced by what `edit` makes of it (none: dropped).
+fn edit_line(bytes: &[u8], line: usize, edit: impl Fn(&[u8]) -> Option<Vec<u8>>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 64);
+    for (i, l) in bytes.split(|&c| c == b'\n').enumerate() {
+        let l = if i == line { edit(l) } else { Some(l.to_vec()) };
+        if let Some(l) = l {
+            out.extend_from_slice(&l);
+            out.push(b'\n');
+        }
+    }
+    out.pop();
+    out
+}
+
+/// Around the `Used values` header and the body's end, each line dropped, doubled, made a
+/// header, given a CR, made garbage or a wrapper line, or the file cut there: both reads
+/// agree.
+#[test]
+fn disturbed_boundaries_read_the_same() {
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, bytes) = m.dump_files().next().unwrap();
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let header = lines.iter().position(|l| *l == "Used values:").unwrap();
+    let end = (header + 1..lines.len())
+        .find(|&i| lines[i].starts_with("HloLiveRange"))
+        .unwrap_or(lines.len());
+    let near: Vec<usize> = (header.saturating_sub(3)..header + 6)
+        .chain(end.saturating_sub(6)..(end + 3).min(lines.len()))
+        .collect();
+    type Edit = fn(&[u8]) -> Option<Vec<u8>>;
+    let edits: [(&str, Edit); 8] = [
+        ("dropped", |_| None),
+        ("doubled", |l| Some([l, b"\n", l].concat())),
+        ("a header", |_| Some(b"HloLiveRange (max 9):".to_vec())),
+        ("a second Used values", |_| Some(b"Used values:".to_vec())),
+        ("with CR", |l| Some([l, b"\r"].concat())),
+        ("garbage", |_| Some(b"garbage".to_vec())),
+        ("a space-led garbage", |_| Some(b" garbage".to_vec())),
+        ("a wrapper", |_| Some(b"*** End x.txt ***".to_vec())),
+    ];
+    let starts = line_starts(bytes);
+    for &i in &near {
+        for (what, edit) in &edits {
+            let changed = edit_line(bytes, i, edit);
+            load_both_ways(&[(name, &changed)], &format!("line {} {what}", i + 1));
+        }
+        if let Some(&at) = starts.get(i) {
+            for cut in [at, at + 1, at.saturating_sub(1)] {
+                let cut = &bytes[..cut.min(bytes.len())];
+                load_both_ways(&[(name, cut)], &format!("cut at line {}", i + 1));
+            }
+        }
+    }
+}
+
+/// A garbage line in the middle of an entry: one pass warns and reads on in `Used
+/// values`; the deferred read's skip ends there, so completing falls back to one pass.
+#[test]
+fn a_wrong_guess_falls_back_to_one_pass() {
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, bytes) = m.dump_files().next().unwrap();
+    let text = String::from_utf8_lossy(bytes);
+    let at = text.find("\n positions:\n").expect("an entry") + 1;
+    let changed = [&bytes[..at], b"garbage\n", &bytes[at..]].concat();
+    let (first, load) = load_deferred(&[(name, &changed)], usize::MAX);
+    assert!(first.is_none(), "completing should have refused");
+    assert_same_load(
+        &bufscope::load_files([(name, changed.as_slice())]),
+        &load,
+        "fallback",
+    );
+    assert!(load.modules[0]
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("malformed")));
+}
+
+/// Split files of one module (new XLA), in any order, join as in one pass.
+#[test]
+fn split_files_join_deferred() {
+    let m = fixture_module("cpu/jax0.10.2/cpu_mlp_train");
+    let mut inputs = m.inputs();
+    assert!(inputs.len() >= 3, "{}: {} files", m.label, inputs.len());
+    for _ in 0..inputs.len() {
+        inputs.rotate_left(1);
+        load_both_ways(&inputs, "split files");
+    }
+}
+
+/// Stdout dumps: one module wrapped in `*** Begin/End ***`, and two modules in one file
+/// (two bodies deferred from one file).
+#[test]
+fn wrapped_stdout_dumps_read_the_same() {
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, bytes) = m.dump_files().next().unwrap();
+    let wrap = |n: &str| {
+        [
+            format!("*** Begin {n} ***\n").as_bytes(),
+            bytes,
+            format!("\n*** End {n} ***\n").as_bytes(),
+        ]
+        .concat()
+    };
+    let one = [b"log line\n".as_slice(), &wrap(name)].concat();
+    load_both_ways(&[("stdout.txt", &one)], "one wrapped module");
+    let two = [wrap(name), wrap("other.buffer-assignment.txt")].concat();
+    let load = load_both_ways(&[("stdout.txt", &two)], "two wrapped modules");
+    assert_eq!(load.modules.len(), 2);
+    let (first, _) = load_deferred(&[("stdout.txt", &two)], 777);
+    assert!(
+        first.is_some(),
+        "two wrapped modules completed without falling back"
+    );
+}
+
+/// Gzip is read in one pass: nothing is deferred.
+#[test]
+fn gzip_is_not_deferred() {
+    use std::io::Write;
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, bytes) = m.dump_files().next().unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).unwrap();
+    let gz = gz.finish().unwrap();
+    let mut loader = bufscope::Loader::new();
+    loader.defer_uses(true);
+    loader.begin_file(&format!("{name}.gz"));
+    loader.feed(&gz);
+    let load = loader.finish();
+    assert!(load.deferred.is_empty());
+    let gz_name = format!("{name}.gz");
+    assert_same_load(
+        &bufscope::load_files([(gz_name.as_str(), gz.as_slice())]),
+        &load,
+        "gzip",
+    );
+}

@@ -1,0 +1,112 @@
+// Browser tests of the diagram-first read (src/ui/load.rs, src/ui/load/complete.rs): the
+// page draws the diagrams from the allocations and live ranges, then reads the `Used values`
+// it skipped and puts the complete module on screen, keeping the view.
+//   node tests/e2e/deferred.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
+// Uses the test hook `window.__bufscope_hold_details` (src/ui/load/complete.rs) to hold the
+// module incomplete, and `__bufscope_block_px` (src/ui/canvas/hooks.rs). The 94 MB part
+// needs ../shared; without it it shows as one skipped test.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SHARED, TPU, assert, dumpFile, open, run, skip, test } from './harness.mjs';
+
+const app = await open({ viewport: { width: 1280, height: 720 } });
+const { page } = app;
+const MODULE = path.basename(TPU, '.txt');
+// `value: <68 Arg_0.1 @0>` of TPU dump 000; its `from instruction:` line says
+// `parameter(0), metadata={op_name="x"}` and its uses `multiply_reduce_fusion, operand 0`.
+const VALUE = 'Arg_0.1';
+const COLOR = 0;
+const BIG = path.join(SHARED, 'dumps', 'cpu', 'jax0.6.2', 'cpu_deep_unrolled_500.buffer-assignment.txt');
+
+const diagram = () => page.locator(`.diagram[data-color="${COLOR}"]`);
+const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+const dataView = async () => (await diagram().getAttribute('data-view')).split(',').map(Number);
+const hold = (on) => page.evaluate((on) => { window.__bufscope_hold_details = on; }, on);
+const status = () => page.evaluate(() => document.querySelector('#details-status')?.textContent ?? null);
+
+/** The op_name the dump's text gives `value` (its instruction's `from instruction:` line). */
+function opNameInDump(file, value) {
+  const text = readFileSync(file, 'utf8');
+  const entry = text.indexOf(`\n<68 ${value} @0>\n`);
+  assert(entry >= 0, `no entry for ${value}`);
+  const from = text.slice(entry).match(/\n from instruction: [^\n]*metadata=\{op_name="([^"]*)"/);
+  assert(from, `no op_name for ${value}`);
+  return from[1];
+}
+
+test('the diagram is drawn before the Used values are read, and the view survives their arrival', async () => {
+  await app.load();
+  await hold(true);
+  await app.drop([dumpFile(TPU)]);
+  await page.waitForFunction((n) => document.querySelector('.module .module-name')?.textContent === n, MODULE, { timeout: 20000 });
+  await page.waitForFunction((c) => document.querySelector(`.diagram[data-color="${c}"]`)?.dataset.view, COLOR, { timeout: 10000 });
+  const said = await status();
+  assert(said?.startsWith('Reading op_names, source lines and uses'), `status while incomplete: ${said}`);
+
+  // Zoom in over the value and select it, while the module is incomplete.
+  const full = await dataView();
+  await diagram().scrollIntoViewIfNeeded();
+  await frame();
+  let p = await page.evaluate(([c, n]) => window.__bufscope_block_px(c, n), [COLOR, VALUE]);
+  assert(p, `no pixel for ${VALUE}`);
+  await page.mouse.move(p.x, p.y);
+  for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -200);
+  await page.waitForFunction(([c, v]) => document.querySelector(`.diagram[data-color="${c}"]`)?.dataset.view !== v, [COLOR, full.join(',')], { timeout: 5000 });
+  await frame();
+  p = await page.evaluate(([c, n]) => window.__bufscope_block_px(c, n), [COLOR, VALUE]);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForFunction(([c, v]) => document.querySelector(`.diagram[data-color="${c}"]`)?.dataset.selected === v, [COLOR, VALUE], { timeout: 5000 });
+  const opName = page.locator('.details .op-name').first();
+  await opName.waitFor({ timeout: 5000 });
+  assert((await opName.textContent()) === 'being read…', `op_name while incomplete: ${await opName.textContent()}`);
+  const zoomed = await dataView();
+  assert(await page.locator('#answers.answers-waiting').count() === 1, 'the answers panel does not wait for the Used values');
+  await app.screenshot('deferred-incomplete.png');
+
+  // The rest arrives: the same view, now with what Used values says.
+  await hold(false);
+  await app.waitForDetails();
+  await page.waitForFunction(() => document.querySelector('.details .op-name')?.textContent !== 'being read…', null, { timeout: 10000 });
+  const expected = opNameInDump(TPU, VALUE);
+  assert((await opName.textContent()) === expected, `op_name ${await opName.textContent()}, the dump says ${expected}`);
+  assert((await diagram().getAttribute('data-selected')) === VALUE, 'the selection was lost');
+  const after = await dataView();
+  assert(after.every((x, i) => Math.abs(x - zoomed[i]) <= Math.abs(zoomed[1] - zoomed[0]) * 0.01 + 1),
+    `the zoom moved: ${zoomed} → ${after}`);
+  const uses = await page.locator('.details .uses').first().textContent();
+  assert(uses.includes('multiply_reduce_fusion'), `uses: ${uses}`);
+  assert(await page.locator('#answers .answers-toggle').count() === 1, 'the answers panel is not there once complete');
+  const completeMs = Number(await page.locator('.report').getAttribute('data-complete-ms'));
+  assert(completeMs > 0, `data-complete-ms ${completeMs}`);
+  await app.screenshot('deferred-complete.png');
+});
+
+if (!existsSync(BIG)) {
+  test('the 94 MB dump: diagram first (needs ../shared)', () => skip(`needs ${BIG} (../shared beside the repo)`));
+} else {
+  test('the 94 MB dump: the diagram is on screen while the Used values are read; then complete', async () => {
+    await app.load();
+    await page.evaluate(() => {
+      const m = (window.__first = { diagramWhileReading: false, shown: null, complete: null, t0: performance.now() });
+      const tick = () => {
+        const drawn = document.querySelector('.diagram')?.dataset.view;
+        const reading = document.querySelector('#details-status');
+        if (drawn && reading) m.diagramWhileReading = true;
+        if (drawn && m.shown === null) m.shown = performance.now();
+        if (m.shown !== null && !reading) m.complete = performance.now();
+        else requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await app.pick(BIG);
+    await page.waitForFunction(() => window.__first.complete !== null, null, { timeout: 60000 });
+    const m = await page.evaluate(() => window.__first);
+    assert(m.diagramWhileReading, 'no frame showed the diagram while the Used values were read');
+    const total = Number(await page.locator('.module .total-bytes').first().getAttribute('data-bytes'));
+    assert(total > 0, 'no total bytes');
+    console.log(`    94 MB: diagram ${Math.round(m.shown - m.t0)} ms after the page was ready, complete ${Math.round(m.complete - m.t0)} ms ` +
+      `(report: complete ${await page.locator('.report').getAttribute('data-complete-ms')} ms from the pick)`);
+  });
+}
+
+await run(app);
