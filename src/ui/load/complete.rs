@@ -45,7 +45,7 @@ impl Flow {
                     st.details.set(Some(done / total as f64));
                 }
             };
-            match self.read_bodies(files, shown, &bodies, &mut advanced).await {
+            match self.read_bodies(files, &bodies, &mut advanced).await {
                 None => return,
                 Some(Ok(part)) => parts.push(part),
                 Some(Err(why)) => {
@@ -107,7 +107,6 @@ impl Flow {
     async fn read_bodies(
         &self,
         files: &[Picked],
-        shown: &Shown,
         bodies: &[&DeferredUses],
         advanced: &mut impl FnMut(f64),
     ) -> Option<Result<Option<UsedPart>, String>> {
