@@ -372,11 +372,13 @@ pub struct BodyEnd {
     found: Option<Option<(u64, bool)>>,
 }
 
-/// Bytes read past each slice's end, so that a line cut by the slice's end is whole.
+/// Bytes read past each slice's own part, so that a line cut there is whole (section
+/// header lines are short).
 const OVERLAP: u64 = 4096;
 
 impl BodyEnd {
-    /// Looks in a file of `size` bytes, of which `fed` were fed, in slices of `slice` bytes.
+    /// Looks in a file of `size` bytes, of which `fed` were fed, reading at most `slice`
+    /// bytes at a time (each slice overlaps the one after it by a few KiB).
     pub fn new(fed: u64, size: u64, slice: u64) -> Self {
         BodyEnd {
             fed,
@@ -394,11 +396,17 @@ impl BodyEnd {
         }
         // From the byte before the first unfed one, so that a line starting right there is
         // seen to start after a line end.
+        let own = (self.slice - self.overlap()).max(1);
         let start = self
             .from
-            .saturating_sub(self.slice)
+            .saturating_sub(own)
             .max(self.fed.saturating_sub(1));
-        Some(start..(self.from + OVERLAP).min(self.size))
+        Some(start..(self.from + self.overlap()).min(self.size))
+    }
+
+    /// Bytes each slice reads past its own part: [`OVERLAP`], or half a small slice.
+    fn overlap(&self) -> u64 {
+        (self.slice / 2).min(OVERLAP)
     }
 
     /// The bytes of the range [`BodyEnd::next`] gave.
