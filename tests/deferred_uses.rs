@@ -24,13 +24,13 @@ fn check_module(m: &ModuleFiles) {
     let has_used = inputs.iter().any(|(n, b)| {
         !bufscope::parse::is_gzip(b) && !n.is_empty() && contains_line(b, b"Used values:")
     });
-    let (first, _) = load_deferred(&inputs, 1 << 20);
     if has_used {
-        assert!(
-            first.is_some(),
-            "{}: completing fell back to one pass",
-            m.label
-        );
+        for jump in [false, true] {
+            let (first, load) = load_deferred(&inputs, 1 << 20, jump);
+            let label = format!("{} (jump {jump})", m.label);
+            assert!(first.is_some(), "{label}: completing fell back to one pass");
+            assert_same_load(&bufscope::load_files(inputs.iter().copied()), &load, &label);
+        }
         let mut loader = bufscope::Loader::new();
         loader.defer_uses(true);
         for (n, b) in &inputs {
@@ -158,7 +158,7 @@ fn a_wrong_guess_falls_back_to_one_pass() {
     let text = String::from_utf8_lossy(bytes);
     let at = text.find("\n positions:\n").expect("an entry") + 1;
     let changed = [&bytes[..at], b"garbage\n", &bytes[at..]].concat();
-    let (first, load) = load_deferred(&[(name, &changed)], usize::MAX);
+    let (first, load) = load_deferred(&[(name, &changed)], usize::MAX, false);
     assert!(first.is_none(), "completing should have refused");
     assert_same_load(
         &bufscope::load_files([(name, changed.as_slice())]),
@@ -202,7 +202,7 @@ fn wrapped_stdout_dumps_read_the_same() {
     let two = [wrap(name), wrap("other.buffer-assignment.txt")].concat();
     let load = load_both_ways(&[("stdout.txt", &two)], "two wrapped modules");
     assert_eq!(load.modules.len(), 2);
-    let (first, _) = load_deferred(&[("stdout.txt", &two)], 777);
+    let (first, _) = load_deferred(&[("stdout.txt", &two)], 777, false);
     assert!(
         first.is_some(),
         "two wrapped modules completed without falling back"
@@ -230,4 +230,69 @@ fn gzip_is_not_deferred() {
         &load,
         "gzip",
     );
+}
+
+/// As the page reads: once the body is being skipped, its end is found from the file's end
+/// and the body's bytes are never fed; the body is then exactly up to the next header, and
+/// the completed module is the one-pass one.
+#[test]
+fn the_body_is_jumped_over() {
+    for label in [
+        "cpu/jax0.6.2/cpu_tiny",
+        "cpu/jax0.6.2/cpu_mlp_train",
+        "tpu/000_0cb419b3147a3cb6",
+    ] {
+        let m = fixture_module(label);
+        let (name, bytes) = m.dump_files().next().unwrap();
+        let mut loader = bufscope::Loader::new();
+        loader.defer_uses(true);
+        loader.begin_file(name);
+        let mut at = 0;
+        let mut jumped_to = None;
+        while at < bytes.len() {
+            let end = (at + 256).min(bytes.len());
+            loader.feed(&bytes[at..end]);
+            at = end;
+            if jumped_to.is_none() && loader.skipping().is_some() {
+                let mut look = bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 300);
+                while let Some(r) = look.next() {
+                    look.look(&bytes[r.start as usize..r.end as usize]);
+                }
+                let (to, at_end) = look.answer().expect("a place to jump to");
+                assert!(loader.jump(to, at_end), "{label}: the jump was refused");
+                jumped_to = Some(to);
+                at = to as usize;
+            }
+        }
+        loader.end_file();
+        let mut load = loader.finish();
+        let to = jumped_to.expect("the body was being skipped after a chunk");
+        let header = String::from_utf8_lossy(bytes)
+            .find("\nHloLiveRange")
+            .unwrap() as u64
+            + 1;
+        assert_eq!(to, header, "{label}: jumped to the HloLiveRange header");
+        let d = &load.deferred[0];
+        assert!(d.jumped && d.bytes.end == header, "{label}: {d:?}");
+        let deferred = std::mem::take(&mut load.deferred);
+        bufscope::parse::complete(&mut load.modules, &deferred, |_| Some(bytes)).unwrap();
+        assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
+    }
+}
+
+/// A warning after a body that was jumped over has an unknown line: completing refuses
+/// (the page then reads the file again in one pass).
+#[test]
+fn a_warning_after_a_jump_refuses() {
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (name, bytes) = m.dump_files().next().unwrap();
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let at = text.find("\nHloLiveRange").unwrap() + 1;
+    let nl = at + text[at..].find('\n').unwrap() + 1;
+    let changed = [&bytes[..nl], b"  garbage here\n", &bytes[nl..]].concat();
+    let (first, load) = load_deferred(&[(name, &changed)], 64, true);
+    assert!(first.is_none(), "completing should have refused");
+    let one = bufscope::load_files([(name, changed.as_slice())]);
+    assert_same_load(&one, &load, "after a jump");
+    assert!(one.modules[0].warnings.iter().any(|w| w.line > 0));
 }

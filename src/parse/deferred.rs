@@ -45,6 +45,9 @@ pub struct DeferredUses {
     /// The skip ended at another section's header (or the file's end); else one pass may
     /// have read on in `Used values` there, and completing refuses.
     pub(crate) exact: bool,
+    /// The body was never fed ([`Loader::jump`](super::Loader::jump)): `lines` is unknown
+    /// (0), and so are the numbers of the file's later lines.
+    pub jumped: bool,
     /// Which file each of the module's parts came from (for the join's warnings).
     pub(crate) parts: Vec<(Part, String)>,
 }
@@ -55,8 +58,8 @@ pub struct UsesReader {
     parts: Vec<(Part, String)>,
     reader: UsedValues,
     notes: Notes,
-    /// The body being read: its line count and whether it ends its file.
-    body: Option<(u64, bool)>,
+    /// The body being read: its line count (none when unknown) and whether it ends its file.
+    body: Option<(Option<u64>, bool)>,
     line_no: u64,
     read: u64,
     carry: Vec<u8>,
@@ -92,11 +95,10 @@ impl UsesReader {
                 d.first_line + d.lines
             ));
         }
-        let base = d.file.rsplit(['/', '\\']).next().unwrap_or(&d.file);
-        self.notes.file = base.to_string();
+        self.notes.file = base_name(&d.file).to_string();
         self.line_no = d.first_line.saturating_sub(1);
         self.read = 0;
-        self.body = Some((d.lines, d.at_file_end));
+        self.body = Some(((!d.jumped).then_some(d.lines), d.at_file_end));
         let mut cx = Cx {
             module: Some(&mut self.builder),
             notes: &mut self.notes,
@@ -150,8 +152,10 @@ impl UsesReader {
             let last = std::mem::take(&mut self.carry);
             self.line(&last);
         }
-        if self.read != lines && self.inexact.is_none() {
-            self.inexact = Some(format!("{} lines read, {lines} skipped", self.read));
+        if let Some(lines) = lines.filter(|&l| l != self.read) {
+            if self.inexact.is_none() {
+                self.inexact = Some(format!("{} lines read, {lines} skipped", self.read));
+            }
         }
         let mut cx = Cx {
             module: Some(&mut self.builder),
@@ -256,6 +260,9 @@ pub fn complete<'a>(
     deferred: &[DeferredUses],
     bytes: impl Fn(&str) -> Option<&'a [u8]>,
 ) -> Result<(), String> {
+    if !lines_known(modules.iter(), deferred) {
+        return Err("a warning follows bytes that were not read: its line is unknown".into());
+    }
     for m in modules.iter_mut() {
         let name = m.name.clone();
         let mut bodies = deferred.iter().filter(|d| d.module == name);
@@ -283,4 +290,145 @@ pub fn complete<'a>(
         *m = completing.into_module();
     }
     Ok(())
+}
+
+/// Whether every warning's line number is known: none follows, in its file, a body that was
+/// jumped over ([`DeferredUses::jumped`]: its lines were not counted).
+pub fn lines_known<'a>(
+    modules: impl Iterator<Item = &'a Module>,
+    deferred: &[DeferredUses],
+) -> bool {
+    let jumped: Vec<(&str, u64)> = deferred
+        .iter()
+        .filter(|d| d.jumped)
+        .map(|d| (base_name(&d.file), d.first_line))
+        .collect();
+    if jumped.is_empty() {
+        return true;
+    }
+    !modules.flat_map(|m| &m.warnings).any(|w| {
+        jumped
+            .iter()
+            .any(|&(file, first)| w.file == file && w.line >= first)
+    })
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// What [`last_header`] found in a slice of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// The start of the slice's last whole line that opens a section.
+    Header(usize),
+    /// A `*** Begin/End` wrapper line after any such header: a stdout dump, read forward.
+    Wrapper,
+    Nothing,
+}
+
+/// Looks for where a skipped `Used values` body ends, from the end of a file backwards, one
+/// slice at a time: the last line of `bytes` that opens a section (or a wrapper line, after
+/// which no guess is made). Only lines that start inside `bytes` count (after a `\n`, or at
+/// its start when `at_line_start`); a line running past the slice's end is cut there, so
+/// callers read each slice a little longer than the part they ask about.
+pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
+    let mut end = bytes.len();
+    loop {
+        let start = match memchr::memrchr(b'\n', &bytes[..end]) {
+            Some(nl) => nl + 1,
+            None if at_line_start => 0,
+            None => return Found::Nothing,
+        };
+        let raw = &bytes[start..end];
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if !matches!(line.first(), None | Some(b'<' | b' ')) {
+            if line.starts_with(b"*** ") {
+                return Found::Wrapper;
+            }
+            if super::file::is_header(line) {
+                return Found::Header(start);
+            }
+        }
+        if start == 0 {
+            return Found::Nothing;
+        }
+        end = start - 1;
+    }
+}
+
+/// Where to jump while skipping a `Used values` body ([`Loader::jump`](super::Loader::jump)):
+/// the last line of the file that opens a section, looked for from the end backwards, a
+/// slice at a time ([`BodyEnd::next`], [`BodyEnd::look`]); when there is none after the
+/// bytes fed, the end of the file. A wrapper line met first means a stdout dump (its
+/// modules each end with their own sections): no jump, the file is read forward.
+pub struct BodyEnd {
+    /// Bytes fed so far: the guess must lie at or after them.
+    fed: u64,
+    size: u64,
+    slice: u64,
+    /// The part of the file looked at so far: `from..size`.
+    from: u64,
+    found: Option<Option<(u64, bool)>>,
+}
+
+/// Bytes read past each slice's own part, so that a line cut there is whole (section
+/// header lines are short).
+const OVERLAP: u64 = 4096;
+
+impl BodyEnd {
+    /// Looks in a file of `size` bytes, of which `fed` were fed, reading at most `slice`
+    /// bytes at a time (each slice overlaps the one after it by a few KiB).
+    pub fn new(fed: u64, size: u64, slice: u64) -> Self {
+        BodyEnd {
+            fed,
+            size,
+            slice: slice.max(1),
+            from: size,
+            found: None,
+        }
+    }
+
+    /// The next bytes to look at (`look` them), or none once the answer is known.
+    pub fn next(&self) -> Option<Range<u64>> {
+        if self.found.is_some() {
+            return None;
+        }
+        // From the byte before the first unfed one, so that a line starting right there is
+        // seen to start after a line end.
+        let own = (self.slice - self.overlap()).max(1);
+        let start = self
+            .from
+            .saturating_sub(own)
+            .max(self.fed.saturating_sub(1));
+        Some(start..(self.from + self.overlap()).min(self.size))
+    }
+
+    /// Bytes each slice reads past its own part: [`OVERLAP`], or half a small slice.
+    fn overlap(&self) -> u64 {
+        (self.slice / 2).min(OVERLAP)
+    }
+
+    /// The bytes of the range [`BodyEnd::next`] gave.
+    pub fn look(&mut self, bytes: &[u8]) {
+        let Some(range) = self.next() else { return };
+        let own = (self.from - range.start) as usize;
+        let found = last_header(bytes, range.start == 0);
+        self.from = range.start;
+        match found {
+            Found::Header(at) if at <= own && range.start + at as u64 >= self.fed => {
+                self.found = Some(Some((range.start + at as u64, false)));
+            }
+            Found::Wrapper => self.found = Some(None),
+            _ if self.from <= self.fed.saturating_sub(1) => {
+                self.found = Some(Some((self.size, true)))
+            }
+            _ => {}
+        }
+    }
+
+    /// Where to jump (`(offset, at the end)`), none for no jump; asked once `next` is none.
+    pub fn answer(&self) -> Option<(u64, bool)> {
+        self.found.flatten()
+    }
 }

@@ -64,6 +64,8 @@ pub(super) struct File {
     head: Vec<u8>,
     /// Its name as given.
     name: String,
+    /// Bytes fed so far (or, after a [`File::jump`], the offset of the next byte to feed).
+    fed: u64,
 }
 
 impl File {
@@ -78,10 +80,36 @@ impl File {
             oom: OomSearch::default(),
             head: Vec::new(),
             name: name.to_string(),
+            fed: 0,
         }
     }
 
+    /// The offset of the `Used values` body being skipped, while one is.
+    pub fn skipping(&self) -> Option<u64> {
+        self.lines.skip.as_ref().map(|s| s.start)
+    }
+
+    /// While skipping a `Used values` body: the bytes fed next start at `to`, a line that
+    /// opens another section (or the end of the file, `at_end`), found by
+    /// [`super::deferred::last_header`]; the body is `skipping()..to`, its lines not
+    /// counted. False (and nothing changes) when not skipping or `to` was fed already.
+    pub fn jump(&mut self, to: u64, at_end: bool, builders: &mut [Builder]) -> bool {
+        if self.lines.skip.is_none() || to < self.fed || !self.lines.plain {
+            return false;
+        }
+        self.input.discard_carry();
+        self.lines.offset = to;
+        self.lines.end_skip(builders, at_end);
+        if let Some(d) = self.lines.deferred.last_mut() {
+            d.jumped = true;
+            d.lines = 0;
+        }
+        self.fed = to;
+        true
+    }
+
     pub fn feed(&mut self, chunk: &[u8], builders: &mut Vec<Builder>) {
+        self.fed += chunk.len() as u64;
         if self.head.len() < 2 {
             let n = chunk.len().min(2 - self.head.len());
             self.head.extend_from_slice(&chunk[..n]);
@@ -143,6 +171,11 @@ impl File {
 fn both(lines: &mut Lines, oom: &mut OomSearch, line: &[u8], builders: &mut Vec<Builder>) -> bool {
     let dump = !lines.given_up && lines.line(line, builders);
     oom.line(line, lines.recognised) || dump
+}
+
+/// Whether `line` opens a section wherever it stands.
+pub(super) fn is_header(line: &[u8]) -> bool {
+    header_section(line).is_some()
 }
 
 /// The section a header line opens wherever it stands (`Total bytes used: N` opens the wait
@@ -386,6 +419,7 @@ impl Lines {
             lines: self.line_no + 1 - skip.first_line,
             at_file_end,
             exact: true,
+            jumped: false,
             parts: b.part_files(),
         });
     }

@@ -97,6 +97,11 @@ impl Input {
         (!self.carry.is_empty() && !self.stopped).then(|| std::mem::take(&mut self.carry))
     }
 
+    /// Forgets the start of a line not yet ended: the bytes fed next start a new line.
+    pub fn discard_carry(&mut self) {
+        self.carry.clear();
+    }
+
     /// The gzip data proved corrupt or cut short.
     pub fn gz_failed(&self) -> bool {
         self.gz_failed

@@ -36,7 +36,10 @@ use crate::model::Module;
 use assemble::Builder;
 use file::File;
 
-pub use deferred::{complete, Completing, DeferredUses, UsedPart, UsesReader};
+pub use deferred::{
+    complete, last_header, lines_known, BodyEnd, Completing, DeferredUses, Found, UsedPart,
+    UsesReader,
+};
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};
 pub use oom_search::OomFile;
@@ -88,6 +91,24 @@ impl Loader {
             return;
         };
         file.feed(chunk, &mut self.builders);
+    }
+
+    /// The offset in the current file of the `Used values` body being skipped, while one is
+    /// ([`Loader::defer_uses`]).
+    pub fn skipping(&self) -> Option<u64> {
+        self.file.as_ref().and_then(File::skipping)
+    }
+
+    /// While [`Loader::skipping`]: the bytes fed next start at offset `to` of the file, the
+    /// start of a line that opens another section (or its end, `at_end`), so that the body's
+    /// bytes need not be fed at all; its lines are then not counted, and completing refuses
+    /// when a warning after it has a line number ([`deferred::lines_known`]). False (and
+    /// nothing changes) when not skipping or `to` was fed already.
+    pub fn jump(&mut self, to: u64, at_end: bool) -> bool {
+        match self.file.as_mut() {
+            Some(file) => file.jump(to, at_end, &mut self.builders),
+            None => false,
+        }
     }
 
     /// Ends the current file.

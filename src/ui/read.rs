@@ -7,6 +7,7 @@
 //! choice of which of them to read ([`select`]), and the sliced, cancellable reading
 //! ([`read_files`]). What is shown, and when, is [`super`]'s business.
 
+use bufscope::parse::BodyEnd;
 use bufscope::Loader;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -222,31 +223,74 @@ pub async fn read_files(
     progress(0.0);
     for picked in files {
         fed.loader.begin_file(&picked.name);
-        let mut slices = Slices::new(0.0, picked.file.size());
-        let (loader, parse_ms) = (&mut fed.loader, &mut fed.parse_ms);
-        let feed = |bytes: &[u8]| {
-            let t = js_sys::Date::now();
-            loader.feed(bytes);
-            *parse_ms += js_sys::Date::now() - t;
-        };
-        let read = read_slices(
-            picked,
-            &mut slices,
-            &reader,
-            &mut buf,
-            feed,
-            &mut advanced,
-            &cancelled,
-        );
-        match read.await {
-            None => return None,
-            Some(Err(e)) => fed.errors.push(e),
-            Some(Ok(())) => {}
+        let size = picked.file.size();
+        let mut from = 0.0;
+        // Once a `Used values` body is being skipped, its end is looked for (once) from
+        // the end of the file, and reading goes on there.
+        let mut look = defer;
+        loop {
+            let mut slices = Slices::new(from, size);
+            if from > 0.0 {
+                slices.chunk = CHUNK;
+            }
+            let (loader, parse_ms) = (&mut fed.loader, &mut fed.parse_ms);
+            let feed = |bytes: &[u8]| {
+                let t = js_sys::Date::now();
+                loader.feed(bytes);
+                *parse_ms += js_sys::Date::now() - t;
+                look && loader.skipping().is_some()
+            };
+            let read = read_slices(
+                picked,
+                &mut slices,
+                &reader,
+                &mut buf,
+                feed,
+                &mut advanced,
+                &cancelled,
+            );
+            match read.await {
+                None => return None,
+                Some(Err(e)) => {
+                    fed.errors.push(e);
+                    break;
+                }
+                Some(Ok(None)) => break,
+                Some(Ok(Some(stopped))) => {
+                    look = false;
+                    from = stopped;
+                    let Some((to, at_end)) = body_end(picked, &reader, stopped).await else {
+                        continue;
+                    };
+                    if cancelled() {
+                        return None;
+                    }
+                    if fed.loader.jump(to as u64, at_end) {
+                        advanced(to - stopped);
+                        from = to;
+                    }
+                }
+            }
         }
         fed.loader.end_file();
     }
     progress(1.0);
     Some(fed)
+}
+
+/// Where the `Used values` body being skipped ends, looked for from the end of the file
+/// ([`BodyEnd`]), `fed` bytes having been fed; none when no jump is to be made (or a slice
+/// could not be read).
+async fn body_end(picked: &Picked, reader: &Reader, fed: f64) -> Option<(f64, bool)> {
+    let size = picked.file.size();
+    let mut look = BodyEnd::new(fed as u64, size as u64, CHUNK as u64);
+    let mut buf = Vec::new();
+    while let Some(r) = look.next() {
+        let slice = reader.start(&picked.file, r.start as f64, r.end as f64);
+        slice.finish(&mut buf).await.ok()?;
+        look.look(&buf);
+    }
+    look.answer().map(|(to, at_end)| (to as f64, at_end))
 }
 
 /// Feeds bytes `range` of `picked` to `feed`, slice by slice as [`read_files`] does;
@@ -255,7 +299,7 @@ pub async fn read_files(
 pub async fn read_range(
     picked: &Picked,
     range: std::ops::Range<u64>,
-    feed: impl FnMut(&[u8]),
+    mut feed: impl FnMut(&[u8]),
     advanced: &mut impl FnMut(f64),
     cancelled: &impl Fn() -> bool,
 ) -> Option<Result<(), String>> {
@@ -263,30 +307,36 @@ pub async fn read_range(
     let mut slices = Slices::new(range.start as f64, end);
     slices.chunk = CHUNK;
     let mut buf = Vec::new();
-    read_slices(
+    let feed = |bytes: &[u8]| {
+        feed(bytes);
+        false
+    };
+    let reader = Reader::new();
+    let read = read_slices(
         picked,
         &mut slices,
-        &Reader::new(),
+        &reader,
         &mut buf,
         feed,
         advanced,
         cancelled,
-    )
-    .await
+    );
+    Some(read.await?.map(|_| ()))
 }
 
 /// Feeds the bytes `slices` covers of `picked` to `feed`, slice by slice (see
-/// [`read_files`]); `advanced` gets the bytes of each slice fed. A file the browser cannot
-/// read is one sentence. `None` when cancelled.
+/// [`read_files`]); `advanced` gets the bytes of each slice fed. When `feed` says to stop,
+/// the offset where it stopped (the end of the bytes fed). A file the browser cannot read
+/// is one sentence. `None` when cancelled.
 async fn read_slices(
     picked: &Picked,
     slices: &mut Slices,
     reader: &Reader,
     buf: &mut Vec<u8>,
-    mut feed: impl FnMut(&[u8]),
+    mut feed: impl FnMut(&[u8]) -> bool,
     advanced: &mut impl FnMut(f64),
     cancelled: &impl Fn() -> bool,
-) -> Option<Result<(), String>> {
+) -> Option<Result<Option<f64>, String>> {
     let Picked { name, file, .. } = picked;
     let mut start = slices.start;
     while start < slices.end {
@@ -303,7 +353,10 @@ async fn read_slices(
                     slices.size_by(buf);
                 }
                 slices.ask_ahead(reader, file);
-                feed(buf);
+                if feed(buf) {
+                    advanced(end - start);
+                    return Some(Ok(Some(end)));
+                }
             }
             Err(_) if reader.fall_back() => {
                 // The worker could not start (its script missing, say): read this slice
@@ -324,7 +377,7 @@ async fn read_slices(
             return None;
         }
     }
-    Some(Ok(()))
+    Some(Ok(None))
 }
 
 /// The slices of one file asked for and not yet parsed, in order: the browser reads them

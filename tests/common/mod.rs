@@ -711,21 +711,41 @@ pub fn sane(load: &bufscope::Load, what: &str) {
 // ---------------------------------------------------------------------------------------
 // The deferred read: `Used values` skipped, the diagram's module first, completed after.
 
-/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes),
-/// then completes the modules from the files' bytes, as the page does; where completing
-/// says the skip guessed wrong, the files are read again in one pass (as the page does).
-/// Returns the first read's analysis of each module ([`analysis_fingerprint`]; none when
-/// the files were read again) and the completed load.
+/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes;
+/// with `jump`, as the page does: once a body is being skipped, its end is looked for from
+/// the file's end (`parse::BodyEnd`, in 64 KiB slices) and the bytes up to it are not fed),
+/// then completes the modules from the files' bytes; where completing says the skip
+/// guessed wrong, the files are read again in one pass (as the page does). Returns the
+/// first read's analysis of each module ([`analysis_fingerprint`]; none when the files
+/// were read again) and the completed load.
 pub fn load_deferred(
     files: &[(&str, &[u8])],
     chunk: usize,
+    jump: bool,
 ) -> (Option<Vec<String>>, bufscope::Load) {
     let mut loader = bufscope::Loader::new();
     loader.defer_uses(true);
     for &(name, bytes) in files {
         loader.begin_file(name);
-        for c in bytes.chunks(chunk.max(1)) {
-            loader.feed(c);
+        let mut at = 0;
+        let mut looked = false;
+        while at < bytes.len() {
+            let end = (at + chunk.max(1)).min(bytes.len());
+            loader.feed(&bytes[at..end]);
+            at = end;
+            if jump && !looked && loader.skipping().is_some() {
+                looked = true;
+                let mut look =
+                    bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 1 << 16);
+                while let Some(r) = look.next() {
+                    look.look(&bytes[r.start as usize..r.end as usize]);
+                }
+                if let Some((to, at_end)) = look.answer() {
+                    if loader.jump(to, at_end) {
+                        at = to as usize;
+                    }
+                }
+            }
         }
         loader.end_file();
     }
@@ -796,7 +816,7 @@ pub fn assert_same_load(one_pass: &bufscope::Load, other: &bufscope::Load, what:
 /// modules once completed, and the first read's analysis already the complete one's.
 pub fn load_both_ways(files: &[(&str, &[u8])], what: &str) -> bufscope::Load {
     let one_pass = bufscope::load_files(files.iter().copied());
-    let (first, deferred) = load_deferred(files, 4093);
+    let (first, deferred) = load_deferred(files, 4093, true);
     assert_same_load(&one_pass, &deferred, what);
     if let Some(first) = first {
         let complete: Vec<String> = one_pass.modules.iter().map(analysis_fingerprint).collect();

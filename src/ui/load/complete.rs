@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use bufscope::parse::{DeferredUses, UsedPart, UsesReader};
+use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
@@ -30,6 +30,12 @@ impl Flow {
             if !self.pause().await {
                 return;
             }
+        }
+        if !lines_known(partial.iter().map(|s| &s.module), &deferred) {
+            // A warning's line number after bytes jumped over is unknown: read it all.
+            st.details.set(None);
+            start(st, files.to_vec(), self.target, false);
+            return;
         }
         let total: u64 = deferred.iter().map(|d| d.bytes.end - d.bytes.start).sum();
         let mut done = 0.0;

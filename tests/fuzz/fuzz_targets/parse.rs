@@ -73,12 +73,28 @@ fn deferred(name: &str, bytes: &[u8], seed: u64) -> Option<bufscope::Load> {
     let mut loader = bufscope::Loader::new();
     loader.defer_uses(true);
     loader.begin_file(name);
-    let mut rest = bytes;
-    while !rest.is_empty() {
+    // Half the time as the page reads: once a body is being skipped, its end is looked for
+    // from the file's end and the bytes up to it are not fed.
+    let mut jump = rng.next() % 2 == 0;
+    let mut at = 0;
+    while at < bytes.len() {
         let n = (1 + rng.next() % 4096) as usize;
-        let (chunk, tail) = rest.split_at(n.min(rest.len()));
-        loader.feed(chunk);
-        rest = tail;
+        let end = (at + n).min(bytes.len());
+        loader.feed(&bytes[at..end]);
+        at = end;
+        if jump && loader.skipping().is_some() {
+            jump = false;
+            let slice = 1 + rng.next() % 512;
+            let mut look = bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, slice);
+            while let Some(r) = look.next() {
+                look.look(&bytes[r.start as usize..r.end as usize]);
+            }
+            if let Some((to, at_end)) = look.answer() {
+                if loader.jump(to, at_end) {
+                    at = to as usize;
+                }
+            }
+        }
     }
     let mut load = loader.finish();
     let deferred = std::mem::take(&mut load.deferred);
