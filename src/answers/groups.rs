@@ -6,7 +6,7 @@
 //! (`value_bytes`). Values with no op_name or no source are one group like any other, sorted
 //! by size.
 //!
-//! **Folding numbered repeats.** Paths are split into segments by [`op_path::segments`].
+//! **Folding numbered repeats.** Paths are split into segments by [`op_path::split_from`].
 //! With `fold`, siblings whose segments differ only in their numbered repeats are one node:
 //! a segment's key is [`op_path::fold_segment`] of it (`decoder_layer_0096` →
 //! `decoder_layer_#`, `3` → `#`, `dot_general.1234` → `dot_general.#`). Merged siblings
@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::answers::LiveSet;
 use crate::model::{Module, Str};
-use crate::op_path;
+use crate::op_path::{self, Cut, Segment};
 
 /// Label of the group of values whose instruction has no op_name.
 pub const NO_OP_NAME: &str = "(no op_name)";
@@ -84,36 +84,55 @@ pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
     let mut ids = SegmentIds::default();
     // The nodes, the root first; children by key number.
     let mut nodes = vec![Builder::default()];
-    // The previous op_name's segments, each with its node: a segment equal to the one at its
-    // depth there (and all before it) is the same node, found without a lookup.
-    let mut previous: Vec<(&str, usize)> = Vec::new();
+    // The previous op_name, its segments and the node of each: the segments it shares with
+    // the next one are the same nodes, found without splitting or a lookup.
+    let mut previous: &str = "";
+    let mut cuts: Vec<Segment> = Vec::new();
+    let mut path: Vec<usize> = Vec::new();
+    let mut fresh: Vec<Segment> = Vec::new();
     for (op, bytes, size, values) in ops {
-        let text = module.str(op);
-        let segments: Vec<&str> = if text.is_empty() {
-            vec![NO_OP_NAME]
-        } else {
-            op_path::segments(text)
+        let text = match module.str(op) {
+            "" => NO_OP_NAME,
+            t => t,
         };
-        let shared = previous
-            .iter()
-            .zip(&segments)
-            .take_while(|(p, s)| p.0 == **s)
+        // Segments ending before the bytes both names begin with (their `/` included) are
+        // shared; the rest is split from the first segment that is not.
+        let common = previous
+            .bytes()
+            .zip(text.bytes())
+            .take_while(|(a, b)| a == b)
             .count();
-        previous.truncate(shared);
+        let kept = cuts.iter().take_while(|c| c.end < common).count();
+        let from = cuts.get(kept).map_or(Cut { start: 0, depth: 0 }, |c| Cut {
+            start: c.start,
+            depth: c.depth,
+        });
+        fresh.clear();
+        op_path::split_from(text, from, &mut fresh);
+        let shared = kept
+            + fresh
+                .iter()
+                .zip(&cuts[kept..])
+                .take_while(|(n, p)| text[n.start..n.end] == previous[p.start..p.end])
+                .count();
+        cuts.truncate(kept);
+        cuts.extend_from_slice(&fresh);
+        path.truncate(shared);
+        previous = text;
         let mut node = 0;
         nodes[0].add(bytes, size, values.len());
-        for (depth, &seg) in segments.iter().enumerate() {
-            node = match previous.get(depth) {
-                Some(&(_, n)) => n,
+        for (depth, c) in cuts.iter().enumerate() {
+            node = match path.get(depth) {
+                Some(&n) => n,
                 None => {
-                    let (id, key) = ids.of(seg, fold);
+                    let (id, key) = ids.of(&text[c.start..c.end], fold);
                     let fresh = nodes.len();
                     let child = *nodes[node].children.entry(key).or_insert(fresh);
                     if child == fresh {
                         nodes.push(Builder::default());
                     }
                     nodes[child].segments.insert(id);
-                    previous.push((seg, child));
+                    path.push(child);
                     child
                 }
             };

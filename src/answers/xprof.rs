@@ -93,27 +93,34 @@ pub fn xprof_figures(module: &Module, space: &Space) -> XprofFigures {
 /// other allocations' occupied bytes.
 fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
     let steps = space.curve.len();
-    // Timed values of the space outside its temporary allocations, by allocation.
-    // (allocation, value), sorted by allocation: the key read once per value.
-    let mut others: Vec<(u32, u32)> = space
-        .timed
-        .iter()
-        .map(|&i| (module.values[i as usize].allocation, i))
-        .filter(|&(_, i)| {
-            !is_temp(
-                module.allocation_of(&module.values[i as usize]),
-                space.color,
-            )
-        })
-        .collect();
-    others.sort_unstable();
+    // The timed values of the space outside its temporary allocations, in value order:
+    // an allocation's values are neighbours there, so each allocation's come together.
     let mut delta = vec![0i128; steps + 1];
-    let mut group: Vec<u32> = Vec::new();
-    for same in others.chunk_by(|a, b| a.0 == b.0) {
-        group.clear();
-        group.extend(same.iter().map(|&(_, i)| i));
-        add_occupied(module, &group, &mut delta);
+    let mut group: Vec<Span> = Vec::new();
+    let mut current = None;
+    for &i in &space.timed {
+        let v = &module.values[i as usize];
+        if current != Some(v.allocation) {
+            add_occupied(&mut group, &mut delta);
+            group.clear();
+            current = Some(v.allocation);
+        }
+        let Some(r) = v
+            .live
+            .filter(|_| !is_temp(module.allocation_of(v), space.color))
+        else {
+            continue;
+        };
+        let end = (r.end as usize).saturating_add(1).min(steps);
+        if (r.start as usize) < end {
+            group.push((
+                r.start as usize,
+                end,
+                (v.offset, v.offset.saturating_add(v.size)),
+            ));
+        }
     }
+    add_occupied(&mut group, &mut delta);
     let mut less = 0i128;
     space
         .curve
@@ -126,35 +133,24 @@ fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
         .collect()
 }
 
-/// Adds to `delta` (a difference array over steps) the occupied bytes of `values`, all of one
+/// A value's steps `start .. end + 1` and byte range in its allocation.
+type Span = (usize, usize, (u64, u64));
+
+/// Adds to `delta` (a difference array over steps) the occupied bytes of `spans`, all of one
 /// allocation: between two consecutive starts or ends nothing changes, so the union of the
 /// live byte ranges is taken once per such stretch, over the values live in it.
-fn add_occupied(module: &Module, values: &[u32], delta: &mut [i128]) {
-    let steps = delta.len() - 1;
-    if let [only] = values {
-        // One value: its own range, from its start to its end.
-        let v = &module.values[*only as usize];
-        if let Some(r) = v.live {
-            let end = (r.end as usize).saturating_add(1).min(steps);
-            let len = i128::from(v.offset.saturating_add(v.size) - v.offset);
-            if (r.start as usize) < end {
-                delta[r.start as usize] += len;
-                delta[end] -= len;
-            }
-        }
+fn add_occupied(spans: &mut [Span], delta: &mut [i128]) {
+    if spans.is_empty() {
         return;
     }
-    // (start, end + 1, byte range), by start.
-    let mut ranges: Vec<(usize, usize, (u64, u64))> = values
-        .iter()
-        .filter_map(|&i| {
-            let v = &module.values[i as usize];
-            let r = v.live?;
-            let end = (r.end as usize).saturating_add(1).min(steps);
-            let bytes = (v.offset, v.offset.saturating_add(v.size));
-            ((r.start as usize) < end).then_some((r.start as usize, end, bytes))
-        })
-        .collect();
+    if let [(start, end, (lo, hi))] = *spans {
+        // One value: its own range, from its start to its end.
+        let len = i128::from(hi - lo);
+        delta[start] += len;
+        delta[end] -= len;
+        return;
+    }
+    let ranges = spans;
     ranges.sort_unstable_by_key(|r| r.0);
     let mut bounds: Vec<usize> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
     bounds.sort_unstable();
@@ -217,7 +213,17 @@ fn at(step: Option<u32>) -> String {
 /// The three peaks of `space`, each explained in one sentence; `f` is the space's
 /// [`xprof_figures`].
 pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePeaks {
-    let occupied = PeakFigure {
+    ThreePeaks {
+        color: space.color,
+        occupied: occupied_peak(space),
+        xla: xla_peak(module),
+        xprof: xprof_peak(f),
+    }
+}
+
+/// bufscope's occupied peak of `space`, with what it counts.
+pub fn occupied_peak(space: &Space) -> PeakFigure {
+    PeakFigure {
         bytes: Some(space.peak_bytes),
         step: space.peak_time,
         sentence: format!(
@@ -225,9 +231,13 @@ pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePea
             human_bytes(space.peak_bytes),
             at(space.peak_time)
         ),
-    };
+    }
+}
+
+/// XLA's peak list of the module, with what it counts.
+pub fn xla_peak(module: &Module) -> PeakFigure {
     let (xla_bytes, xla_step) = (xla_peak_bytes(module), xla_peak_step(module));
-    let xla = PeakFigure {
+    PeakFigure {
         bytes: xla_bytes,
         step: xla_step,
         sentence: match xla_bytes {
@@ -238,8 +248,12 @@ pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePea
             ),
             None => "XLA's peak list: this dump prints none (the live-range section is missing, too old, or the peak was undetermined).".to_string(),
         },
-    };
-    let xprof = PeakFigure {
+    }
+}
+
+/// XProf's peak heap of a space whose [`xprof_figures`] are `f`, with what it counts.
+pub fn xprof_peak(f: &XprofFigures) -> PeakFigure {
+    PeakFigure {
         bytes: Some(f.xprof_peak_heap_bytes),
         step: f.temp_peak_step,
         sentence: format!(
@@ -249,12 +263,6 @@ pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePea
             at(f.temp_peak_step),
             human_bytes(f.indefinite_bytes)
         ),
-    };
-    ThreePeaks {
-        color: space.color,
-        occupied,
-        xla,
-        xprof,
     }
 }
 
