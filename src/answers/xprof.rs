@@ -95,13 +95,14 @@ fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
     let steps = space.curve.len();
     // The timed values of the space outside its temporary allocations, in value order:
     // an allocation's values are neighbours there, so each allocation's come together.
+    let mut sweep = Sweep::default();
     let mut delta = vec![0i128; steps + 1];
     let mut group: Vec<Span> = Vec::new();
     let mut current = None;
     for &i in &space.timed {
         let v = &module.values[i as usize];
         if current != Some(v.allocation) {
-            add_occupied(&mut group, &mut delta);
+            sweep.add(&mut group, &mut delta);
             group.clear();
             current = Some(v.allocation);
         }
@@ -120,17 +121,136 @@ fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
             ));
         }
     }
-    add_occupied(&mut group, &mut delta);
+    sweep.add(&mut group, &mut delta);
+    let others = sweep.occupied(steps);
     let mut less = 0i128;
     space
         .curve
         .iter()
         .zip(&delta)
-        .map(|(&c, d)| {
+        .zip(&others)
+        .map(|((&c, d), &o)| {
             less += d;
-            (i128::from(c) - less).clamp(0, i128::from(u64::MAX)) as u64
+            (i128::from(c) - i128::from(o) - less).clamp(0, i128::from(u64::MAX)) as u64
         })
         .collect()
+}
+
+/// The most distinct byte ranges of an allocation's values [`Sweep`] takes; an allocation
+/// with more is added up on its own ([`add_occupied`]).
+const FEW_RANGES: usize = 32;
+
+/// The occupied bytes of allocations whose values cover a few distinct byte ranges (a
+/// parameter and the views of it over the program): one pass over the steps, where each
+/// start or end counts its range in or out, and an allocation touched takes the union of
+/// its ranges in use again. No sorting: the starts and ends are bucketed by step.
+#[derive(Default)]
+struct Sweep {
+    /// The allocations' distinct byte ranges, each allocation's by `lo`.
+    ranges: Vec<(u64, u64)>,
+    /// The allocation (its number here) of each range.
+    owner: Vec<u32>,
+    /// Each allocation's ranges, `start .. end` in `ranges`.
+    allocations: Vec<(u32, u32)>,
+    /// Each value's steps `start .. end` and its range.
+    spans: Vec<(usize, usize, u32)>,
+}
+
+impl Sweep {
+    /// Takes the spans of one allocation, or adds them to `delta` when they have too many
+    /// distinct byte ranges.
+    fn add(&mut self, spans: &mut [Span], delta: &mut [i128]) {
+        let mut distinct: Vec<(u64, u64)> = Vec::new();
+        for s in spans.iter() {
+            if !distinct.contains(&s.2) {
+                if distinct.len() == FEW_RANGES {
+                    add_occupied(spans, delta);
+                    return;
+                }
+                distinct.push(s.2);
+            }
+        }
+        if distinct.is_empty() {
+            return;
+        }
+        distinct.sort_unstable();
+        let first = self.ranges.len() as u32;
+        let number = self.allocations.len() as u32;
+        self.ranges.extend_from_slice(&distinct);
+        self.owner.extend(distinct.iter().map(|_| number));
+        self.allocations.push((first, self.ranges.len() as u32));
+        self.spans.extend(spans.iter().map(|s| {
+            let at = distinct.iter().position(|d| *d == s.2).unwrap_or(0);
+            (s.0, s.1, first + at as u32)
+        }));
+    }
+
+    /// The occupied bytes of the allocations taken, at each of `steps` steps.
+    fn occupied(&self, steps: usize) -> Vec<u64> {
+        // The ranges counted in and out at each step.
+        let (starts, start_at) = bucket(self.spans.iter().map(|s| (s.0, s.2)), steps);
+        let (ends, end_at) = bucket(self.spans.iter().map(|s| (s.1, s.2)), steps);
+        let mut count = vec![0u32; self.ranges.len()];
+        let mut union = vec![0u64; self.allocations.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut is_touched = vec![false; self.allocations.len()];
+        let mut total = 0u64;
+        let mut out = Vec::with_capacity(steps);
+        for t in 0..steps {
+            let ended = &ends[end_at[t] as usize..end_at[t + 1] as usize];
+            let started = &starts[start_at[t] as usize..start_at[t + 1] as usize];
+            let events = ended.iter().map(|&i| (i, false));
+            for (r, more) in events.chain(started.iter().map(|&i| (i, true))) {
+                let r = r as usize;
+                count[r] = if more {
+                    count[r] + 1
+                } else {
+                    count[r].saturating_sub(1)
+                };
+                let a = self.owner[r] as usize;
+                if !is_touched[a] {
+                    is_touched[a] = true;
+                    touched.push(a as u32);
+                }
+            }
+            for a in touched.drain(..) {
+                is_touched[a as usize] = false;
+                let (from, to) = self.allocations[a as usize];
+                let (mut now, mut reach) = (0u64, 0u64);
+                for r in from as usize..to as usize {
+                    let (lo, hi) = self.ranges[r];
+                    let lo = lo.max(reach);
+                    if count[r] > 0 && hi > lo {
+                        now += hi - lo;
+                        reach = hi;
+                    }
+                }
+                total = total.saturating_sub(union[a as usize]).saturating_add(now);
+                union[a as usize] = now;
+            }
+            out.push(total);
+        }
+        out
+    }
+}
+
+/// `items`' payloads grouped by key (each at most `steps`), and where each key's begin: key
+/// `k`'s are `grouped[at[k] .. at[k + 1]]`.
+fn bucket(items: impl Iterator<Item = (usize, u32)> + Clone, steps: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut at = vec![0u32; steps + 2];
+    for (k, _) in items.clone() {
+        at[k + 1] += 1;
+    }
+    for k in 1..at.len() {
+        at[k] += at[k - 1];
+    }
+    let mut fill = at.clone();
+    let mut grouped = vec![0u32; at[steps + 1] as usize];
+    for (k, payload) in items {
+        grouped[fill[k] as usize] = payload;
+        fill[k] += 1;
+    }
+    (grouped, at)
 }
 
 /// A value's steps `start .. end + 1` and byte range in its allocation.
