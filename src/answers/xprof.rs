@@ -216,11 +216,11 @@ impl Sweep {
             for a in touched.drain(..) {
                 is_touched[a as usize] = false;
                 let (from, to) = self.allocations[a as usize];
+                let span = from as usize..to as usize;
                 let (mut now, mut reach) = (0u64, 0u64);
-                for r in from as usize..to as usize {
-                    let (lo, hi) = self.ranges[r];
+                for (&(lo, hi), &n) in self.ranges[span.clone()].iter().zip(&count[span]) {
                     let lo = lo.max(reach);
-                    if count[r] > 0 && hi > lo {
+                    if n > 0 && hi > lo {
                         now += hi - lo;
                         reach = hi;
                     }
