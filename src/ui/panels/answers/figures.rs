@@ -27,9 +27,17 @@ fn percent(p: f64) -> String {
 
 /// bufscope's occupied peak, XLA's peak list and XProf's peak heap, each with what it counts.
 /// XProf's figures take a pass over the space's values (on the 94 MB dump, tens of ms): a
-/// space's are computed once, in the task after the panel is drawn, and their row follows.
+/// space's are computed once, in a task of their own once the table has come into view, and
+/// their row follows.
 #[component]
 pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
+    let el = NodeRef::<leptos::html::Div>::new();
+    let seen = RwSignal::new(false);
+    Effect::new(move |_| {
+        if let Some(div) = el.get() {
+            when_seen(&div, seen);
+        }
+    });
     let occupied = Memo::new(move |_| ans.with_space(|_, s| xprof::occupied_peak(s)));
     let xla = xprof::xla_peak(&ans.focus.shown().module);
     // XProf's figures of the space answered for, once computed: (colour, figures).
@@ -37,6 +45,9 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     Effect::new(move |_| {
         let color = ans.space.get();
         let shown = ans.focus.shown();
+        if !seen.get() {
+            return;
+        }
         if let Some(f) = shown.uses.xprof_kept(color) {
             xprof.set(Some((color, Computed(f))));
             return;
@@ -81,13 +92,45 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
         })
     };
     view! {
-        <div class="answer" id="answers-peaks">
+        <div class="answer" id="answers-peaks" node_ref=el>
             <h4>"Three peaks"</h4>
             <table class="answer-table">
                 <thead><tr><th>"figure"</th><th class="num">"bytes"</th><th class="num">"step"</th><th>"what it counts"</th></tr></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>
+    }
+}
+
+/// Sets `seen` once `el` comes into view (at once where the browser cannot tell).
+fn when_seen(el: &web_sys::Element, seen: RwSignal<bool>) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    use web_sys::{IntersectionObserver, IntersectionObserverEntry};
+    let callback = Closure::<dyn FnMut(js_sys::Array, IntersectionObserver)>::new(
+        move |entries: js_sys::Array, observer: IntersectionObserver| {
+            let visible = entries.iter().any(|e| {
+                e.dyn_into::<IntersectionObserverEntry>()
+                    .is_ok_and(|e| e.is_intersecting())
+            });
+            if visible {
+                observer.disconnect();
+                seen.try_set(true);
+            }
+        },
+    );
+    match IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
+        Ok(observer) => {
+            observer.observe(el);
+            // The observer stops with the table; its callback (a few bytes) stays, so that
+            // a notice on its way finds it.
+            callback.forget();
+            let observer = StoredValue::new_local(observer);
+            on_cleanup(move || {
+                observer.try_with_value(|o| o.disconnect());
+            });
+        }
+        Err(_) => seen.set(true),
     }
 }
 
