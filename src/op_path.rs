@@ -18,21 +18,53 @@ use std::borrow::Cow;
 /// (`dot_general[precision=a/b]` stays one segment). An empty path has one empty segment.
 pub fn segments(path: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, b) in path.bytes().enumerate() {
+    split_from(path, Cut { start: 0, depth: 0 }, &mut out);
+    out.iter().map(|c| &path[c.start..c.end]).collect()
+}
+
+/// Where a segment of a path starts, and the bracket depth there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    pub start: usize,
+    pub depth: i32,
+}
+
+/// One segment of a path: its bytes `start .. end`, and the bracket depth at its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub start: usize,
+    pub end: usize,
+    pub depth: i32,
+}
+
+/// Appends to `out` the segments of `path` from `from` on ([`segments`] of the whole path
+/// from `Cut { start: 0, depth: 0 }`): a path sharing its first segments with another is
+/// split from the first segment they do not share, at the depth found there.
+pub fn split_from(path: &str, from: Cut, out: &mut Vec<Segment>) {
+    let mut depth = from.depth;
+    let mut start = from.start;
+    let mut at_start = depth;
+    for (i, &b) in path.as_bytes().iter().enumerate().skip(from.start) {
         match b {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b'/' if depth <= 0 => {
-                out.push(&path[start..i]);
+                out.push(Segment {
+                    start,
+                    end: i,
+                    depth: at_start,
+                });
                 start = i + 1;
+                at_start = depth;
             }
             _ => {}
         }
     }
-    out.push(&path[start..]);
-    out
+    out.push(Segment {
+        start,
+        end: path.len(),
+        depth: at_start,
+    });
 }
 
 /// `segment` with its numbered repeats replaced by `#` (see the module comment).

@@ -249,6 +249,58 @@ fn xprof_peak_heap_equals_what_xprof_reported() {
     assert_eq!(f.total_bytes, 12_902_420 - 30 * 4);
 }
 
+/// XProf's temporary peak of every space of every fixture, against the union of the byte
+/// ranges inside the space's `preallocated-temp` allocations taken at each step one by one.
+#[test]
+fn xprof_temp_peak_is_the_highest_union_inside_the_temp_allocations() {
+    for files in common::fixture_modules() {
+        let m = load_module(&files);
+        let a = analyze(&m);
+        for s in &a.spaces {
+            let f = xprof_figures(&m, s);
+            let temp: Vec<(u32, u32, u64, u64)> = s
+                .timed
+                .iter()
+                .filter(|&&i| {
+                    let al = m.allocation_of(&m.values[i as usize]);
+                    al.color == s.color && al.flags.preallocated_temp
+                })
+                .filter_map(|&i| {
+                    let (b, r) = (s.block(&m, i)?, m.values[i as usize].live?);
+                    Some((r.start, r.end, b.y0, b.y1))
+                })
+                .collect();
+            let (mut best, mut at) = (0u64, None);
+            for t in 0..s.curve.len() as u32 {
+                let mut live: Vec<(u64, u64)> = temp
+                    .iter()
+                    .filter(|r| r.0 <= t && t <= r.1)
+                    .map(|r| (r.2, r.3))
+                    .collect();
+                live.sort_unstable();
+                let (mut union, mut reach) = (0u64, 0u64);
+                for (lo, hi) in live {
+                    let lo = lo.max(reach);
+                    if hi > lo {
+                        union += hi - lo;
+                        reach = hi;
+                    }
+                }
+                if union > best {
+                    (best, at) = (union, Some(t));
+                }
+            }
+            assert_eq!(
+                (f.temp_peak_bytes, f.temp_peak_step),
+                (best, at),
+                "{} space {}",
+                files.label,
+                s.color
+            );
+        }
+    }
+}
+
 #[test]
 fn tiles_explain_every_tpu_allocated_size() {
     let mut tiled = 0;

@@ -6,7 +6,7 @@
 //! (`value_bytes`). Values with no op_name or no source are one group like any other, sorted
 //! by size.
 //!
-//! **Folding numbered repeats.** Paths are split into segments by [`op_path::segments`].
+//! **Folding numbered repeats.** Paths are split into segments by [`op_path::split_from`].
 //! With `fold`, siblings whose segments differ only in their numbered repeats are one node:
 //! a segment's key is [`op_path::fold_segment`] of it (`decoder_layer_0096` →
 //! `decoder_layer_#`, `3` → `#`, `dot_general.1234` → `dot_general.#`). Merged siblings
@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::answers::LiveSet;
 use crate::model::{Module, Str};
-use crate::op_path;
+use crate::op_path::{self, Cut, Segment};
 
 /// Label of the group of values whose instruction has no op_name.
 pub const NO_OP_NAME: &str = "(no op_name)";
@@ -59,61 +59,130 @@ impl OpNode {
     }
 }
 
-/// The op_name tree of the live set: the root covers every live value; its children are the
-/// first path segments (and [`NO_OP_NAME`]).
-pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
-    // Values grouped by op_name first, in the order first met (values of one layer are
-    // neighbours, so neighbouring op_names share their first segments): each distinct
-    // op_name is split once.
-    let mut index: HashMap<Str, usize> = HashMap::new();
-    let mut ops: Vec<(Str, u64, u64, Vec<u32>)> = Vec::new();
+/// The live values of one op_name: its bytes and sizes, and its values' place in the list
+/// [`by_op_name`] returns.
+struct OpValues {
+    op: Str,
+    bytes: u64,
+    size: u64,
+    values: std::ops::Range<usize>,
+}
+
+/// The live values grouped by op_name, in the order each op_name is first met (values of one
+/// layer are neighbours, so neighbouring op_names share their first segments); and the
+/// values, each op_name's together (in value order).
+fn by_op_name(module: &Module, live: &LiveSet) -> (Vec<OpValues>, Vec<u32>) {
+    let mut index: HashMap<Str, u32> = HashMap::new();
+    let mut ops: Vec<OpValues> = Vec::new();
+    let mut op_of: Vec<u32> = Vec::with_capacity(live.values.len());
     for lv in &live.values {
         let op = module
             .instructions
             .get(module.values[lv.value as usize].instruction as usize)
             .map_or(Str::EMPTY, |i| i.op_name);
         let i = *index.entry(op).or_insert_with(|| {
-            ops.push((op, 0, 0, Vec::new()));
-            ops.len() - 1
+            ops.push(OpValues {
+                op,
+                bytes: 0,
+                size: 0,
+                values: 0..0,
+            });
+            ops.len() as u32 - 1
         });
-        let e = &mut ops[i];
-        e.1 += lv.bytes;
-        e.2 += lv.size;
-        e.3.push(lv.value);
+        let e = &mut ops[i as usize];
+        e.bytes += lv.bytes;
+        e.size += lv.size;
+        e.values.end += 1;
+        op_of.push(i);
     }
+    // Each op_name's values after the ones before it (a counting sort).
+    let mut at = 0;
+    for o in &mut ops {
+        let n = o.values.end;
+        o.values = at..at;
+        at += n;
+    }
+    let mut values = vec![0u32; live.values.len()];
+    for (lv, &i) in live.values.iter().zip(&op_of) {
+        let r = &mut ops[i as usize].values;
+        values[r.end] = lv.value;
+        r.end += 1;
+    }
+    (ops, values)
+}
+
+/// How many bytes `a` and `b` begin with alike.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n && a[i..i + 8] == b[i..i + 8] {
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// The op_name tree of the live set: the root covers every live value; its children are the
+/// first path segments (and [`NO_OP_NAME`]). Each distinct op_name is split once.
+pub fn op_name_tree(module: &Module, live: &LiveSet, fold: bool) -> OpNode {
+    let (ops, flat) = by_op_name(module, live);
     let mut ids = SegmentIds::default();
     // The nodes, the root first; children by key number.
     let mut nodes = vec![Builder::default()];
-    // The previous op_name's segments, each with its node: a segment equal to the one at its
-    // depth there (and all before it) is the same node, found without a lookup.
-    let mut previous: Vec<(&str, usize)> = Vec::new();
-    for (op, bytes, size, values) in ops {
-        let text = module.str(op);
-        let segments: Vec<&str> = if text.is_empty() {
-            vec![NO_OP_NAME]
-        } else {
-            op_path::segments(text)
+    // The previous op_name, its segments and the node of each: the segments it shares with
+    // the next one are the same nodes, found without splitting or a lookup.
+    let mut previous: &str = "";
+    let mut cuts: Vec<Segment> = Vec::new();
+    let mut path: Vec<usize> = Vec::new();
+    let mut fresh: Vec<Segment> = Vec::new();
+    for OpValues {
+        op,
+        bytes,
+        size,
+        values,
+    } in ops
+    {
+        let values = &flat[values];
+        let text = match module.str(op) {
+            "" => NO_OP_NAME,
+            t => t,
         };
-        let shared = previous
-            .iter()
-            .zip(&segments)
-            .take_while(|(p, s)| p.0 == **s)
-            .count();
-        previous.truncate(shared);
+        // Segments ending before the bytes both names begin with (their `/` included) are
+        // shared; the rest is split from the first segment that is not.
+        let common = common_prefix(previous.as_bytes(), text.as_bytes());
+        let kept = cuts.iter().take_while(|c| c.end < common).count();
+        let from = cuts.get(kept).map_or(Cut { start: 0, depth: 0 }, |c| Cut {
+            start: c.start,
+            depth: c.depth,
+        });
+        fresh.clear();
+        op_path::split_from(text, from, &mut fresh);
+        let shared = kept
+            + fresh
+                .iter()
+                .zip(&cuts[kept..])
+                .take_while(|(n, p)| text[n.start..n.end] == previous[p.start..p.end])
+                .count();
+        cuts.truncate(kept);
+        cuts.extend_from_slice(&fresh);
+        path.truncate(shared);
+        previous = text;
         let mut node = 0;
         nodes[0].add(bytes, size, values.len());
-        for (depth, &seg) in segments.iter().enumerate() {
-            node = match previous.get(depth) {
-                Some(&(_, n)) => n,
+        for (depth, c) in cuts.iter().enumerate() {
+            node = match path.get(depth) {
+                Some(&n) => n,
                 None => {
-                    let (id, key) = ids.of(seg, fold);
+                    let (id, key) = ids.of(&text[c.start..c.end], fold);
                     let fresh = nodes.len();
                     let child = *nodes[node].children.entry(key).or_insert(fresh);
                     if child == fresh {
                         nodes.push(Builder::default());
                     }
                     nodes[child].segments.insert(id);
-                    previous.push((seg, child));
+                    path.push(child);
                     child
                 }
             };

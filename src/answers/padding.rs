@@ -248,14 +248,32 @@ fn capitalised(s: &str) -> String {
 /// The padding of `space` at `live.step` and over all its values, with the `top` values of
 /// the live set with the most padding.
 pub fn space_padding(module: &Module, space: &Space, live: &LiveSet, top: usize) -> SpacePadding {
-    let mut unknown = 0u32;
-    let mut all = 0u64;
+    step_padding(module, live, top, all_padding(module, space))
+}
+
+/// The padding over every value of a space (the same at every step).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllPadding {
+    /// Σ padding over the values whose logical size is known.
+    pub bytes: u64,
+    /// Values whose logical size is unknown (not counted).
+    pub unknown: u32,
+}
+
+/// The padding over every value of `space`.
+pub fn all_padding(module: &Module, space: &Space) -> AllPadding {
+    let mut all = AllPadding::default();
     for &i in space.timed.iter().chain(&space.timeless) {
         match padding(&module.values[i as usize]) {
-            Some(p) => all = all.saturating_add(p),
-            None => unknown += u32::from(module.values[i as usize].logical_size.is_none()),
+            Some(p) => all.bytes = all.bytes.saturating_add(p),
+            None => all.unknown += u32::from(module.values[i as usize].logical_size.is_none()),
         }
     }
+    all
+}
+
+/// [`space_padding`] of the live set's space, whose padding over every value is `all`.
+pub fn step_padding(module: &Module, live: &LiveSet, top: usize, all: AllPadding) -> SpacePadding {
     let mut ranked: Vec<(u64, u32)> = live
         .values
         .iter()
@@ -267,14 +285,20 @@ pub fn space_padding(module: &Module, space: &Space, live: &LiveSet, top: usize)
         })
         .collect();
     let step_padding = ranked.iter().fold(0u64, |s, r| s.saturating_add(r.0));
-    ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Most padding first, then by value: only the first `top` are sorted.
+    let order = |a: &(u64, u32), b: &(u64, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+    if ranked.len() > top {
+        ranked.select_nth_unstable_by(top, order);
+        ranked.truncate(top);
+    }
+    ranked.sort_unstable_by(order);
     SpacePadding {
-        color: space.color,
+        color: live.color,
         step: live.step,
         step_padding_bytes: step_padding,
         step_value_bytes: live.value_bytes,
-        all_padding_bytes: all,
-        unknown,
+        all_padding_bytes: all.bytes,
+        unknown: all.unknown,
         top: ranked
             .iter()
             .take(top)

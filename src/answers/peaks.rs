@@ -60,27 +60,44 @@ pub fn peaks(curve: &[u64], fraction: f64) -> Vec<Peak> {
 pub fn prominent_peaks(curve: &[u64], fraction: f64, prominence: f64) -> Vec<Peak> {
     let highest = curve.iter().copied().max().unwrap_or(0);
     let least = share_of(highest, prominence);
-    let left = cols(curve.iter().copied(), true);
-    let mut right = cols(curve.iter().rev().copied(), false);
-    right.reverse();
-    local_maxima(curve, fraction)
-        .into_iter()
-        .filter(|&(p, last)| {
-            let col = left[p.step as usize].max(right[last]);
-            p.bytes - col.min(p.bytes) >= least
-        })
-        .map(|(p, _)| p)
+    let maxima = local_maxima(curve, fraction);
+    let n = curve.len();
+    let left = cols(
+        curve.iter().copied(),
+        true,
+        maxima.iter().map(|(p, _)| p.step as usize),
+    );
+    // The right cols, walking the curve backwards, at the runs' last steps (last peak first).
+    let right = cols(
+        curve.iter().rev().copied(),
+        false,
+        maxima.iter().rev().map(|&(_, last)| n - 1 - last),
+    );
+    maxima
+        .iter()
+        .zip(&left)
+        .zip(right.iter().rev())
+        .filter(|&((&(p, _), &l), &r)| p.bytes - l.max(r).min(p.bytes) >= least)
+        .map(|((&(p, _), _), _)| p)
         .collect()
 }
 
-/// For each point of `values`, the lowest value between it and the nearest higher value
-/// before it (itself included; with `equal_stops`, a value equal to it counts as higher),
-/// or 0 when none is (the curve is 0 beyond its ends). A stack of the values not yet
-/// overtaken, each with the lowest value met since it.
-fn cols(values: impl Iterator<Item = u64>, equal_stops: bool) -> Vec<u64> {
+/// At each of the points `at` of `values` (ascending), the lowest value between it and the
+/// nearest higher value before it (itself included; with `equal_stops`, a value equal to it
+/// counts as higher), or 0 when none is (the curve is 0 beyond its ends). A stack of the
+/// values not yet overtaken, each with the lowest value met since it.
+fn cols(
+    values: impl Iterator<Item = u64>,
+    equal_stops: bool,
+    at: impl Iterator<Item = usize>,
+) -> Vec<u64> {
+    let mut at = at.peekable();
     let mut out = Vec::new();
     let mut stack: Vec<(u64, u64)> = Vec::new();
-    for v in values {
+    for (i, v) in values.enumerate() {
+        if at.peek().is_none() {
+            break;
+        }
         let mut low = v;
         while let Some(&(height, since)) = stack.last() {
             if height > v || (equal_stops && height == v) {
@@ -89,12 +106,15 @@ fn cols(values: impl Iterator<Item = u64>, equal_stops: bool) -> Vec<u64> {
             low = low.min(height).min(since);
             stack.pop();
         }
-        match stack.last_mut() {
+        let col = match stack.last_mut() {
             Some(top) => {
                 top.1 = top.1.min(low);
-                out.push(top.1);
+                top.1
             }
-            None => out.push(0),
+            None => 0,
+        };
+        while at.next_if_eq(&i).is_some() {
+            out.push(col);
         }
         stack.push((v, v));
     }

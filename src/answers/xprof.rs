@@ -93,68 +93,184 @@ pub fn xprof_figures(module: &Module, space: &Space) -> XprofFigures {
 /// other allocations' occupied bytes.
 fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
     let steps = space.curve.len();
-    // Timed values of the space outside its temporary allocations, by allocation.
-    // (allocation, value), sorted by allocation: the key read once per value.
-    let mut others: Vec<(u32, u32)> = space
-        .timed
-        .iter()
-        .map(|&i| (module.values[i as usize].allocation, i))
-        .filter(|&(_, i)| {
-            !is_temp(
-                module.allocation_of(&module.values[i as usize]),
-                space.color,
-            )
-        })
-        .collect();
-    others.sort_unstable();
+    // The timed values of the space outside its temporary allocations, in value order:
+    // an allocation's values are neighbours there, so each allocation's come together.
+    let mut sweep = Sweep::default();
     let mut delta = vec![0i128; steps + 1];
-    let mut group: Vec<u32> = Vec::new();
-    for same in others.chunk_by(|a, b| a.0 == b.0) {
-        group.clear();
-        group.extend(same.iter().map(|&(_, i)| i));
-        add_occupied(module, &group, &mut delta);
+    let mut group: Vec<Span> = Vec::new();
+    let mut current = None;
+    for &i in &space.timed {
+        let v = &module.values[i as usize];
+        if current != Some(v.allocation) {
+            sweep.add(&mut group, &mut delta);
+            group.clear();
+            current = Some(v.allocation);
+        }
+        let Some(r) = v
+            .live
+            .filter(|_| !is_temp(module.allocation_of(v), space.color))
+        else {
+            continue;
+        };
+        let end = (r.end as usize).saturating_add(1).min(steps);
+        if (r.start as usize) < end {
+            group.push((
+                r.start as usize,
+                end,
+                (v.offset, v.offset.saturating_add(v.size)),
+            ));
+        }
     }
+    sweep.add(&mut group, &mut delta);
+    let others = sweep.occupied(steps);
     let mut less = 0i128;
     space
         .curve
         .iter()
         .zip(&delta)
-        .map(|(&c, d)| {
+        .zip(&others)
+        .map(|((&c, d), &o)| {
             less += d;
-            (i128::from(c) - less).clamp(0, i128::from(u64::MAX)) as u64
+            (i128::from(c) - i128::from(o) - less).clamp(0, i128::from(u64::MAX)) as u64
         })
         .collect()
 }
 
-/// Adds to `delta` (a difference array over steps) the occupied bytes of `values`, all of one
-/// allocation: between two consecutive starts or ends nothing changes, so the union of the
-/// live byte ranges is taken once per such stretch, over the values live in it.
-fn add_occupied(module: &Module, values: &[u32], delta: &mut [i128]) {
-    let steps = delta.len() - 1;
-    if let [only] = values {
-        // One value: its own range, from its start to its end.
-        let v = &module.values[*only as usize];
-        if let Some(r) = v.live {
-            let end = (r.end as usize).saturating_add(1).min(steps);
-            let len = i128::from(v.offset.saturating_add(v.size) - v.offset);
-            if (r.start as usize) < end {
-                delta[r.start as usize] += len;
-                delta[end] -= len;
+/// The most distinct byte ranges of an allocation's values [`Sweep`] takes; an allocation
+/// with more is added up on its own ([`add_occupied`]).
+const FEW_RANGES: usize = 32;
+
+/// The occupied bytes of allocations whose values cover a few distinct byte ranges (a
+/// parameter and the views of it over the program): one pass over the steps, where each
+/// start or end counts its range in or out, and an allocation touched takes the union of
+/// its ranges in use again. No sorting: the starts and ends are bucketed by step.
+#[derive(Default)]
+struct Sweep {
+    /// The allocations' distinct byte ranges, each allocation's by `lo`.
+    ranges: Vec<(u64, u64)>,
+    /// The allocation (its number here) of each range.
+    owner: Vec<u32>,
+    /// Each allocation's ranges, `start .. end` in `ranges`.
+    allocations: Vec<(u32, u32)>,
+    /// Each value's steps `start .. end` and its range.
+    spans: Vec<(usize, usize, u32)>,
+}
+
+impl Sweep {
+    /// Takes the spans of one allocation, or adds them to `delta` when they have too many
+    /// distinct byte ranges.
+    fn add(&mut self, spans: &mut [Span], delta: &mut [i128]) {
+        let mut distinct: Vec<(u64, u64)> = Vec::new();
+        for s in spans.iter() {
+            if !distinct.contains(&s.2) {
+                if distinct.len() == FEW_RANGES {
+                    add_occupied(spans, delta);
+                    return;
+                }
+                distinct.push(s.2);
             }
         }
+        if distinct.is_empty() {
+            return;
+        }
+        distinct.sort_unstable();
+        let first = self.ranges.len() as u32;
+        let number = self.allocations.len() as u32;
+        self.ranges.extend_from_slice(&distinct);
+        self.owner.extend(distinct.iter().map(|_| number));
+        self.allocations.push((first, self.ranges.len() as u32));
+        self.spans.extend(spans.iter().map(|s| {
+            let at = distinct.iter().position(|d| *d == s.2).unwrap_or(0);
+            (s.0, s.1, first + at as u32)
+        }));
+    }
+
+    /// The occupied bytes of the allocations taken, at each of `steps` steps.
+    fn occupied(&self, steps: usize) -> Vec<u64> {
+        // The ranges counted in and out at each step.
+        let (starts, start_at) = bucket(self.spans.iter().map(|s| (s.0, s.2)), steps);
+        let (ends, end_at) = bucket(self.spans.iter().map(|s| (s.1, s.2)), steps);
+        let mut count = vec![0u32; self.ranges.len()];
+        let mut union = vec![0u64; self.allocations.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut is_touched = vec![false; self.allocations.len()];
+        let mut total = 0u64;
+        let mut out = Vec::with_capacity(steps);
+        for t in 0..steps {
+            let ended = &ends[end_at[t] as usize..end_at[t + 1] as usize];
+            let started = &starts[start_at[t] as usize..start_at[t + 1] as usize];
+            let events = ended.iter().map(|&i| (i, false));
+            for (r, more) in events.chain(started.iter().map(|&i| (i, true))) {
+                let r = r as usize;
+                count[r] = if more {
+                    count[r] + 1
+                } else {
+                    count[r].saturating_sub(1)
+                };
+                let a = self.owner[r] as usize;
+                if !is_touched[a] {
+                    is_touched[a] = true;
+                    touched.push(a as u32);
+                }
+            }
+            for a in touched.drain(..) {
+                is_touched[a as usize] = false;
+                let (from, to) = self.allocations[a as usize];
+                let span = from as usize..to as usize;
+                let (mut now, mut reach) = (0u64, 0u64);
+                for (&(lo, hi), &n) in self.ranges[span.clone()].iter().zip(&count[span]) {
+                    let lo = lo.max(reach);
+                    if n > 0 && hi > lo {
+                        now += hi - lo;
+                        reach = hi;
+                    }
+                }
+                total = total.saturating_sub(union[a as usize]).saturating_add(now);
+                union[a as usize] = now;
+            }
+            out.push(total);
+        }
+        out
+    }
+}
+
+/// `items`' payloads grouped by key (each at most `steps`), and where each key's begin: key
+/// `k`'s are `grouped[at[k] .. at[k + 1]]`.
+fn bucket(items: impl Iterator<Item = (usize, u32)> + Clone, steps: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut at = vec![0u32; steps + 2];
+    for (k, _) in items.clone() {
+        at[k + 1] += 1;
+    }
+    for k in 1..at.len() {
+        at[k] += at[k - 1];
+    }
+    let mut fill = at.clone();
+    let mut grouped = vec![0u32; at[steps + 1] as usize];
+    for (k, payload) in items {
+        grouped[fill[k] as usize] = payload;
+        fill[k] += 1;
+    }
+    (grouped, at)
+}
+
+/// A value's steps `start .. end + 1` and byte range in its allocation.
+type Span = (usize, usize, (u64, u64));
+
+/// Adds to `delta` (a difference array over steps) the occupied bytes of `spans`, all of one
+/// allocation: between two consecutive starts or ends nothing changes, so the union of the
+/// live byte ranges is taken once per such stretch, over the values live in it.
+fn add_occupied(spans: &mut [Span], delta: &mut [i128]) {
+    if spans.is_empty() {
         return;
     }
-    // (start, end + 1, byte range), by start.
-    let mut ranges: Vec<(usize, usize, (u64, u64))> = values
-        .iter()
-        .filter_map(|&i| {
-            let v = &module.values[i as usize];
-            let r = v.live?;
-            let end = (r.end as usize).saturating_add(1).min(steps);
-            let bytes = (v.offset, v.offset.saturating_add(v.size));
-            ((r.start as usize) < end).then_some((r.start as usize, end, bytes))
-        })
-        .collect();
+    if let [(start, end, (lo, hi))] = *spans {
+        // One value: its own range, from its start to its end.
+        let len = i128::from(hi - lo);
+        delta[start] += len;
+        delta[end] -= len;
+        return;
+    }
+    let ranges = spans;
     ranges.sort_unstable_by_key(|r| r.0);
     let mut bounds: Vec<usize> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
     bounds.sort_unstable();
@@ -217,7 +333,17 @@ fn at(step: Option<u32>) -> String {
 /// The three peaks of `space`, each explained in one sentence; `f` is the space's
 /// [`xprof_figures`].
 pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePeaks {
-    let occupied = PeakFigure {
+    ThreePeaks {
+        color: space.color,
+        occupied: occupied_peak(space),
+        xla: xla_peak(module),
+        xprof: xprof_peak(f),
+    }
+}
+
+/// bufscope's occupied peak of `space`, with what it counts.
+pub fn occupied_peak(space: &Space) -> PeakFigure {
+    PeakFigure {
         bytes: Some(space.peak_bytes),
         step: space.peak_time,
         sentence: format!(
@@ -225,9 +351,13 @@ pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePea
             human_bytes(space.peak_bytes),
             at(space.peak_time)
         ),
-    };
+    }
+}
+
+/// XLA's peak list of the module, with what it counts.
+pub fn xla_peak(module: &Module) -> PeakFigure {
     let (xla_bytes, xla_step) = (xla_peak_bytes(module), xla_peak_step(module));
-    let xla = PeakFigure {
+    PeakFigure {
         bytes: xla_bytes,
         step: xla_step,
         sentence: match xla_bytes {
@@ -238,8 +368,12 @@ pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePea
             ),
             None => "XLA's peak list: this dump prints none (the live-range section is missing, too old, or the peak was undetermined).".to_string(),
         },
-    };
-    let xprof = PeakFigure {
+    }
+}
+
+/// XProf's peak heap of a space whose [`xprof_figures`] are `f`, with what it counts.
+pub fn xprof_peak(f: &XprofFigures) -> PeakFigure {
+    PeakFigure {
         bytes: Some(f.xprof_peak_heap_bytes),
         step: f.temp_peak_step,
         sentence: format!(
@@ -249,12 +383,6 @@ pub fn three_peaks(module: &Module, space: &Space, f: &XprofFigures) -> ThreePea
             at(f.temp_peak_step),
             human_bytes(f.indefinite_bytes)
         ),
-    };
-    ThreePeaks {
-        color: space.color,
-        occupied,
-        xla,
-        xprof,
     }
 }
 

@@ -8,9 +8,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use bufscope::analysis::Analysis;
+use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::idle::{ScheduleIndex, ValueUses};
+use bufscope::answers::padding::{all_padding, AllPadding};
 use bufscope::answers::xprof::{xprof_figures, XprofFigures};
 use bufscope::answers::{live_set, LiveSet};
 use bufscope::model::{InstrId, Module};
@@ -84,7 +85,8 @@ impl Shown {
 
 /// What the views keep about one module: for [`crate::ui::uses`], whether it has uses at
 /// all, its schedule index, and the last value answered; the last live set and each memory
-/// space's XProf figures ([`Shown::live_set`], [`Shown::xprof`]). Empty until first asked.
+/// space's XProf figures ([`Shown::live_set`], [`Shown::xprof`]) and padding over all its
+/// values ([`Kept::all_padding`]). Empty until first asked.
 #[derive(Default)]
 pub struct Kept {
     pub(super) has_uses: OnceLock<bool>,
@@ -92,6 +94,32 @@ pub struct Kept {
     pub(super) last: Mutex<Option<(u32, Option<Arc<ValueUses>>)>>,
     live: Mutex<Option<Arc<LiveSet>>>,
     xprof: Mutex<BTreeMap<u32, Arc<XprofFigures>>>,
+    padding: Mutex<BTreeMap<u32, AllPadding>>,
+}
+
+impl Kept {
+    /// XProf's figures of memory space `color` if [`Shown::xprof`] has computed them.
+    pub fn xprof_kept(&self, color: u32) -> Option<Arc<XprofFigures>> {
+        self.xprof.lock().ok()?.get(&color).cloned()
+    }
+
+    /// The padding over every value of `space` ([`all_padding`], the same at every step),
+    /// computed once per space.
+    pub fn all_padding(&self, module: &Module, space: &Space) -> AllPadding {
+        let kept = self
+            .padding
+            .lock()
+            .ok()
+            .and_then(|k| k.get(&space.color).copied());
+        if let Some(p) = kept {
+            return p;
+        }
+        let p = all_padding(module, space);
+        if let Ok(mut k) = self.padding.lock() {
+            k.insert(space.color, p);
+        }
+        p
+    }
 }
 
 /// The shared view state of the module on screen.

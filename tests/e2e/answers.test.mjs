@@ -55,6 +55,8 @@ test('the three peaks are shown, XProf\'s peak heap as XProf reported it', async
     const row = page.locator(`#answers-peaks tr[data-peak="${id}"]`);
     return { bytes: Number(await row.getAttribute('data-bytes')), sentence: (await row.locator('.sentence').textContent()).trim() };
   };
+  // XProf's figures are computed once their table is in view.
+  await page.locator('#answers-peaks').scrollIntoViewIfNeeded();
   const [occupied, xla, xprof] = [await fig('occupied'), await fig('xla'), await fig('xprof')];
   assert(xprof.bytes === 12902240, `XProf peak heap ${xprof.bytes}, XProf reported 12,902,240`);
   assert(occupied.bytes > 0 && xla.bytes > 0, `occupied ${occupied.bytes}, XLA ${xla.bytes}`);

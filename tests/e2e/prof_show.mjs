@@ -1,5 +1,5 @@
-// Profiles the answers panel's first Show (and a step change) on one dump with Chromium's
-// CPU profiler, printing the top self and total times by function (wasm names need a build
+// Profiles the answers panel's first Show (then a step change and a click on an icicle
+// frame) on one dump with Chromium's CPU profiler, printing the top self and total times by function (wasm names need a build
 // without wasm-opt: wasm-bindgen of target/wasm32-unknown-unknown/wasm-release/bufscope.wasm);
 // the profiles go to target/answers-*.cpuprofile. Not a test:
 //   node tests/e2e/prof_show.mjs http://127.0.0.1:PORT/ [FILE]
@@ -65,4 +65,9 @@ await profiled('show', () => page.locator('#answers .answers-toggle').click(),
 const before = await page.locator('#answers .answers-live').getAttribute('data-step');
 await profiled('step', async () => { await page.locator('#answers-step').fill('1000'); await page.locator('#answers-step').press('Enter'); },
   (b) => document.querySelector('#answers .answers-live')?.dataset.step !== b, before);
+const icicle = page.locator('#answers-icicle .frame[data-depth="1"]').first();
+if (await icicle.count()) {
+  await icicle.scrollIntoViewIfNeeded();
+  await profiled('icicle', () => icicle.click(), () => Number(document.querySelector('#answers-icicle')?.dataset.highlighted) > 0);
+}
 await app.context.close();

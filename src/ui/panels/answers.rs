@@ -268,6 +268,18 @@ fn PeakList(ans: Ans, peak_list: Memo<Computed<Vec<peaks::Peak>>>) -> impl IntoV
     }
 }
 
+/// The `data-i` of the element matching `selector` a click landed in (a row or a frame):
+/// a list takes one click handler for all its rows.
+pub(super) fn clicked_index(e: &leptos::ev::MouseEvent, selector: &str) -> Option<usize> {
+    use wasm_bindgen::JsCast;
+    let el = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+    el.closest(selector)
+        .ok()??
+        .get_attribute("data-i")?
+        .parse()
+        .ok()
+}
+
 /// A "show N more" button for a list of `total` rows of which `limit` are shown.
 pub(super) fn show_more(
     limit: RwSignal<usize>,

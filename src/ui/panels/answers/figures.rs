@@ -10,11 +10,13 @@ use bufscope::export;
 use bufscope::model::memory_space_name;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
-use super::{show_more, Ans, Computed, FIRST_ROWS};
+use super::{clicked_index, show_more, Ans, Computed, FIRST_ROWS};
 use crate::ui::export::csv_button;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
+use crate::ui::tasks::next_task;
 
 /// The most characters of a file path or value name in a row (the title has it whole).
 const NAME_CHARS: usize = 80;
@@ -24,12 +26,49 @@ fn percent(p: f64) -> String {
 }
 
 /// bufscope's occupied peak, XLA's peak list and XProf's peak heap, each with what it counts.
+/// XProf's figures take a pass over the space's values (on the 94 MB dump, tens of ms): a
+/// space's are computed once, in a task of their own once the table has come into view, and
+/// their row follows.
 #[component]
 pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
-    let three = Memo::new(move |_| {
-        let f = ans.focus.shown().xprof(ans.space.get())?;
-        ans.with_space(|m, s| Computed(Arc::new(xprof::three_peaks(m, s, &f))))
+    let el = NodeRef::<leptos::html::Div>::new();
+    let seen = RwSignal::new(false);
+    Effect::new(move |_| {
+        if let Some(div) = el.get() {
+            when_seen(&div, seen);
+        }
     });
+    let occupied = Memo::new(move |_| ans.with_space(|_, s| xprof::occupied_peak(s)));
+    let xla = xprof::xla_peak(&ans.focus.shown().module);
+    // XProf's figures of the space answered for, once computed: (colour, figures).
+    let xprof = RwSignal::new(None::<(u32, Computed<xprof::XprofFigures>)>);
+    Effect::new(move |_| {
+        let color = ans.space.get();
+        let shown = ans.focus.shown();
+        if !seen.get() {
+            return;
+        }
+        if let Some(f) = shown.uses.xprof_kept(color) {
+            xprof.set(Some((color, Computed(f))));
+            return;
+        }
+        spawn_local(async move {
+            next_task().await;
+            if ans.space.try_get_untracked() != Some(color) {
+                return;
+            }
+            if let Some(f) = shown.xprof(color) {
+                xprof.try_set(Some((color, Computed(f))));
+            }
+        });
+    });
+    let xprof_row = move || {
+        xprof.with(|x| {
+            x.as_ref()
+                .filter(|(c, _)| *c == ans.space.get())
+                .map(|(_, f)| xprof::xprof_peak(f))
+        })
+    };
     let row = |id: &'static str, name: &'static str, p: &xprof::PeakFigure| {
         let bytes = p.bytes.map(|b| b.to_string()).unwrap_or_default();
         let shown = p.bytes.map_or_else(|| "—".to_string(), fmt::human);
@@ -44,22 +83,54 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
         }
     };
     let body = move || {
-        three.get().map(|t| {
+        occupied.get().map(|o| {
             view! {
-                {row("occupied", "bufscope (occupied)", &t.occupied)}
-                {row("xla", "XLA's peak list", &t.xla)}
-                {row("xprof", "XProf peak heap", &t.xprof)}
+                {row("occupied", "bufscope (occupied)", &o)}
+                {row("xla", "XLA's peak list", &xla)}
+                {xprof_row().map(|x| row("xprof", "XProf peak heap", &x))}
             }
         })
     };
     view! {
-        <div class="answer" id="answers-peaks">
+        <div class="answer" id="answers-peaks" node_ref=el>
             <h4>"Three peaks"</h4>
             <table class="answer-table">
                 <thead><tr><th>"figure"</th><th class="num">"bytes"</th><th class="num">"step"</th><th>"what it counts"</th></tr></thead>
                 <tbody>{body}</tbody>
             </table>
         </div>
+    }
+}
+
+/// Sets `seen` once `el` comes into view (at once where the browser cannot tell).
+fn when_seen(el: &web_sys::Element, seen: RwSignal<bool>) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    use web_sys::{IntersectionObserver, IntersectionObserverEntry};
+    let callback = Closure::<dyn FnMut(js_sys::Array, IntersectionObserver)>::new(
+        move |entries: js_sys::Array, observer: IntersectionObserver| {
+            let visible = entries.iter().any(|e| {
+                e.dyn_into::<IntersectionObserverEntry>()
+                    .is_ok_and(|e| e.is_intersecting())
+            });
+            if visible {
+                observer.disconnect();
+                seen.try_set(true);
+            }
+        },
+    );
+    match IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
+        Ok(observer) => {
+            observer.observe(el);
+            // The observer stops with the table; its callback (a few bytes) stays, so that
+            // a notice on its way finds it.
+            callback.forget();
+            let observer = StoredValue::new_local(observer);
+            on_cleanup(move || {
+                observer.try_with_value(|o| o.disconnect());
+            });
+        }
+        Err(_) => seen.set(true),
     }
 }
 
@@ -89,16 +160,15 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
         let n = limit.get().min(rows.len());
         rows[..n]
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 let place = if r.line > 0 {
                     format!("{}:{}", r.file, r.line)
                 } else {
                     r.file.clone()
                 };
-                let values = r.values.clone();
                 view! {
-                    <tr class="source-row" data-bytes=r.bytes.to_string()
-                        on:click=move |_| ans.highlight(values.clone())>
+                    <tr class="source-row" data-i=i.to_string() data-bytes=r.bytes.to_string()>
                         <td class="mono name" title=clip_middle(&place, CELL_CHARS)>{clip_middle(&place, NAME_CHARS)}</td>
                         <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
                         <td class="num">{percent(r.percent)}</td>
@@ -117,7 +187,10 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
             <table class="answer-table">
                 <thead><tr><th>"file:line"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
                     <th class="num">"running"</th><th class="num">"values"</th></tr></thead>
-                <tbody>{body}</tbody>
+                <tbody on:click=move |e| {
+                    let values = clicked_index(&e, "tr").and_then(|i| rows.with_untracked(|r| Some(r.get(i)?.values.clone())));
+                    if let Some(v) = values { ans.highlight(v) }
+                }>{body}</tbody>
             </table>
             {show_more(limit, total)}
         </div>
@@ -135,11 +208,10 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
     let body = move || {
         rows.get()
             .iter()
-            .map(|r| {
-                let values = r.values.clone();
+            .enumerate()
+            .map(|(i, r)| {
                 view! {
-                    <tr class="category-row" data-bytes=r.bytes.to_string() title=r.rule
-                        on:click=move |_| ans.highlight(values.clone())>
+                    <tr class="category-row" data-i=i.to_string() data-bytes=r.bytes.to_string() title=r.rule>
                         <td>{r.label}{r.heuristic.then(|| view! { <span class="tag">"heuristic"</span> })}</td>
                         <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
                         <td class="num">{percent(r.percent)}</td>
@@ -157,7 +229,10 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
             <table class="answer-table">
                 <thead><tr><th>"category"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
                     <th class="num">"values"</th><th>"rule"</th></tr></thead>
-                <tbody>{body}</tbody>
+                <tbody on:click=move |e| {
+                    let values = clicked_index(&e, "tr").and_then(|i| rows.with_untracked(|r| Some(r.get(i)?.values.clone())));
+                    if let Some(v) = values { ans.highlight(v) }
+                }>{body}</tbody>
             </table>
         </div>
     }
@@ -168,7 +243,11 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
 pub(super) fn Padding(ans: Ans) -> impl IntoView {
     let pad = Memo::new(move |_| {
         let live = ans.live.get();
-        ans.with_space(|m, s| Computed(Arc::new(padding::space_padding(m, s, &live, 50))))
+        let shown = ans.focus.shown();
+        ans.with_space(|m, s| {
+            let all = shown.uses.all_padding(m, s);
+            Computed(Arc::new(padding::step_padding(m, &live, 50, all)))
+        })
     });
     let limit = RwSignal::new(FIRST_ROWS / 2);
     let summary = move || {
@@ -202,12 +281,11 @@ pub(super) fn Padding(ans: Ans) -> impl IntoView {
         let n = limit.get().min(p.top.len());
         p.top[..n]
             .iter()
-            .map(|v| {
+            .enumerate()
+            .map(|(i, v)| {
                 let name = ans.value_name(v.value);
-                let value = v.value;
                 view! {
-                    <tr class="padding-row" data-bytes=v.padding.to_string()
-                        on:click=move |_| ans.highlight(vec![value])>
+                    <tr class="padding-row" data-i=i.to_string() data-bytes=v.padding.to_string()>
                         <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
                         <td class="num" title=fmt::bytes(v.padding)>{fmt::human(v.padding)}</td>
                         <td class="num">{fmt::human(v.size)}</td>
@@ -224,7 +302,10 @@ pub(super) fn Padding(ans: Ans) -> impl IntoView {
             {summary}
             <table class="answer-table">
                 <thead><tr><th>"value"</th><th class="num">"padding"</th><th class="num">"allocated"</th><th>"why"</th></tr></thead>
-                <tbody>{body}</tbody>
+                <tbody on:click=move |e| {
+                    let value = clicked_index(&e, "tr").and_then(|i| pad.with_untracked(|p| Some(p.as_ref()?.top.get(i)?.value)));
+                    if let Some(v) = value { ans.highlight(vec![v]) }
+                }>{body}</tbody>
             </table>
             {show_more(limit, total)}
         </div>

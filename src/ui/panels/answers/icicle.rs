@@ -16,9 +16,8 @@ use std::sync::Arc;
 use bufscope::answers::groups::{self, OpNode};
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
-use super::{Ans, Computed};
+use super::{clicked_index, Ans, Computed};
 use crate::ui::fmt;
 use crate::ui::panels::peak_table::frame_subset;
 
@@ -175,7 +174,9 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
         view
     };
     let on_click = move |e: leptos::ev::MouseEvent| {
-        let Some(i) = frame_index(&e) else { return };
+        let Some(i) = clicked_index(&e, ".frame") else {
+            return;
+        };
         let Some(t) = targets.with_value(|t| t.get(i).cloned()) else {
             return;
         };
@@ -231,13 +232,6 @@ fn trail(ans: Ans, tree: Computed<OpNode>, zoom: RwSignal<Vec<String>>) -> impl 
             }
         })
         .collect_view()
-}
-
-/// The index (`data-i`) of the frame a click landed on.
-fn frame_index(e: &leptos::ev::MouseEvent) -> Option<usize> {
-    let el = e.target()?.dyn_into::<web_sys::Element>().ok()?;
-    let frame = el.closest(".frame").ok()??;
-    frame.get_attribute("data-i")?.parse().ok()
 }
 
 /// At a new tree (another step, or folded otherwise): the zoom and the frame limiting the

@@ -152,17 +152,24 @@ fn follow(t: Table, s: Scroll) {
         t.step.track();
         t.focus.subset.track();
         if previous.is_some() {
-            // Mount the first lines now; scroll the box in the next frame, whose layout is
-            // due anyway (setting `scrollTop` here would lay the page out once more).
-            s.at.update(|(top, _)| *top = 0);
-            request_animation_frame(move || {
-                if let Some(el) = s.el.try_get_untracked().flatten() {
-                    if el.scroll_top() != 0 {
-                        el.set_scroll_top(0);
+            // Mount the first lines now. A box scrolled down (as last measured, or with a
+            // measurement on its way) is scrolled back in the next frame; one at the top is
+            // left alone: reading its scroll position after the lines changed would lay the
+            // page out before the frame does.
+            let scrolled = s.at.get_untracked().0 != 0 || s.pending.get_value();
+            if s.at.get_untracked().0 != 0 {
+                s.at.update(|(top, _)| *top = 0);
+            }
+            if scrolled {
+                request_animation_frame(move || {
+                    if let Some(el) = s.el.try_get_untracked().flatten() {
+                        if el.scroll_top() != 0 {
+                            el.set_scroll_top(0);
+                        }
                     }
-                }
-                s.measure();
-            });
+                    s.measure();
+                });
+            }
         }
     });
     Effect::new(move |_| {
