@@ -91,6 +91,12 @@ impl Flow {
             }
             modules.push(Arc::new(Shown::new(completing.into_module(), analysis)));
         }
+        self.put_back(modules, started);
+    }
+
+    /// The complete modules on screen, and the time it took in the report.
+    fn put_back(&self, modules: Vec<Arc<Shown>>, started: f64) {
+        let st = self.st;
         st.details.set(None);
         let complete = js_sys::Date::now() - started;
         st.report.update(|r| {
