@@ -292,7 +292,10 @@ pub(crate) mod tests {
         assert_eq!(leading_u32(b"4294967295x"), Some((u32::MAX, &b"x"[..])));
         assert_eq!(leading_u32(b"4294967296"), None);
         assert_eq!(leading_u32(b"x1"), None);
-        assert_eq!(leading_u64(b"18446744073709551615"), Some((u64::MAX, &b""[..])));
+        assert_eq!(
+            leading_u64(b"18446744073709551615"),
+            Some((u64::MAX, &b""[..]))
+        );
         assert_eq!(leading_u64(b"18446744073709551616"), None);
         assert_eq!(name_len(b"add.1{0}"), 5);
         assert_eq!(name_len("caf\u{e9} x".as_bytes()), 5);
