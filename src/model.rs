@@ -107,26 +107,23 @@ impl Strings {
 
     pub fn get(&self, s: Str) -> &str {
         // Handles are only made by this arena, at char boundaries; `Str::EMPTY` is "".
-        let (chunk, at) = (
-            s.start as usize / Self::CHUNK,
-            s.start as usize % Self::CHUNK,
-        );
-        self.chunks
-            .get(chunk)
-            .and_then(|c| c.get(at..at + s.len as usize))
-            .unwrap_or("")
+        let (chunk, at) = Self::place(s);
+        self.chunks.get(chunk).and_then(|c| c.get(at)).unwrap_or("")
     }
 
     /// The bytes of `s` ([`Strings::get`] without the check of char boundaries).
     pub fn bytes(&self, s: Str) -> &[u8] {
-        let (chunk, at) = (
-            s.start as usize / Self::CHUNK,
-            s.start as usize % Self::CHUNK,
-        );
+        let (chunk, at) = Self::place(s);
         self.chunks
             .get(chunk)
-            .and_then(|c| c.as_bytes().get(at..at + s.len as usize))
+            .and_then(|c| c.as_bytes().get(at))
             .unwrap_or(b"")
+    }
+
+    /// Where `s` is: its chunk and its byte range in that chunk.
+    fn place(s: Str) -> (usize, std::ops::Range<usize>) {
+        let at = s.start as usize % Self::CHUNK;
+        (s.start as usize / Self::CHUNK, at..at + s.len as usize)
     }
 
     /// The handle of `text`, adding it once.
