@@ -55,6 +55,8 @@ await page.locator('#answers .answers-toggle').waitFor({ timeout: 600000 });
 await page.waitForFunction(() => document.querySelector('canvas.space-canvas'), null, { timeout: 600000 });
 await frame();
 console.log(`load until the diagram shows: ${Date.now() - t} ms`);
+await app.waitForDetails(600000);
+console.log(`load until the module is complete (Used values read): ${Date.now() - t} ms`);
 await timed('show the panel', () => page.locator('#answers .answers-toggle').click(),
   () => document.querySelector('#answers .answers-live') && document.querySelector('#answers-icicle .frame')
     && document.querySelector('#answers-idle tr.idle-row, #answers-idle .idle-message, #answers-idle-open'));

@@ -519,6 +519,7 @@ test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, 
     null,
     { timeout: 120000 },
   );
+  await app.waitForDetails(60000);
   await page.locator('#peak-table tbody tr.value-row').first().waitFor({ timeout: 30000 });
   await settle();
   const count = Number(await page.locator('.peak-summary').getAttribute('data-count'));

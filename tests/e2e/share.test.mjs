@@ -54,6 +54,9 @@ async function dropTpu() {
   await app.drop([dumpFile(TPU)]);
   await page.waitForFunction((n) => document.querySelector('.module .module-name')?.textContent === n, MODULE, { timeout: 20000 });
   await page.waitForFunction((c) => document.querySelector(`.diagram[data-color="${c}"]`)?.dataset.view, COLOR, { timeout: 10000 });
+  // The view the hash names is carried over when the `Used values` complete the module.
+  await app.waitForDetails();
+  await page.waitForFunction((c) => document.querySelector(`.diagram[data-color="${c}"]`)?.dataset.view, COLOR, { timeout: 10000 });
 }
 
 const near = (a, b, width) => Math.abs(a - b) <= width * 0.01 + 0.1;
@@ -206,6 +209,7 @@ test('switching between big modules stays quick (../shared/dumps/cpu/jax0.6.2)',
   await page.locator('#dir-input').setInputFiles(dir);
   const count = readdirSync(dir).filter((f) => f.endsWith('.buffer-assignment.txt')).length;
   await page.waitForFunction((n) => document.querySelector('.picker-count')?.textContent === `${n} modules`, count, { timeout: 180000 });
+  await app.waitForDetails(180000);
   assert(count > folderModules.length, `${dir} holds ${count} modules`);
   const names = await app.moduleNames();
   const times = [];
