@@ -220,6 +220,7 @@ test('the bar\'s "Example" button opens the example', async () => {
     null,
     { timeout: 20000 },
   );
+  await app.waitForDetails();
   await diagramOnFirstScreen('the example');
   app.noNewConsoleErrors(before);
 });
