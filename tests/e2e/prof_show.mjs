@@ -1,7 +1,11 @@
-// Profiles the answers panel's first Show (then a step change and a click on an icicle
-// frame) on one dump with Chromium's CPU profiler, printing the top self and total times by function (wasm names need a build
-// without wasm-opt: wasm-bindgen of target/wasm32-unknown-unknown/wasm-release/bufscope.wasm);
-// the profiles go to target/answers-*.cpuprofile. Not a test:
+// Profiles the answers panel on one dump with Chromium: the first Show, a step typed
+// (1000, away from the peak), the space's own peak (≈25,000 values live on the 94 MB
+// dump) and a click on an icicle frame. For each it prints the wall time, the main
+// thread's time by trace event (script, which holds the wasm, apart from style, layout,
+// paint and the rest) and the top self and total times by function from the CPU profiler
+// (wasm names need a build without wasm-opt: copy target/e2e-dist and put
+// target/wasm-bindgen/release/bufscope_bg.wasm in place of its `*_bg.wasm`); the profiles
+// go to target/answers-*.cpuprofile. Not a test:
 //   node tests/e2e/prof_show.mjs http://127.0.0.1:PORT/ [FILE]
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,11 +21,14 @@ await page.locator('#file-input').setInputFiles([file]);
 await page.locator('#answers .answers-toggle').waitFor({ timeout: 600000 });
 await page.waitForFunction(() => document.querySelector('canvas.space-canvas'), null, { timeout: 600000 });
 await frame();
+await app.waitForDetails(600000);
 await new Promise((r) => setTimeout(r, 1500));
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-function report(what, profile, ms) {
+const name = (n) => `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url ? path.basename(n.callFrame.url) : ''}`;
+const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, t]) => `  ${t.toFixed(1).padStart(7)} ms  ${n}`).join('\n');
+function report(what, profile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const dt = new Map();
   const { samples, timeDeltas } = profile;
@@ -31,24 +38,43 @@ function report(what, profile, ms) {
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
   for (const [id, t] of dt) {
-    const n = byId.get(id);
-    const name = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url ? path.basename(n.callFrame.url) : ''}`;
-    self.set(name, (self.get(name) || 0) + t);
+    const nm = name(byId.get(id));
+    self.set(nm, (self.get(nm) || 0) + t);
     const seen = new Set();
     for (let p = id; p !== undefined; p = parent.get(p)) {
-      const q = byId.get(p);
-      const nm = `${q.callFrame.functionName || '(anon)'} ${q.callFrame.url ? path.basename(q.callFrame.url) : ''}`;
-      if (seen.has(nm)) continue;
-      seen.add(nm);
-      total.set(nm, (total.get(nm) || 0) + t);
+      const q = name(byId.get(p));
+      if (seen.has(q)) continue;
+      seen.add(q);
+      total.set(q, (total.get(q) || 0) + t);
     }
   }
-  console.log(`== ${what}: ${ms} ms wall`);
-  const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, t]) => `  ${t.toFixed(1).padStart(7)} ms  ${n}`).join('\n');
   console.log(' self:\n' + top(self, 25));
-  console.log(' total:\n' + top(total, 25));
+  console.log(' total:\n' + top(total, 30));
+}
+/** The main thread's self time by trace event name (complete events nested by time). */
+function mainThread(events) {
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  if (!main) return;
+  const xs = events.filter((e) => e.ph === 'X' && e.pid === main.pid && e.tid === main.tid && e.dur !== undefined)
+    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const self = new Map();
+  const stack = [];
+  let busy = 0;
+  for (const e of xs) {
+    while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur <= e.ts) stack.pop();
+    const up = stack[stack.length - 1];
+    if (up) self.set(up.name, (self.get(up.name) || 0) - e.dur / 1000);
+    else busy += e.dur / 1000;
+    self.set(e.name, (self.get(e.name) || 0) + e.dur / 1000);
+    stack.push(e);
+  }
+  console.log(` main thread busy ${busy.toFixed(1)} ms; self time by event:\n` + top(self, 14));
 }
 async function profiled(what, act, done, arg) {
+  const events = [];
+  const collect = (d) => events.push(...d.value);
+  cdp.on('Tracing.dataCollected', collect);
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8.execute,blink', transferMode: 'ReportEvents' });
   await cdp.send('Profiler.start');
   const t = Date.now();
   await act();
@@ -56,15 +82,26 @@ async function profiled(what, act, done, arg) {
   await frame();
   const ms = Date.now() - t;
   const { profile } = await cdp.send('Profiler.stop');
+  const finished = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.end');
+  await finished;
+  cdp.off('Tracing.dataCollected', collect);
   writeFileSync(path.join(process.cwd(), 'target', `answers-${what}.cpuprofile`), JSON.stringify(profile));
-  report(what, profile, ms);
+  console.log(`== ${what}: ${ms} ms wall`);
+  mainThread(events);
+  report(what, profile);
 }
 await profiled('show', () => page.locator('#answers .answers-toggle').click(),
   () => document.querySelector('#answers .answers-live') && document.querySelector('#answers-icicle .frame')
     && document.querySelector('#answers-idle tr.idle-row, #answers-idle .idle-message, #answers-idle-open'));
-const before = await page.locator('#answers .answers-live').getAttribute('data-step');
+// Where the bench looks at the panel from (the dock scrolled to its top).
+await page.locator('#answers').scrollIntoViewIfNeeded();
+await frame();
+const stepIsNot = (b) => document.querySelector('#answers .answers-live')?.dataset.step !== b;
+const step = () => page.locator('#answers .answers-live').getAttribute('data-step');
 await profiled('step', async () => { await page.locator('#answers-step').fill('1000'); await page.locator('#answers-step').press('Enter'); },
-  (b) => document.querySelector('#answers .answers-live')?.dataset.step !== b, before);
+  stepIsNot, await step());
+await profiled('peak', () => page.locator('#answers-own-peak').click(), stepIsNot, await step());
 const icicle = page.locator('#answers-icicle .frame[data-depth="1"]').first();
 if (await icicle.count()) {
   await icicle.scrollIntoViewIfNeeded();

@@ -7,7 +7,10 @@
 //!
 //! Owns the panel's state ([`Ans`]) and layout; every figure comes from
 //! [`bufscope::answers`]. Figures are memos over the chosen space and step, computed only
-//! while the panel is open; lists show a few rows with "show more".
+//! while the panel is open; lists show a few rows with "show more". The step line answers
+//! for a new step at once; each part below it does too while it is on screen, and a part
+//! scrolled out of sight ([`Ans::live_in`]) two frames later, so that the frame after a
+//! click shows what is on screen without waiting for the rest.
 
 mod capacity;
 mod figures;
@@ -98,6 +101,49 @@ impl Ans {
         values.dedup();
         self.focus.match_index.set(0);
         self.focus.matches.set(Arc::new(values));
+    }
+
+    /// The live set the part of the panel in `el` answers for: [`Ans::live`] at once while
+    /// the part is on screen or `eager` says it must follow, else two animation frames later
+    /// (the latest live set then), or as soon as the part comes into view.
+    pub fn live_in(
+        &self,
+        el: NodeRef<leptos::html::Div>,
+        eager: impl Fn() -> bool + Send + Sync + 'static,
+    ) -> ReadSignal<Computed<LiveSet>> {
+        let ans = *self;
+        let in_view = RwSignal::new(false);
+        Effect::new(move |_| {
+            if let Some(div) = el.get() {
+                watch_in_view(&div, in_view, false);
+            }
+        });
+        let shown = RwSignal::new(ans.live.get_untracked());
+        // The latest live set, if the part does not show it yet.
+        let behind = move || {
+            let want = ans.live.try_get_untracked()?;
+            (shown.try_with_untracked(|s| *s != want)?).then_some(want)
+        };
+        let waiting = StoredValue::new(false);
+        Effect::new(move |_| {
+            ans.live.track();
+            if in_view.get() || eager() {
+                if let Some(want) = behind() {
+                    shown.set(want);
+                }
+            } else if !waiting.get_value() {
+                waiting.set_value(true);
+                request_animation_frame(move || {
+                    request_animation_frame(move || {
+                        waiting.try_set_value(false);
+                        if let Some(want) = behind() {
+                            shown.try_set(want);
+                        }
+                    })
+                });
+            }
+        });
+        shown.read_only()
     }
 
     /// A value's name as a list shows it.
@@ -265,6 +311,47 @@ fn PeakList(ans: Ans, peak_list: Memo<Computed<Vec<peaks::Peak>>>) -> impl IntoV
                 peaks::DEFAULT_FRACTION * 100.0, peaks::DEFAULT_PROMINENCE * 100.0)>"Peaks: "</span>
             <ol id="answers-peaks-list">{items}</ol>
         </div>
+    }
+}
+
+/// Keeps `in_view` telling whether any of `el` is on screen, inside the scrolling boxes
+/// around it (until `el` goes; `once`: stops at the first time it is, leaving `in_view`
+/// true). Where the browser cannot tell, `in_view` is set true.
+pub(super) fn watch_in_view(el: &web_sys::Element, in_view: RwSignal<bool>, once: bool) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    use web_sys::{IntersectionObserver, IntersectionObserverEntry};
+    let callback = Closure::<dyn FnMut(js_sys::Array, IntersectionObserver)>::new(
+        move |entries: js_sys::Array, observer: IntersectionObserver| {
+            // The last notice is the latest state.
+            let Some(last) = entries
+                .iter()
+                .filter_map(|e| e.dyn_into::<IntersectionObserverEntry>().ok())
+                .last()
+            else {
+                return;
+            };
+            let visible = last.is_intersecting();
+            if visible && once {
+                observer.disconnect();
+            }
+            if in_view.try_get_untracked() != Some(visible) {
+                in_view.try_set(visible);
+            }
+        },
+    );
+    match IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
+        Ok(observer) => {
+            observer.observe(el);
+            // The observer stops with the part; its callback (a few bytes) stays, so that a
+            // notice on its way finds it.
+            callback.forget();
+            let observer = StoredValue::new_local(observer);
+            on_cleanup(move || {
+                observer.try_with_value(|o| o.disconnect());
+            });
+        }
+        Err(_) => in_view.set(true),
     }
 }
 

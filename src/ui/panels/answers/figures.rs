@@ -12,7 +12,7 @@ use bufscope::text::clip_middle;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::{clicked_index, show_more, Ans, Computed, FIRST_ROWS};
+use super::{clicked_index, show_more, watch_in_view, Ans, Computed, FIRST_ROWS};
 use crate::ui::export::csv_button;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
@@ -35,7 +35,7 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     let seen = RwSignal::new(false);
     Effect::new(move |_| {
         if let Some(div) = el.get() {
-            when_seen(&div, seen);
+            watch_in_view(&div, seen, true);
         }
     });
     let occupied = Memo::new(move |_| ans.with_space(|_, s| xprof::occupied_peak(s)));
@@ -102,38 +102,6 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     }
 }
 
-/// Sets `seen` once `el` comes into view (at once where the browser cannot tell).
-fn when_seen(el: &web_sys::Element, seen: RwSignal<bool>) {
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::JsCast;
-    use web_sys::{IntersectionObserver, IntersectionObserverEntry};
-    let callback = Closure::<dyn FnMut(js_sys::Array, IntersectionObserver)>::new(
-        move |entries: js_sys::Array, observer: IntersectionObserver| {
-            let visible = entries.iter().any(|e| {
-                e.dyn_into::<IntersectionObserverEntry>()
-                    .is_ok_and(|e| e.is_intersecting())
-            });
-            if visible {
-                observer.disconnect();
-                seen.try_set(true);
-            }
-        },
-    );
-    match IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
-        Ok(observer) => {
-            observer.observe(el);
-            // The observer stops with the table; its callback (a few bytes) stays, so that
-            // a notice on its way finds it.
-            callback.forget();
-            let observer = StoredValue::new_local(observer);
-            on_cleanup(move || {
-                observer.try_with_value(|o| o.disconnect());
-            });
-        }
-        Err(_) => seen.set(true),
-    }
-}
-
 /// The name of an answer's CSV file: the module, `what`, the step and the memory space.
 fn file(ans: Ans, what: &str) -> String {
     let shown = ans.focus.shown();
@@ -145,8 +113,10 @@ fn file(ans: Ans, what: &str) -> String {
 /// The live bytes by source line, largest first, with a running total.
 #[component]
 pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
+    let el = NodeRef::<leptos::html::Div>::new();
+    let live = ans.live_in(el, || false);
     let rows = Memo::new(move |_| {
-        let live = ans.live.get();
+        let live = live.get();
         let shown = ans.focus.shown();
         Computed(Arc::new(groups::by_source_line(&shown.module, &live)))
     });
@@ -181,7 +151,7 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
     };
     let total = move || rows.with(|r| r.len());
     view! {
-        <div class="answer" id="answers-source">
+        <div class="answer" id="answers-source" node_ref=el>
             <h4>"By source line" {csv_button("answers-source-csv", "the live bytes by source line",
                 move || (file(ans, "source_lines"), rows.with_untracked(|r| export::source_lines_csv(r))))}</h4>
             <table class="answer-table">
@@ -200,8 +170,10 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
 /// The live bytes by category, with the rule of each.
 #[component]
 pub(super) fn Categories(ans: Ans) -> impl IntoView {
+    let el = NodeRef::<leptos::html::Div>::new();
+    let live = ans.live_in(el, || false);
     let rows = Memo::new(move |_| {
-        let live = ans.live.get();
+        let live = live.get();
         let shown = ans.focus.shown();
         Computed(Arc::new(categories::by_category(&shown.module, &live)))
     });
@@ -223,7 +195,7 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <div class="answer" id="answers-categories">
+        <div class="answer" id="answers-categories" node_ref=el>
             <h4>"By category" {csv_button("answers-categories-csv", "the live bytes by category",
                 move || (file(ans, "categories"), rows.with_untracked(|r| export::categories_csv(r))))}</h4>
             <table class="answer-table">
@@ -241,8 +213,10 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
 /// Padding at the step and over all values of the space, and the most padded values.
 #[component]
 pub(super) fn Padding(ans: Ans) -> impl IntoView {
+    let el = NodeRef::<leptos::html::Div>::new();
+    let live = ans.live_in(el, || false);
     let pad = Memo::new(move |_| {
-        let live = ans.live.get();
+        let live = live.get();
         let shown = ans.focus.shown();
         ans.with_space(|m, s| {
             let all = shown.uses.all_padding(m, s);
@@ -297,7 +271,7 @@ pub(super) fn Padding(ans: Ans) -> impl IntoView {
     };
     let total = move || pad.with(|p| p.as_ref().map_or(0, |p| p.top.len()));
     view! {
-        <div class="answer" id="answers-padding">
+        <div class="answer" id="answers-padding" node_ref=el>
             <h4>"Padding"</h4>
             {summary}
             <table class="answer-table">

@@ -150,8 +150,13 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
     let filtered = StoredValue::new(None::<(Vec<String>, String)>);
     let note = RwSignal::new(None::<String>);
     let max = RwSignal::new(FIRST_FRAMES);
+    let el = NodeRef::<leptos::html::Div>::new();
+    // A frame limiting the table follows each step at once (the table shows its values).
+    let live = ans.live_in(el, move || {
+        filtered.try_with_value(Option::is_some) == Some(true)
+    });
     let tree = Memo::new(move |_| {
-        let live = ans.live.get();
+        let live = live.get();
         let shown = ans.focus.shown();
         Computed(Arc::new(groups::op_name_tree(
             &shown.module,
@@ -195,7 +200,7 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
     };
     let crumbs = move || trail(ans, tree.get(), zoom);
     view! {
-        <div class="answer icicle" id="answers-icicle"
+        <div class="answer icicle" id="answers-icicle" node_ref=el
             data-highlighted=move || ans.focus.matches.with(|m| m.len()).to_string()>
             <h4>"By op_name path"</h4>
             <p class="icicle-bar">

@@ -32,11 +32,13 @@ fn span(s: &idle::Stretch) -> String {
 #[component]
 pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
     let needs_values = uses::needs_values(&ans.focus.shown());
+    let el = NodeRef::<leptos::html::Div>::new();
+    let live = ans.live_in(el, || false);
     let ranked = Memo::new(move |_| {
         if !needs_values && !ans.idle_open.get() {
             return None;
         }
-        let live = ans.live.get();
+        let live = live.get();
         let shown = ans.focus.shown();
         // The module's one index (`ui::uses`): built once per module, it keeps each value's
         // stretches, so another step looks up only the values it has not met.
@@ -89,7 +91,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
     };
     let total = move || ranked.with(|r| r.as_ref().map_or(0, |r| r.rows.len()));
     view! {
-        <div class="answer" id="answers-idle">
+        <div class="answer" id="answers-idle" node_ref=el>
             <h4>"Idle stretches (remat / offload candidates)"</h4>
             {message}
             {open}

@@ -1,9 +1,12 @@
 //! The table's body as a virtualised list: a scroll container (`.table-scroll`) of lines
 //! of one fixed height ([`ROW_PX`]), in which only the lines scrolled to, and [`MARGIN`]
-//! more on each side, are in the DOM; two spacer rows stand for the others. The window is
-//! measured again in an animation frame after a scroll. A value selected anywhere (a block
-//! clicked, a search, a key) is scrolled to (its group opened when grouped); with the
-//! table focused, the arrow keys, Page Up / Down, Home and End move the selection.
+//! more on each side, are in the DOM; two spacer rows stand for the others. A container
+//! out of sight (scrolled away in the dock, or off the window) keeps no margin, so that a
+//! new step costs little while the user looks at another panel. The
+//! window is measured again in an animation frame after a scroll (of the container or of
+//! anything around it). A value selected anywhere (a block clicked, a search, a key) is
+//! scrolled to (its group opened when grouped); with the table focused, the arrow keys,
+//! Page Up / Down, Home and End move the selection.
 
 use bufscope::query::{self, TableRow};
 use leptos::ev;
@@ -15,30 +18,64 @@ use super::{header, rows, Table};
 /// A line's height (CSS pixels); `style/panels.css` gives every body line this height.
 pub(super) const ROW_PX: usize = 26;
 /// Lines mounted above and below the visible ones.
-const MARGIN: usize = 40;
+const MARGIN: usize = 12;
 /// The first mounted line is a multiple of this: scrolling mounts lines `CHUNK` at a time.
 const CHUNK: usize = 10;
 /// Lines taken as visible before the container has a height.
 const GUESS: usize = 24;
 
-/// The lines `[start, end)` mounted when the container, `height_px` high, is scrolled
-/// `top_px` down a list of `n` lines: at most the visible lines plus `2 × MARGIN`.
-fn window(top_px: usize, height_px: usize, n: usize) -> (usize, usize) {
-    let visible = match height_px {
-        0 => GUESS,
-        h => h.div_ceil(ROW_PX) + 1,
-    };
-    let first = top_px / ROW_PX;
-    let start = (first.saturating_sub(MARGIN) / CHUNK * CHUNK).min(n);
-    (start, (start + visible + 2 * MARGIN).min(n))
+/// Where the container was when last measured (CSS pixels).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct At {
+    /// `scrollTop`.
+    top: usize,
+    /// `clientHeight` (0 before the first measurement).
+    height: usize,
+    /// Some of the box is on screen.
+    seen: bool,
 }
 
-/// The scroll container and where it was scrolled when last measured.
+/// The lines `[start, end)` mounted for a list of `n` lines in a container at `at`: the
+/// lines its box shows plus `MARGIN` on each side; without the margin when the box is off
+/// screen.
+fn window(at: At, n: usize) -> (usize, usize) {
+    let (visible, margin) = match at.height {
+        0 => (GUESS, MARGIN),
+        h => (h.div_ceil(ROW_PX) + 1, if at.seen { MARGIN } else { 0 }),
+    };
+    let first = at.top / ROW_PX;
+    let start = (first.saturating_sub(margin) / CHUNK * CHUNK).min(n);
+    let end = (first + visible + margin).max(start + visible + 2 * margin);
+    (start, end.min(n))
+}
+
+/// Whether some of `el`'s box is on screen: inside the window and every ancestor that
+/// scrolls.
+fn on_screen(el: &web_sys::Element) -> bool {
+    let bx = el.get_bounding_client_rect();
+    let inner = leptos::prelude::window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(f64::INFINITY);
+    let (mut lo, mut hi) = (bx.top().max(0.0), bx.bottom().min(inner));
+    let mut up = el.parent_element();
+    while let Some(a) = up {
+        if a.scroll_height() > a.client_height() && a.client_height() > 0 {
+            let r = a.get_bounding_client_rect();
+            lo = lo.max(r.top());
+            hi = hi.min(r.bottom());
+        }
+        up = a.parent_element();
+    }
+    hi > lo
+}
+
+/// The scroll container and where it was when last measured.
 #[derive(Clone, Copy)]
 struct Scroll {
     el: NodeRef<Div>,
-    /// `scrollTop` and `clientHeight`, CSS pixels.
-    at: RwSignal<(usize, usize)>,
+    at: RwSignal<At>,
     /// A measurement is waiting for its animation frame.
     pending: StoredValue<bool>,
 }
@@ -50,10 +87,11 @@ impl Scroll {
             return;
         }
         if let Some(el) = self.el.get_untracked() {
-            let at = (
-                el.scroll_top().max(0) as usize,
-                el.client_height().max(0) as usize,
-            );
+            let at = At {
+                top: el.scroll_top().max(0) as usize,
+                height: el.client_height().max(0) as usize,
+                seen: on_screen(&el),
+            };
             if self.at.get_untracked() != at {
                 self.at.set(at);
             }
@@ -61,7 +99,7 @@ impl Scroll {
     }
 
     fn measure_soon(self) {
-        if !self.pending.get_value() {
+        if self.pending.try_get_value() == Some(false) {
             self.pending.set_value(true);
             request_animation_frame(move || {
                 self.pending.try_set_value(false);
@@ -71,17 +109,41 @@ impl Scroll {
     }
 }
 
+/// Measures `s` again after any scroll of the page (captured: scroll events do not bubble),
+/// and after a drag or a key that may have resized the panels, while the table lives.
+fn measure_on_page_changes(s: Scroll) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let Some(doc) = document().dyn_into::<web_sys::EventTarget>().ok() else {
+        return;
+    };
+    let f = Closure::<dyn Fn()>::new(move || s.measure_soon());
+    let events = ["scroll", "pointerup", "keyup"];
+    for e in events {
+        let _ = doc.add_event_listener_with_callback_and_bool(e, f.as_ref().unchecked_ref(), true);
+    }
+    let kept = StoredValue::new_local(Some(f));
+    on_cleanup(move || {
+        if let Some(f) = kept.try_update_value(Option::take).flatten() {
+            for e in events {
+                let _ = doc.remove_event_listener_with_callback_and_bool(
+                    e,
+                    f.as_ref().unchecked_ref(),
+                    true,
+                );
+            }
+        }
+    });
+}
+
 /// The table: header, spacers and the mounted lines, in its scroll container.
 pub(super) fn table(t: Table) -> impl IntoView {
     let s = Scroll {
         el: NodeRef::new(),
-        at: RwSignal::new((0, 0)),
+        at: RwSignal::new(At::default()),
         pending: StoredValue::new(false),
     };
-    let span = Memo::new(move |_| {
-        let (top, height) = s.at.get();
-        window(top, height, t.lines.with(|l| l.rows.len()))
-    });
+    let span = Memo::new(move |_| window(s.at.get(), t.lines.with(|l| l.rows.len())));
     // A group line's view is made from the groups of its generation; a value's from the value.
     let mounted = move || {
         let (start, end) = span.get();
@@ -109,6 +171,7 @@ pub(super) fn table(t: Table) -> impl IntoView {
     });
     let resize = window_event_listener(ev::resize, move |_| s.measure_soon());
     on_cleanup(move || resize.remove());
+    measure_on_page_changes(s);
     view! {
         <div class="table-scroll value-scroll" node_ref=s.el tabindex="0" role="region"
             aria-label="Values; with focus, the arrow keys move the selection"
@@ -156,9 +219,9 @@ fn follow(t: Table, s: Scroll) {
             // measurement on its way) is scrolled back in the next frame; one at the top is
             // left alone: reading its scroll position after the lines changed would lay the
             // page out before the frame does.
-            let scrolled = s.at.get_untracked().0 != 0 || s.pending.get_value();
-            if s.at.get_untracked().0 != 0 {
-                s.at.update(|(top, _)| *top = 0);
+            let scrolled = s.at.get_untracked().top != 0 || s.pending.get_value();
+            if s.at.get_untracked().top != 0 {
+                s.at.update(|at| at.top = 0);
             }
             if scrolled {
                 request_animation_frame(move || {
@@ -235,7 +298,9 @@ fn key(t: Table, s: Scroll, e: &ev::KeyboardEvent) {
     if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() {
         return;
     }
-    let page = (s.at.get_untracked().1 / ROW_PX).saturating_sub(1).max(1) as isize;
+    let page = (s.at.get_untracked().height / ROW_PX)
+        .saturating_sub(1)
+        .max(1) as isize;
     let selected = t.focus.selected.get_untracked();
     let (from, steps) = match e.key().as_str() {
         "ArrowDown" => (selected, 1),
