@@ -255,8 +255,10 @@ if (!existsSync(BIG)) {
     // The stalls are printed above, not asserted: timings belong to the benchmark
     // (`./dev bench`), where they are judged against the targets on a known machine.
     // The file is never held whole: the model alone is about 1.1× the file (README); the
-    // file on top of it would make the memory over 2×.
-    if (memory) assert(memory < 1.75 * size, `wasm memory ${memory} bytes for a ${size}-byte dump`);
+    // file on top of it would make the memory over 2×. The same build measures 138–157 MiB
+    // for the 94 MB dump from run to run (how far wasm memory grows depends on when each
+    // arena chunk is asked for), so the bound sits between that spread and 2×.
+    if (memory) assert(memory < 1.9 * size, `wasm memory ${memory} bytes for a ${size}-byte dump`);
     else console.log('note: the wasm memory could not be measured');
     app.noNewConsoleErrors(before);
   }
