@@ -16,7 +16,10 @@ use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
 use super::super::Outcome;
-use super::{start, Flow};
+use super::{start, Flow, JOIN_PIECE};
+
+/// Instruction facts per task ([`UsedPart::prepare`]): three strings each looked up.
+const PREPARE_PIECE: usize = JOIN_PIECE / 3;
 
 impl Flow {
     /// Step 4: the modules on screen completed from `deferred`.
@@ -69,17 +72,28 @@ impl Flow {
                 }
             }
         }
+        // What can be done with the modules still on screen, in pieces.
+        for part in parts.iter_mut().flatten() {
+            while !part.prepare(PREPARE_PIECE) {
+                if !self.pause().await {
+                    return;
+                }
+            }
+        }
         if self.current() {
-            self.put_back(parts, started);
+            self.put_back(parts);
+        }
+        // The views follow in the next task, so that the frame between shows the page.
+        if self.pause().await {
+            self.show_complete(started);
         }
     }
 
     /// The modules on screen replaced by their complete forms, in one task (no frame shows
     /// anything between): each is taken from the view, completed in place (its memory
     /// becomes the complete module's, not a copy's: wasm memory never shrinks) and put
-    /// back, so that the views, which read it through their `Focus`, follow it as they
-    /// are; and the time it took in the report.
-    fn put_back(&self, parts: Vec<Option<UsedPart>>, started: f64) {
+    /// back, for the views to follow ([`Flow::show_complete`]).
+    fn put_back(&self, parts: Vec<Option<UsedPart>>) {
         let st = self.st;
         let Some(outcome) = st.view.try_update_untracked(Option::take).flatten() else {
             return;
@@ -101,6 +115,18 @@ impl Flow {
                 None => shown,
             })
             .collect();
+        let complete = Some(Arc::new(Outcome {
+            what,
+            modules,
+            read,
+        }));
+        st.view.update_untracked(|v| *v = complete);
+    }
+
+    /// The views, which read their module through their `Focus`, follow its complete form
+    /// as they are; and the time it took in the report.
+    fn show_complete(&self, started: f64) {
+        let st = self.st;
         st.details.set(None);
         let complete = js_sys::Date::now() - started;
         st.report.update(|r| {
@@ -112,11 +138,7 @@ impl Flow {
                 *r = Arc::new(report);
             }
         });
-        st.view.set(Some(Arc::new(Outcome {
-            what,
-            modules,
-            read,
-        })));
+        st.view.notify();
     }
 
     /// The skipped bodies of one module read (none for a module read whole). `None` when
