@@ -24,7 +24,7 @@ use super::join::Join;
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
 use super::Part;
-use crate::model::{Instruction, Module, Str};
+use crate::model::{Module, Str};
 use hashbrown::HashMap;
 use std::ops::Range;
 
@@ -250,20 +250,12 @@ impl UsedPart {
             })
             .collect();
         let to_module = |place: u32| in_module.get(place as usize).copied().unwrap_or_default();
-        let infos = read
-            .infos
-            .into_iter()
-            .zip(named)
-            .map(|((id, i), [opcode, op_name, source_file])| {
-                let facts = Instruction {
-                    opcode: to_module(opcode),
-                    op_name: to_module(op_name),
-                    source_file: to_module(source_file),
-                    ..i
-                };
-                (id, facts)
-            })
-            .collect();
+        let mut infos = read.infos;
+        for ((_, i), [opcode, op_name, source_file]) in infos.iter_mut().zip(named) {
+            i.opcode = to_module(opcode);
+            i.op_name = to_module(op_name);
+            i.source_file = to_module(source_file);
+        }
         b.infos = infos;
         // Only `Used values` writes this arena: the module's is still empty.
         b.module.uses_strings = read.module.uses_strings;
