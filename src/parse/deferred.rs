@@ -10,8 +10,9 @@
 //! instruction facts. Later, a [`UsesReader`] reads those bytes into a [`UsedPart`] of its
 //! own (its strings in arenas of its own, so that the module stays untouched, on screen,
 //! meanwhile), which [`UsedPart::complete`] gives to the module (interning the few distinct
-//! op_names, opcodes and source files into the module's names); [`Completing`] joins it,
-//! in pieces, into the module one pass would have read.
+//! op_names, opcodes and source files into the module's names; [`UsedPart::prepare`] finds
+//! them beforehand, in pieces, with the module still untouched); [`Completing`] joins it
+//! into the module one pass would have read.
 //!
 //! The skip is a guess (a body line starts with `<` or a space, or is blank) that the
 //! later read checks: the body must read with no warning, no line given back and no entry
@@ -23,7 +24,7 @@ use super::join::Join;
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
 use super::Part;
-use crate::model::{Instruction, Module, Str};
+use crate::model::{Module, Str};
 use hashbrown::HashMap;
 use std::ops::Range;
 
@@ -179,6 +180,9 @@ impl UsesReader {
             None => Ok(UsedPart {
                 builder: self.builder,
                 parts: self.parts,
+                distinct: vec![Str::EMPTY],
+                places: HashMap::new(),
+                named: Vec::new(),
             }),
         }
     }
@@ -188,41 +192,70 @@ impl UsesReader {
 pub struct UsedPart {
     builder: Builder,
     parts: Vec<(Part, String)>,
+    /// The distinct strings the instruction facts name (opcode, op_name, source file), in
+    /// the order they are first named, the empty one first; with each one's place there.
+    distinct: Vec<Str>,
+    places: HashMap<Str, u32>,
+    /// Each fact's three strings as places in `distinct` ([`UsedPart::prepare`]).
+    named: Vec<[u32; 3]>,
 }
 
 impl UsedPart {
+    /// Finds the distinct strings of up to `work` instruction facts, so that
+    /// [`UsedPart::complete`] interns each into the module once; true once every fact's
+    /// are found. Touches only the part: its module may be on screen meanwhile.
+    pub fn prepare(&mut self, work: usize) -> bool {
+        let from = self.named.len();
+        let to = self.builder.infos.len().min(from.saturating_add(work.max(1)));
+        let (distinct, places) = (&mut self.distinct, &mut self.places);
+        let mut place = |s: Str| -> u32 {
+            if s.is_empty() {
+                return 0;
+            }
+            *places.entry(s).or_insert_with(|| {
+                distinct.push(s);
+                (distinct.len() - 1) as u32
+            })
+        };
+        for (_, i) in &self.builder.infos[from..to] {
+            let named = [place(i.opcode), place(i.op_name), place(i.source_file)];
+            self.named.push(named);
+        }
+        self.named.len() == self.builder.infos.len()
+    }
+
     /// Gives the bodies to `module` (the one [`DeferredUses::module`] names): the join that
     /// completes it.
-    pub fn complete(self, module: Module) -> Completing {
+    pub fn complete(mut self, module: Module) -> Completing {
+        while !self.prepare(usize::MAX) {}
         let UsedPart {
             builder: read,
             parts,
+            distinct,
+            named,
+            ..
         } = self;
         let mut b = Builder::resume(module, parts);
-        let mut moved: HashMap<Str, Str> = HashMap::new();
         let names = &read.module.strings;
         let strings = &mut b.module.strings;
-        let mut to_module = |s: Str| {
-            if s.is_empty() {
-                return s;
-            }
-            *moved
-                .entry(s)
-                .or_insert_with(|| strings.intern(names.get(s)))
-        };
-        let infos = read
-            .infos
-            .into_iter()
-            .map(|(id, i)| {
-                let facts = Instruction {
-                    opcode: to_module(i.opcode),
-                    op_name: to_module(i.op_name),
-                    source_file: to_module(i.source_file),
-                    ..i
-                };
-                (id, facts)
+        // Interned in the order one pass meets them, so that the names' arena is the same.
+        let in_module: Vec<Str> = distinct
+            .iter()
+            .map(|&s| {
+                if s.is_empty() {
+                    s
+                } else {
+                    strings.intern(names.get(s))
+                }
             })
             .collect();
+        let to_module = |place: u32| in_module.get(place as usize).copied().unwrap_or_default();
+        let mut infos = read.infos;
+        for ((_, i), [opcode, op_name, source_file]) in infos.iter_mut().zip(named) {
+            i.opcode = to_module(opcode);
+            i.op_name = to_module(op_name);
+            i.source_file = to_module(source_file);
+        }
         b.infos = infos;
         // Only `Used values` writes this arena: the module's is still empty.
         b.module.uses_strings = read.module.uses_strings;

@@ -25,9 +25,7 @@ mod registry;
 
 use std::cell::OnceCell;
 use std::rc::Rc;
-use std::sync::Arc;
 
-use bufscope::model::memory_space_label;
 use leptos::html;
 use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
@@ -35,21 +33,25 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 use self::draw::{Diagram, Layer};
 pub(crate) use self::palette::page_style;
 pub(crate) use self::registry::with_diagram;
-use super::state::{Focus, Shared, Shown};
+use super::state::{Focus, Shared};
 
 /// Where a component's diagram goes once its elements are on the page.
 type Slot = Rc<OnceCell<Rc<Diagram>>>;
 
 #[component]
-pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoView {
-    let space_label = memory_space_label(color, shown.module.backend());
+pub fn SpaceCanvas(
+    /// The memory space's label ([`bufscope::model::memory_space_label`]).
+    space_label: String,
+    color: u32,
+    shared: Shared,
+) -> impl IntoView {
     let focus = shared.focus;
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrapper_ref = NodeRef::<html::Figure>::new();
     let slot: Slot = Rc::new(OnceCell::new());
 
     {
-        let (slot, shown) = (slot.clone(), shown.clone());
+        let slot = slot.clone();
         Effect::new(move |_| {
             let (Some(canvas), Some(wrapper)) = (canvas_ref.get(), wrapper_ref.get()) else {
                 return;
@@ -57,7 +59,8 @@ pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoVi
             if slot.get().is_some() {
                 return;
             }
-            match Diagram::new(shown.clone(), color, shared, canvas, wrapper) {
+            let analysis = focus.shown_untracked().analysis.clone();
+            match Diagram::new(analysis, color, shared, canvas, wrapper) {
                 Ok(d) => {
                     registry::register(&d);
                     d.request(Layer::Base);
@@ -84,6 +87,7 @@ pub fn SpaceCanvas(shown: Arc<Shown>, color: u32, shared: Shared) -> impl IntoVi
     let on_focus = move |_| shared.active.set_value(Some(color));
 
     let selected_name = move || {
+        let shown = focus.shown();
         let m = &shown.module;
         focus
             .selected
@@ -115,6 +119,8 @@ fn follow_focus(slot: &Slot, focus: Focus) {
     {
         let slot = slot.clone();
         Effect::new(move |_| {
+            // The module completed: the selected value's uses are known.
+            focus.shown.track();
             focus.selected.track();
             focus.hovered.track();
             focus.matches.track();

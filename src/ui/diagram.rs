@@ -29,7 +29,9 @@ pub fn Diagrams(focus: Focus) -> impl IntoView {
         active: StoredValue::new(None),
         help: RwSignal::new(false),
     };
-    let shown = focus.shown();
+    // Read once: completion leaves the memory spaces as they are.
+    let shown = focus.shown_untracked();
+    let backend = shown.module.backend();
     let spaces = &shown.analysis.spaces;
     let fullest = spaces.iter().map(|s| s.peak_bytes).max().unwrap_or(0);
     let canvases = spaces
@@ -37,9 +39,11 @@ pub fn Diagrams(focus: Focus) -> impl IntoView {
         .map(|s| {
             let share = space_share(s.peak_bytes, fullest);
             let tiny = is_tiny(s.peak_bytes, fullest);
-            space_slot(shown.clone(), s.color, s.peak_bytes, share, tiny, shared)
+            let label = bufscope::model::memory_space_label(s.color, backend);
+            space_slot(label, s.color, s.peak_bytes, share, tiny, shared)
         })
         .collect_view();
+    drop(shown);
 
     let keys = window_event_listener(ev::keydown, move |e: KeyboardEvent| page_key(shared, &e));
     on_cleanup(move || keys.remove());
@@ -78,7 +82,7 @@ fn is_tiny(peak: u64, fullest: u64) -> bool {
 /// One memory space's place among the diagrams: its diagram, sharing the height by `share`;
 /// or, for a `tiny` space, a slim strip (its label and peak) that opens to the diagram.
 fn space_slot(
-    shown: std::sync::Arc<super::state::Shown>,
+    space_label: String,
     color: u32,
     peak: u64,
     share: f64,
@@ -86,11 +90,7 @@ fn space_slot(
     shared: Shared,
 ) -> impl IntoView {
     let open = RwSignal::new(!tiny);
-    let label = format!(
-        "{} · peak {}",
-        bufscope::model::memory_space_label(color, shown.module.backend()),
-        fmt::human(peak)
-    );
+    let label = format!("{space_label} · peak {}", fmt::human(peak));
     let strip = tiny.then(|| {
         view! {
             <button type="button" class="space-strip" data-color=color.to_string()
@@ -107,7 +107,7 @@ fn space_slot(
             data-color=color.to_string() style:flex-grow=format!("{share:.3}")>
             {strip}
             <Show when=move || open.get()>
-                <SpaceCanvas shown=shown.clone() color=color shared=shared />
+                <SpaceCanvas space_label=space_label.clone() color=color shared=shared />
             </Show>
         </div>
     }
@@ -262,9 +262,9 @@ fn nothing_focused() -> bool {
 #[component]
 fn Tooltip(shared: Shared) -> impl IntoView {
     let focus = shared.focus;
-    let shown = focus.shown();
     let content = move || {
         let v = focus.hovered.get()?;
+        let shown = focus.shown();
         let m = &shown.module;
         let value = m.values.get(v as usize)?;
         let instr = m.instruction(value);

@@ -118,7 +118,7 @@ fn export_json(focus: Focus) {
         step: focus.step.get_untracked(),
         ..SummaryOptions::default()
     };
-    let summary = Summary::with_options([(&shown.module, &shown.analysis)], &options);
+    let summary = Summary::with_options([(&shown.module, &*shown.analysis)], &options);
     let mut json = summary.to_json();
     json.push('\n');
     let name = file_name(&shown.module.name, &["summary"], "json");

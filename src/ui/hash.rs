@@ -132,7 +132,7 @@ fn rounded(v: f64, per: f64) -> f64 {
 /// The view of `focus` as the hash says it (tracks every signal it reads); `None` once the
 /// module is gone.
 fn state_of(focus: Focus) -> Option<ViewState> {
-    let shown = focus.shown.try_get_value()?;
+    let shown = focus.shown.try_get()?;
     let m = &shown.module;
     let zoom = focus.zoom.get();
     let value = focus.selected.get().and_then(|v| m.values.get(v as usize));

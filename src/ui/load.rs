@@ -172,8 +172,8 @@ impl Flow {
             return;
         };
         let found_oom = !oom.is_empty();
-        let partial = (!deferred.is_empty()).then(|| modules.clone());
-        if partial.is_some() {
+        let deferring = !deferred.is_empty();
+        if deferring {
             // Said from the first frame of the diagrams until the modules are complete.
             self.st.details.set(Some(0.0));
         }
@@ -183,8 +183,8 @@ impl Flow {
             return;
         }
         reveal_report();
-        if let Some(partial) = partial {
-            self.complete(&files, partial, deferred, started).await;
+        if deferring {
+            self.complete(&files, deferred, started).await;
         }
     }
 
@@ -250,7 +250,7 @@ impl Flow {
             .into_iter()
             .map(|a| {
                 let complete = !deferred.iter().any(|d| d.module == a.module.name);
-                Arc::new(Shown::read(a.module, a.analysis, complete))
+                Arc::new(Shown::read(a.module, Arc::new(a.analysis), complete))
             })
             .collect();
         Some((shown, errors, loaded.oom, deferred))
@@ -294,6 +294,7 @@ impl Flow {
         let outcome = Some(Arc::new(Outcome {
             what: describe(&self.names),
             modules,
+            read: self.generation,
         }));
         match self.target {
             Target::Compare => st.compare.set(outcome),

@@ -84,6 +84,9 @@ struct Outcome {
     /// What was read, in words: the file's name, or "N files".
     what: String,
     modules: Vec<Arc<Shown>>,
+    /// The read that gave them (its generation): the views are made again for another
+    /// read, not when its modules are replaced by their complete forms.
+    read: u64,
 }
 
 /// What the last read (or attempt) came to, shown above the modules.
@@ -168,9 +171,10 @@ fn App() -> impl IntoView {
     let busy = Memo::new(move |_| st.reading.with(Option::is_some));
     // A module on screen: the page is its workspace, one screen (style/workspace.css).
     let has_module = Memo::new(move |_| st.view.with(Option::is_some));
+    let read = Memo::new(move |_| st.view.with(|o| o.as_ref().map(|o| o.read)));
     // A read that opens modules closes the intake.
     Effect::new(move |_| {
-        st.view.track();
+        read.track();
         st.intake_open.set(false);
     });
     view! {
@@ -188,7 +192,7 @@ fn App() -> impl IntoView {
                 {move || st.report.get().map(report_view)}
                 {move || st.details.get().map(details_view)}
                 <oom::OomPanel st=st />
-                {move || st.view.get().map(|o| view! { <OutcomeView outcome=o st=st /> })}
+                {move || read.get().map(|_| view! { <OutcomeView st=st /> })}
             </main>
             <div class="drop-overlay" aria-hidden="true"><p>"Drop to open"</p></div>
         </div>
@@ -413,14 +417,18 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
 }
 
 #[component]
-fn OutcomeView(outcome: Arc<Outcome>, st: AppState) -> impl IntoView {
+fn OutcomeView(st: AppState) -> impl IntoView {
+    let Some(outcome) = st.view.get_untracked() else {
+        return ().into_any();
+    };
     // The module on screen: the one the URL hash names, else the one with the most
     // allocated bytes.
     let default = hash::wanted_module(&outcome.modules)
         .or_else(|| bufscope::pipeline::default_module(outcome.modules.iter().map(|m| &m.module)))
         .unwrap_or(0);
     let chosen = RwSignal::new(default);
-    let all = outcome.modules.clone();
+    // The views keep no module: they read it here, so that its complete form replaces it.
+    drop(outcome);
     let actions = move || {
         view! {
             <div class="page-actions">
@@ -433,28 +441,38 @@ fn OutcomeView(outcome: Arc<Outcome>, st: AppState) -> impl IntoView {
         }
         .into_any()
     };
-    let modules = move || match st.compare.get() {
-        Some(other) => view! {
-            <header class="workbar compare-bar">
-                <span class="brand">"bufscope"</span>
-                {module_picker(&outcome, chosen)}
-                {actions()}
-            </header>
-            {compare::compare_view(outcome.clone(), chosen, other)}
-        }
-        .into_any(),
-        None => all.get(chosen.get()).map_or_else(
-            || ().into_any(),
-            |m| {
+    let modules = move || {
+        let outcome = st.view.get_untracked()?;
+        Some(match st.compare.get() {
+            Some(other) => view! {
+                <header class="workbar compare-bar">
+                    <span class="brand">"bufscope"</span>
+                    {module_picker(&outcome, chosen)}
+                    {actions()}
+                </header>
+                {compare::compare_view(outcome.clone(), chosen, other)}
+            }
+            .into_any(),
+            None => {
+                let i = chosen.get();
+                outcome.modules.get(i)?;
+                let shown = Signal::derive(move || module_at(st, i));
                 view! {
-                    <workspace::Workspace shown=m.clone()
+                    <workspace::Workspace shown=shown
                         picker=module_picker(&outcome, chosen).into_any() actions=actions() />
                 }
                 .into_any()
-            },
-        ),
+            }
+        })
     };
-    view! { <section class="outcome">{modules}</section> }
+    view! { <section class="outcome">{modules}</section> }.into_any()
+}
+
+/// Module `i` of the read on screen, as it is now (its complete form once completed).
+fn module_at(st: AppState, i: usize) -> Arc<Shown> {
+    st.view
+        .with(|o| o.as_ref().and_then(|o| o.modules.get(i).cloned()))
+        .unwrap_or_else(Shown::none)
 }
 
 /// The module picker ([`picker::ModulePicker`]), when the read gave several modules: it sets

@@ -20,9 +20,11 @@ use leptos::prelude::*;
 
 /// One module with its analysis: what every view draws from. Never changes once made but
 /// for what the views keep about it ([`Kept`]: built on first use, gone with the module).
+/// The analysis is shared with the module's complete form (completion leaves it as it is),
+/// so the diagrams hold it, and reach the module only through their [`Focus`].
 pub struct Shown {
     pub module: Module,
-    pub analysis: Analysis,
+    pub analysis: Arc<Analysis>,
     pub uses: Kept,
     /// False while the module's `Used values` are still being read: no op_names, source
     /// lines, opcodes or uses yet (the diagrams are already exact).
@@ -30,18 +32,27 @@ pub struct Shown {
 }
 
 impl Shown {
-    pub fn new(module: Module, analysis: Analysis) -> Shown {
+    pub fn new(module: Module, analysis: Arc<Analysis>) -> Shown {
         Shown::read(module, analysis, true)
     }
 
     /// A module as read, `complete` or still without its `Used values`.
-    pub fn read(module: Module, analysis: Analysis, complete: bool) -> Shown {
+    pub fn read(module: Module, analysis: Arc<Analysis>, complete: bool) -> Shown {
         Shown {
             module,
             analysis,
             uses: Kept::default(),
             complete,
         }
+    }
+
+    /// No module: what a view of a read that is gone reads while it is taken down.
+    pub fn none() -> Arc<Shown> {
+        thread_local! {
+            static NONE: Arc<Shown> =
+                Arc::new(Shown::new(Module::default(), Arc::new(Analysis::default())));
+        }
+        NONE.with(Arc::clone)
     }
 
     /// The values of memory space `color` live at `step` ([`live_set`]; empty without that
@@ -125,7 +136,9 @@ impl Kept {
 /// The shared view state of the module on screen.
 #[derive(Clone, Copy)]
 pub struct Focus {
-    pub shown: StoredValue<Arc<Shown>>,
+    /// The module: read where it is needed, never kept, so that the module on screen can
+    /// be replaced under the views (by its complete form) without remaking them.
+    pub shown: Signal<Arc<Shown>>,
     /// The pinned value: the details panel shows it. Set by a click on a block or a row.
     pub selected: RwSignal<Option<u32>>,
     /// The value under the pointer (tooltip; its instruction's blocks are highlighted).
@@ -187,9 +200,15 @@ pub struct Subset {
 }
 
 impl Focus {
+    /// The views of `shown`, which never changes.
     pub fn new(shown: Arc<Shown>) -> Focus {
+        Focus::following(Signal::stored(shown))
+    }
+
+    /// The views of the module `shown` gives, which may be replaced by its complete form.
+    pub fn following(shown: Signal<Arc<Shown>>) -> Focus {
         Focus {
-            shown: StoredValue::new(shown),
+            shown,
             selected: RwSignal::new(None),
             hovered: RwSignal::new(None),
             time_cursor: RwSignal::new(None),
@@ -206,8 +225,14 @@ impl Focus {
         }
     }
 
+    /// The module (tracks it: a view reading it follows its completion).
     pub fn shown(&self) -> Arc<Shown> {
-        self.shown.get_value()
+        self.shown.get()
+    }
+
+    /// The module, read where nothing should follow it (drawing, event handlers).
+    pub fn shown_untracked(&self) -> Arc<Shown> {
+        self.shown.get_untracked()
     }
 
     /// The instruction whose blocks are highlighted: the hovered value's, else the

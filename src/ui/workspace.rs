@@ -32,7 +32,8 @@ fn dock_px() -> f64 {
 
 #[component]
 pub fn Workspace(
-    shown: Arc<Shown>,
+    /// The module, as it is now: its complete form replaces it under the same views.
+    shown: Signal<Arc<Shown>>,
     /// The module picker (when the read has several modules), at the bar's start.
     #[prop(optional)]
     picker: Option<AnyView>,
@@ -40,7 +41,7 @@ pub fn Workspace(
     #[prop(optional)]
     actions: Option<AnyView>,
 ) -> impl IntoView {
-    let focus = Focus::new(shown);
+    let focus = Focus::following(shown);
     super::hash::follow(focus);
     let side = Panel::new(SIDE_PX);
     let dock = Panel::new(dock_px());
@@ -77,8 +78,8 @@ pub fn Workspace(
                     {fold_button(dock, "dock-fold", "tables")}
                     <div class="dock-scroll">
                         <PeakTable focus=focus />
-                        {answers(focus)}
-                        <ModuleInfo focus=focus />
+                        {move || answers(focus)}
+                        {move || module_info(focus)}
                     </div>
                 </div>
             </div>
@@ -86,10 +87,16 @@ pub fn Workspace(
     }
 }
 
+/// The module's info, made again when the module is completed (which may add warnings).
+fn module_info(focus: Focus) -> impl IntoView {
+    focus.shown.track();
+    view! { <ModuleInfo focus=focus /> }
+}
+
 /// The answers panel, once the module's `Used values` are read (its groupings by op_name and
 /// source line, categories and idle stretches need them); a note until then.
 fn answers(focus: Focus) -> AnyView {
-    if focus.shown().complete {
+    if focus.shown.with(|s| s.complete) {
         return view! { <Answers focus=focus /> }.into_any();
     }
     view! {

@@ -4,7 +4,9 @@
 //   node tests/e2e/deferred.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 // Uses the test hook `window.__bufscope_hold_details` (src/ui/load/complete.rs) to hold the
 // module incomplete, and `__bufscope_block_px` (src/ui/canvas/hooks.rs). The 94 MB part
-// needs ../shared; without it it shows as one skipped test.
+// needs ../shared; without it it shows as one skipped test. From the diagrams' first frame
+// to completion every animation frame is sampled: none may lack a diagram or show the
+// intake, and the diagrams' canvases must be the same elements throughout (not made again).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SHARED, TPU, assert, dumpFile, open, run, skip, test } from './harness.mjs';
@@ -23,6 +25,51 @@ const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame
 const dataView = async () => (await diagram().getAttribute('data-view')).split(',').map(Number);
 const hold = (on) => page.evaluate((on) => { window.__bufscope_hold_details = on; }, on);
 const status = () => page.evaluate(() => document.querySelector('#details-status')?.textContent ?? null);
+
+/** Starts sampling every animation frame (as tests/e2e gap.mjs does): the diagrams'
+ *  canvases, how many of them are those of the first frame that had any, whether a module
+ *  (not the intake) is on screen, and whether the module is still being completed. */
+const sampleFrames = () => page.evaluate(() => {
+  const s = (window.__frames = { rows: [], stop: false, marked: false });
+  const tick = () => {
+    const canvases = [...document.querySelectorAll('.module canvas.space-canvas')];
+    if (!s.marked && canvases.length > 0) {
+      for (const c of canvases) c.__first = true;
+      s.marked = true;
+    }
+    s.rows.push({
+      t: performance.now(),
+      canvases: canvases.length,
+      first: canvases.filter((c) => c.__first).length,
+      module: document.querySelector('.page')?.classList.contains('has-module') ?? false,
+      reading: !!document.querySelector('#details-status'),
+    });
+    if (!s.stop) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+});
+
+/** Stops the sampling (two frames after completion) and checks the frames from the first
+ *  with diagrams to the first complete one: returns their number and the longest gap. */
+async function checkFrames(what) {
+  await frame();
+  const rows = await page.evaluate(() => { window.__frames.stop = true; return window.__frames.rows; });
+  const from = rows.findIndex((r) => r.canvases > 0);
+  assert(from >= 0, `${what}: no frame showed a diagram`);
+  const n = rows[from].canvases;
+  const to = rows.findIndex((r, i) => i > from && !r.reading);
+  assert(to > from, `${what}: the module was not completed while sampled`);
+  let gap = 0;
+  for (let i = from; i <= to; i++) {
+    const r = rows[i];
+    const at = `${what}: frame ${i - from} (${Math.round(r.t - rows[from].t)} ms after the diagrams)`;
+    assert(r.module, `${at} shows no module (the intake)`);
+    assert(r.canvases === n, `${at} has ${r.canvases} diagrams of ${n}`);
+    assert(r.first === n, `${at}: ${n - r.first} of the diagrams were made again`);
+    if (i > from) gap = Math.max(gap, r.t - rows[i - 1].t);
+  }
+  return { frames: to - from + 1, gap };
+}
 
 /** The op_name the dump's text gives `value` (its instruction's `from instruction:` line). */
 function opNameInDump(file, value) {
@@ -61,11 +108,22 @@ test('the diagram is drawn before the Used values are read, and the view survive
   assert((await opName.textContent()) === 'being read…', `op_name while incomplete: ${await opName.textContent()}`);
   const zoomed = await dataView();
   assert(await page.locator('#answers.answers-waiting').count() === 1, 'the answers panel does not wait for the Used values');
+  // The dock scrolled, and the search typed, as a user leaves them.
+  const dockTop = await page.locator('.dock-scroll').evaluate((d) => { d.scrollTop = 40; return d.scrollTop; });
+  await page.locator('#search').fill('Arg_0');
+  await page.waitForFunction(() => document.querySelector('#search-status')?.dataset.searched === 'Arg_0', null, { timeout: 5000 });
   await app.screenshot('deferred-incomplete.png');
 
-  // The rest arrives: the same view, now with what Used values says.
+  // The rest arrives: the same view, now with what Used values says; every frame until then
+  // shows the diagrams as they were.
+  await sampleFrames();
+  await frame();
   await hold(false);
   await app.waitForDetails();
+  const { frames } = await checkFrames('TPU 000');
+  assert(frames >= 2, `only ${frames} frames sampled`);
+  assert(await page.locator('.dock-scroll').evaluate((d) => d.scrollTop) === dockTop, 'the dock lost its scroll position');
+  assert(await page.locator('#search').inputValue() === 'Arg_0', 'the search box lost its text');
   await page.waitForFunction(() => document.querySelector('.details .op-name')?.textContent !== 'being read…', null, { timeout: 10000 });
   const expected = opNameInDump(TPU, VALUE);
   assert((await opName.textContent()) === expected, `op_name ${await opName.textContent()}, the dump says ${expected}`);
@@ -86,26 +144,19 @@ if (!existsSync(BIG)) {
 } else {
   test('the 94 MB dump: the diagram is on screen while the Used values are read; then complete', async () => {
     await app.load();
-    await page.evaluate(() => {
-      const m = (window.__first = { diagramWhileReading: false, shown: null, complete: null, t0: performance.now() });
-      const tick = () => {
-        const drawn = document.querySelector('.diagram')?.dataset.view;
-        const reading = document.querySelector('#details-status');
-        if (drawn && reading) m.diagramWhileReading = true;
-        if (drawn && m.shown === null) m.shown = performance.now();
-        if (m.shown !== null && !reading) m.complete = performance.now();
-        else requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    });
+    const t0 = await page.evaluate(() => performance.now());
+    await sampleFrames();
     await app.pick(BIG);
-    await page.waitForFunction(() => window.__first.complete !== null, null, { timeout: 60000 });
-    const m = await page.evaluate(() => window.__first);
-    assert(m.diagramWhileReading, 'no frame showed the diagram while the Used values were read');
+    await page.waitForFunction(() => window.__frames.rows.some((r) => r.canvases > 0 && r.reading), null, { timeout: 60000 });
+    await app.waitForDetails(60000);
+    const rows = await page.evaluate(() => window.__frames.rows);
+    const { frames, gap } = await checkFrames('94 MB');
+    const shown = rows.find((r) => r.canvases > 0).t;
     const total = Number(await page.locator('.module .total-bytes').first().getAttribute('data-bytes'));
     assert(total > 0, 'no total bytes');
-    console.log(`    94 MB: diagram ${Math.round(m.shown - m.t0)} ms after the page was ready, complete ${Math.round(m.complete - m.t0)} ms ` +
-      `(report: complete ${await page.locator('.report').getAttribute('data-complete-ms')} ms from the pick)`);
+    console.log(`    94 MB: diagrams ${Math.round(shown - t0)} ms after the page was ready; ${frames} frames until complete ` +
+      `(report: complete ${await page.locator('.report').getAttribute('data-complete-ms')} ms from the pick), ` +
+      `every one with the diagrams; longest frame gap ${Math.round(gap)} ms`);
   });
 }
 

@@ -14,7 +14,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use bufscope::analysis::Space;
+use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
 use bufscope::render::interaction::{constrain, Drag};
 use bufscope::render::{
@@ -88,7 +88,9 @@ type Observer = (ResizeObserver, Closure<dyn FnMut()>);
 
 /// One diagram: its elements, its space and its state.
 pub(crate) struct Diagram {
-    pub(super) shown: Arc<Shown>,
+    /// The space's analysis (the module is read through [`Focus::shown`] when drawing:
+    /// its complete form replaces it, with the same blocks, and the index is kept).
+    pub(super) analysis: Arc<Analysis>,
     /// Built by the first frames ([`Diagram::frame`]), not when the diagram is made.
     index: OnceCell<SpaceIndex>,
     /// The index while the first frames build it.
@@ -137,14 +139,14 @@ impl Drop for Diagram {
 
 impl Diagram {
     pub(super) fn new(
-        shown: Arc<Shown>,
+        analysis: Arc<Analysis>,
         color: u32,
         shared: Shared,
         canvas: HtmlCanvasElement,
         wrapper: HtmlElement,
     ) -> Result<Rc<Diagram>, String> {
-        let space = shown.analysis.space(color).ok_or("no such memory space")?;
-        let full = Viewport::full(&shown.analysis, space);
+        let space = analysis.space(color).ok_or("no such memory space")?;
+        let full = Viewport::full(&analysis, space);
         // The window the URL hash asked for (or the diagram was last moved to), else all.
         let zoomed = shared
             .focus
@@ -166,7 +168,7 @@ impl Diagram {
                 press: None,
                 pointer: None,
             }),
-            shown,
+            analysis,
             index: OnceCell::new(),
             building: RefCell::new(None),
             full,
@@ -202,25 +204,30 @@ impl Diagram {
         self.shared.focus
     }
 
+    /// The module on screen, as it is now.
+    pub(super) fn shown(&self) -> Arc<Shown> {
+        self.shared.focus.shown_untracked()
+    }
+
     /// The space's index, built now if the first frames have not built it yet.
     pub(super) fn index(&self) -> &SpaceIndex {
         self.index.get_or_init(|| {
             let started = self.building.borrow_mut().take();
             match (started.or_else(|| self.start_index()), self.space()) {
-                (Some(builder), Some(space)) => builder.finish(&self.shown.module, space),
+                (Some(builder), Some(space)) => builder.finish(&self.shown().module, space),
                 _ => SpaceIndex::default(),
             }
         })
     }
 
     pub(super) fn space(&self) -> Option<&Space> {
-        self.shown.analysis.space(self.color)
+        self.analysis.space(self.color)
     }
 
     fn start_index(&self) -> Option<IndexBuilder> {
         let space = self.space()?;
         Some(SpaceIndex::builder(
-            &self.shown.analysis,
+            &self.analysis,
             space,
             Levels::Auto,
         ))
@@ -233,7 +240,7 @@ impl Diagram {
             let mut building = self.building.borrow_mut();
             match (building.take().or_else(|| self.start_index()), self.space()) {
                 (Some(mut builder), Some(space)) => {
-                    let done = builder.step(&self.shown.module, space, INDEX_PIECE);
+                    let done = builder.step(&self.shown().module, space, INDEX_PIECE);
                     *building = Some(builder);
                     done
                 }
@@ -398,7 +405,7 @@ impl Diagram {
     }
 
     fn draw(&self, st: &mut State, dirty: Layer) -> Result<(), String> {
-        let shown = &self.shown;
+        let shown = self.shown();
         let space = self.space().ok_or("no such memory space")?;
         let size = st.size;
         if dirty == Layer::Base {
@@ -412,7 +419,7 @@ impl Diagram {
             draw_space_indexed(
                 &area,
                 &shown.module,
-                &shown.analysis,
+                &self.analysis,
                 space,
                 self.index(),
                 &st.view,
@@ -431,7 +438,7 @@ impl Diagram {
             let hovered = focus.hovered.get_untracked();
             let selected = focus.selected.get_untracked();
             let instruction = untrack(|| focus.highlighted_instruction());
-            let uses = selected.and_then(|v| uses::value_uses(shown, v));
+            let uses = selected.and_then(|v| uses::value_uses(&shown, v));
             let use_steps: Vec<u32> = uses
                 .iter()
                 .flat_map(|u| u.uses.iter().filter_map(|u| u.step))
@@ -471,7 +478,7 @@ impl Diagram {
             .filter(|&s| Some(s) != cursor);
         for step in cursor.into_iter().chain(chosen) {
             let area = Canvas2d::new(&self.canvas, &self.ctx)?.into_drawing_area();
-            draw_cursor(&area, &shown.analysis, space, &st.view, &st.style, step)
+            draw_cursor(&area, &self.analysis, space, &st.view, &st.style, step)
                 .map_err(|e| e.to_string())?;
         }
         Ok(())

@@ -106,7 +106,8 @@ mod on {
     /// the viewport; measured with the style the diagram is drawn with.
     fn label_boxes(d: &Diagram) -> Option<JsValue> {
         let ctx: CanvasRenderingContext2d = d.canvas.get_context("2d").ok()??.dyn_into().ok()?;
-        let space = d.shown.analysis.space(d.color)?;
+        let space = d.analysis.space(d.color)?;
+        let shown = d.shown();
         let style = Style {
             font_size: Style::default().font_size * d.css_scale(),
             ..page_style()
@@ -115,8 +116,8 @@ mod on {
         let view = d.st.borrow().view;
         let labels = axis_labels(
             &area,
-            &d.shown.module,
-            &d.shown.analysis,
+            &shown.module,
+            &d.analysis,
             space,
             &view,
             &style,
@@ -191,7 +192,7 @@ mod on {
 
     /// The centre of `name`'s visible block in CSS pixels of the viewport.
     fn block_centre(d: &Diagram, name: &str) -> Option<(f64, f64)> {
-        let value = d.index().find_by_name(&d.shown.module, name)?;
+        let value = d.index().find_by_name(&d.shown().module, name)?;
         let b = d.index().block(value)?;
         let st = d.st.borrow();
         let r: PxRect = Mapping::new(st.view, st.layout.diagram).block_px(&b)?;

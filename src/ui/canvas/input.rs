@@ -30,7 +30,7 @@ impl Diagram {
         if view != st.view {
             st.view = view;
             drop(st);
-            let (lo, hi) = view_window(&view, self.shown.analysis.steps);
+            let (lo, hi) = view_window(&view, self.analysis.steps);
             let color = self.color;
             self.focus().window.set(Some(ViewWindow { color, lo, hi }));
             self.focus().zoom.set(Some(SpaceView { color, view }));
@@ -41,7 +41,7 @@ impl Diagram {
     /// Shows the window `lo .. hi` of relative program position (the other side of a
     /// comparison moved there), offsets kept, without publishing it back.
     pub(super) fn follow(self: &Rc<Self>, lo: f64, hi: f64) {
-        let steps = self.shown.analysis.steps;
+        let steps = self.analysis.steps;
         let mut st = self.st.borrow_mut();
         let view = constrain(view_for_window(&st.view, (lo, hi), steps), self.full);
         if view != st.view {
@@ -187,7 +187,7 @@ impl Diagram {
     fn set_time_cursor(&self, at: (f64, f64)) {
         let step = {
             let st = self.st.borrow();
-            time_step(st.view, &st.layout, at, self.shown.analysis.steps)
+            time_step(st.view, &st.layout, at, self.analysis.steps)
         };
         let cursor = self.focus().time_cursor;
         if cursor.get_untracked() != step {
@@ -218,7 +218,7 @@ impl Diagram {
         if self.region(at) == Region::Steps {
             let step = {
                 let st = self.st.borrow();
-                time_step(st.view, &st.layout, at, self.shown.analysis.steps)
+                time_step(st.view, &st.layout, at, self.analysis.steps)
             };
             if step.is_some() {
                 self.focus().step.set(step);

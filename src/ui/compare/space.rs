@@ -138,7 +138,8 @@ fn Diagrams(sides: Sides, color: u32) -> impl IntoView {
         };
         let steps = shown.analysis.steps;
         let body = if has {
-            view! { <SpaceCanvas shown=shown.clone() color=color shared=shared /> }.into_any()
+            let space_label = memory_space_label(color, shown.module.backend());
+            view! { <SpaceCanvas space_label=space_label color=color shared=shared /> }.into_any()
         } else {
             view! { <p class="note">{format!("No memory space {color} on this side.")}</p> }
                 .into_any()

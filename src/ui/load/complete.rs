@@ -1,8 +1,10 @@
 //! The loading flow's last step: the bodies of `Used values` that the first read left for
 //! later ([`DeferredUses`]) are read from their files' bytes ([`read::read_range`]) while
-//! the first modules stay on screen ([`UsesReader`], into arenas of its own); then the modules give way for a frame, each is completed in place ([`UsedPart`],
-//! joined in pieces) and put back, the view (module, zoom, step, value, search, capacity)
-//! carried over as a switch of module carries it ([`hash::carry`]). Where a body does not
+//! the first modules stay on screen ([`UsesReader`], into arenas of its own); then, in one
+//! task, each module is taken from the view, completed in place ([`UsedPart`]) and put
+//! back. The views read their module through their `Focus` and keep none, so they stay as
+//! they are (scroll, panels, zoom, selection; the diagrams keep their index: the blocks do
+//! not change) and show the complete module from the next frame. Where a body does not
 //! read as one pass would have read it, the files are read again in one pass.
 
 use std::sync::Arc;
@@ -13,25 +15,32 @@ use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
-use super::super::{hash, Outcome};
-use super::{describe, start, Flow, JOIN_PIECE};
+use super::super::Outcome;
+use super::{start, Flow, JOIN_PIECE};
+
+/// Instruction facts per task ([`UsedPart::prepare`]): three strings each looked up.
+const PREPARE_PIECE: usize = JOIN_PIECE / 3;
 
 impl Flow {
-    /// Step 4: the modules on screen (`partial`) completed from `deferred`.
-    pub(super) async fn complete(
-        &self,
-        files: &[Picked],
-        partial: Vec<Arc<Shown>>,
-        deferred: Vec<DeferredUses>,
-        started: f64,
-    ) {
+    /// Step 4: the modules on screen completed from `deferred`.
+    pub(super) async fn complete(&self, files: &[Picked], deferred: Vec<DeferredUses>, started: f64) {
         let st = self.st;
         while held() {
             if !self.pause().await {
                 return;
             }
         }
-        if !lines_known(partial.iter().map(|s| &s.module), &deferred) {
+        // What is on screen, by name; the modules themselves stay where the views read them.
+        let (known, names) = st.view.with_untracked(|o| {
+            let modules = o.as_ref().map_or(&[][..], |o| &o.modules[..]);
+            let known = lines_known(modules.iter().map(|s| &s.module), &deferred);
+            let names: Vec<Option<String>> = modules
+                .iter()
+                .map(|s| (!s.complete).then(|| s.module.name.clone()))
+                .collect();
+            (known, names)
+        });
+        if !known {
             // A warning's line number after bytes jumped over is unknown: read it all.
             st.details.set(None);
             start(st, files.to_vec(), self.target, false);
@@ -39,11 +48,11 @@ impl Flow {
         }
         let total: u64 = deferred.iter().map(|d| d.bytes.end - d.bytes.start).sum();
         let mut done = 0.0;
-        let mut parts = Vec::with_capacity(partial.len());
-        for shown in &partial {
+        let mut parts = Vec::with_capacity(names.len());
+        for name in &names {
             let bodies: Vec<&DeferredUses> = deferred
                 .iter()
-                .filter(|d| !shown.complete && d.module == shown.module.name)
+                .filter(|d| name.as_ref() == Some(&d.module))
                 .collect();
             let mut advanced = |bytes: f64| {
                 done += bytes;
@@ -63,39 +72,60 @@ impl Flow {
                 }
             }
         }
-        // The modules on screen give way, so that each one's memory goes to its complete
-        // form instead of a copy (wasm memory never shrinks): the view is carried over.
-        hash::carry();
-        st.view.set(Some(Arc::new(Outcome {
-            what: describe(&self.names),
-            modules: Vec::new(),
-        })));
-        if !self.pause().await || !self.pause().await {
-            return;
-        }
-        let mut modules = Vec::with_capacity(partial.len());
-        for (shown, part) in partial.into_iter().zip(parts) {
-            let Some(part) = part else {
-                modules.push(shown);
-                continue;
-            };
-            let (module, analysis) = match Arc::try_unwrap(shown) {
-                Ok(s) => (s.module, s.analysis),
-                Err(shared) => (shared.module.clone(), shared.analysis.clone()),
-            };
-            let mut completing = part.complete(module);
-            while !completing.step(JOIN_PIECE) {
+        // What can be done with the modules still on screen, in pieces.
+        for part in parts.iter_mut().flatten() {
+            while !part.prepare(PREPARE_PIECE) {
                 if !self.pause().await {
                     return;
                 }
             }
-            modules.push(Arc::new(Shown::new(completing.into_module(), analysis)));
         }
-        self.put_back(modules, started);
+        if self.current() {
+            self.put_back(parts);
+        }
+        // The views follow in the next task, so that the frame between shows the page.
+        if self.pause().await {
+            self.show_complete(started);
+        }
     }
 
-    /// The complete modules on screen, and the time it took in the report.
-    fn put_back(&self, modules: Vec<Arc<Shown>>, started: f64) {
+    /// The modules on screen replaced by their complete forms, in one task (no frame shows
+    /// anything between): each is taken from the view, completed in place (its memory
+    /// becomes the complete module's, not a copy's: wasm memory never shrinks) and put
+    /// back, for the views to follow ([`Flow::show_complete`]).
+    fn put_back(&self, parts: Vec<Option<UsedPart>>) {
+        let st = self.st;
+        let Some(outcome) = st.view.try_update_untracked(Option::take).flatten() else {
+            return;
+        };
+        let Outcome {
+            what,
+            modules,
+            read,
+        } = Arc::try_unwrap(outcome).unwrap_or_else(|shared| Outcome {
+            what: shared.what.clone(),
+            modules: shared.modules.clone(),
+            read: shared.read,
+        });
+        let mut parts = parts.into_iter();
+        let modules = modules
+            .into_iter()
+            .map(|shown| match parts.next().flatten() {
+                Some(part) => Arc::new(completed(shown, part)),
+                None => shown,
+            })
+            .collect();
+        let complete = Some(Arc::new(Outcome {
+            what,
+            modules,
+            read,
+        }));
+        st.view.update_untracked(|v| *v = complete);
+    }
+
+    /// The views, which read their module through their `Focus`, follow its complete form
+    /// as they are; and the time it took in the report.
+    fn show_complete(&self, started: f64) {
         let st = self.st;
         st.details.set(None);
         let complete = js_sys::Date::now() - started;
@@ -108,10 +138,7 @@ impl Flow {
                 *r = Arc::new(report);
             }
         });
-        st.view.set(Some(Arc::new(Outcome {
-            what: describe(&self.names),
-            modules,
-        })));
+        st.view.notify();
     }
 
     /// The skipped bodies of one module read (none for a module read whole). `None` when
@@ -142,6 +169,24 @@ impl Flow {
         }
         Some(reader.finish().map(Some))
     }
+}
+
+/// `shown` completed by `part`: in place when nothing else holds it (the views do not),
+/// else from a copy.
+fn completed(shown: Arc<Shown>, part: UsedPart) -> Shown {
+    let (module, analysis) = match Arc::try_unwrap(shown) {
+        Ok(s) => (s.module, s.analysis),
+        Err(shared) => {
+            leptos::logging::warn!(
+                "bufscope: {} is held elsewhere: completed from a copy",
+                shared.module.name
+            );
+            (shared.module.clone(), shared.analysis.clone())
+        }
+    };
+    let mut completing = part.complete(module);
+    while !completing.step(usize::MAX) {}
+    Shown::new(completing.into_module(), analysis)
 }
 
 /// Browser tests hold the modules incomplete while `window.__bufscope_hold_details` is

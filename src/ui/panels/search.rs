@@ -57,7 +57,7 @@ impl Search {
         let focus = self.focus;
         let (Some(text), Some(shown)) = (
             focus.search.try_get_untracked(),
-            focus.shown.try_get_value(),
+            focus.shown.try_get_untracked(),
         ) else {
             return;
         };
@@ -166,6 +166,13 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
         }
         _ => {}
     };
+    // The module completed (its op_names read): the search runs again.
+    Effect::new(move |previous: Option<()>| {
+        focus.shown.track();
+        if previous.is_some() && !focus.search.get_untracked().is_empty() {
+            s.run();
+        }
+    });
     on_cleanup(move || s.cancel_pending());
     let has_matches = move || focus.matches.with(|m| !m.is_empty());
     let error = s.error;

@@ -37,9 +37,9 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
     let limit = RwSignal::new(FIRST);
     let values = Arc::new(values);
     let items = {
-        let shown = shown.clone();
         let values = values.clone();
         move || {
+            let shown = focus.shown();
             let m = &shown.module;
             values
                 .iter()
