@@ -23,15 +23,46 @@ const { page } = app;
 await app.load();
 const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 const results = [];
-/** Clicks (`act`), waits for `done` in the page, then a frame; prints the time. */
+/** Arms the in-page clock: the interaction starts at its first pointerdown, keydown or
+ *  change event (the event's own timestamp: when the browser received the input), and ends
+ *  once a frame whose animation-frame callback found `done` true has been painted (a task
+ *  posted from that callback runs after the frame's rendering). `fill` fires none of these,
+ *  so a typed step starts at its Enter. */
+async function arm(done, arg) {
+  // A string evaluated through the protocol: the page's CSP forbids `new Function`.
+  await page.evaluate(`window.__answers_done = (${done.toString()})`);
+  await page.evaluate((a) => {
+    const cond = window.__answers_done;
+    const clock = { t0: null, t1: null };
+    window.__answers_clock = clock;
+    const start = (e) => { if (clock.t0 === null) clock.t0 = e.timeStamp; };
+    const kinds = ['pointerdown', 'keydown', 'change'];
+    for (const k of kinds) document.addEventListener(k, start, true);
+    const poll = () => {
+      if (clock.t0 !== null && cond(a)) {
+        setTimeout(() => {
+          clock.t1 = performance.now();
+          for (const k of kinds) document.removeEventListener(k, start, true);
+        }, 0);
+      } else requestAnimationFrame(poll);
+    };
+    requestAnimationFrame(poll);
+  }, arg);
+}
+/** Clicks (`act`), waits for `done` in the page, then a frame; prints the time from the
+ *  test's side (Playwright's click and its round trips included, about 65 ms here) and in
+ *  the page (the input event to the painted frame: what the user waits for). */
 async function timed(what, act, done, arg) {
+  await arm(done, arg);
   const start = Date.now();
   await act();
   await page.waitForFunction(done, arg, { timeout: 600000 });
   await frame();
   const ms = Date.now() - start;
-  results.push([what, ms]);
-  console.log(`${what}: ${ms} ms`);
+  await page.waitForFunction(() => window.__answers_clock.t1 !== null, null, { timeout: 600000 });
+  const inPage = Math.round(await page.evaluate(() => window.__answers_clock.t1 - window.__answers_clock.t0));
+  results.push([what, ms, inPage]);
+  console.log(`${what}: ${ms} ms (in the page, input to painted frame: ${inPage} ms)`);
 }
 const step = () => page.locator('#answers .answers-live').getAttribute('data-step');
 const stepIsNot = (b) => document.querySelector('#answers .answers-live')?.dataset.step !== b;
@@ -110,8 +141,10 @@ for (const id of ['answers-source', 'answers-idle']) {
   await timed(`show more (${id})`, () => more.click(),
     ([i, n]) => document.querySelectorAll(`#${i} tbody tr`).length > n, [id, rows]);
 }
-const worst = results.reduce((w, r) => (r[1] > w[1] ? r : w), ['', 0]);
-console.log(`slowest: ${worst[0]}, ${worst[1]} ms; ${results.filter((r) => r[1] > 200).length} of ${results.length} views over 200 ms`);
+for (const [col, label] of [[1, 'from the test'], [2, 'in the page']]) {
+  const worst = results.reduce((w, r) => (r[col] > w[col] ? r : w), ['', 0, 0]);
+  console.log(`${label}: slowest ${worst[0]}, ${worst[col]} ms; ${results.filter((r) => r[col] > 200).length} of ${results.length} views over 200 ms`);
+}
 console.log(`rows and frames in the panel: ${await page.locator('#answers tr, #answers .frame').count()}`);
 await page.screenshot({ path: path.join(process.cwd(), 'target', 'answers-bench.png') });
 await app.context.close();
