@@ -130,6 +130,8 @@ fn multiples(lo: f64, hi: f64, step: u64) -> Vec<u64> {
 /// A tick before placing: its height in bytes, label and how much it matters.
 struct Candidate {
     at: u64,
+    /// Empty for an allocation's start until it is among those that may be placed (a space
+    /// may have tens of thousands of allocations in view: see [`byte_axis`]).
     label: String,
     allocation: u32,
     boundary: bool,
@@ -170,7 +172,7 @@ pub fn byte_axis(
         if s.base as f64 >= v.y0 {
             let c = Candidate {
                 at: s.base,
-                label: format!("alloc {index}"),
+                label: String::new(),
                 allocation: s.allocation,
                 boundary: true,
                 priority: (if big { 3 } else { 1 }, size),
@@ -190,6 +192,13 @@ pub fn byte_axis(
     }
     strong.append(&mut weak);
     strong.sort_by_key(|c| std::cmp::Reverse(c.priority));
+    // Labelled only now: formatting every allocation's label took longer than the rest of
+    // the frame (46,594 allocations on the 94 MB dump).
+    for c in strong.iter_mut().filter(|c| c.boundary) {
+        if let Some((index, _)) = alloc(c.allocation) {
+            c.label = format!("alloc {index}");
+        }
+    }
     place_rows(map, fit, right, strong)
 }
 
