@@ -206,7 +206,11 @@ impl UsedPart {
     /// are found. Touches only the part: its module may be on screen meanwhile.
     pub fn prepare(&mut self, work: usize) -> bool {
         let from = self.named.len();
-        let to = self.builder.infos.len().min(from.saturating_add(work.max(1)));
+        let to = self
+            .builder
+            .infos
+            .len()
+            .min(from.saturating_add(work.max(1)));
         let (distinct, places) = (&mut self.distinct, &mut self.places);
         let mut place = |s: Str| -> u32 {
             if s.is_empty() {

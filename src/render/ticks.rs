@@ -165,7 +165,7 @@ pub fn byte_axis(
         if s.base as f64 >= v.y1 {
             break;
         }
-        let Some((index, size)) = alloc(s.allocation) else {
+        let Some((_, size)) = alloc(s.allocation) else {
             continue;
         };
         let big = size as f64 >= sep;

@@ -226,11 +226,7 @@ impl Diagram {
 
     fn start_index(&self) -> Option<IndexBuilder> {
         let space = self.space()?;
-        Some(SpaceIndex::builder(
-            &self.analysis,
-            space,
-            Levels::Auto,
-        ))
+        Some(SpaceIndex::builder(&self.analysis, space, Levels::Auto))
     }
 
     /// Builds a piece of the index ([`INDEX_PIECE`] values); the last piece finishes it

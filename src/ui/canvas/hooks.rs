@@ -114,14 +114,7 @@ mod on {
         };
         let area = Canvas2d::new(&d.canvas, &ctx).ok()?.into_drawing_area();
         let view = d.st.borrow().view;
-        let labels = axis_labels(
-            &area,
-            &shown.module,
-            &d.analysis,
-            space,
-            &view,
-            &style,
-        );
+        let labels = axis_labels(&area, &shown.module, &d.analysis, space, &view, &style);
         let list = js_sys::Array::new();
         for (text, r) in labels {
             let (x0, y0) = to_viewport(d, (f64::from(r.x0), f64::from(r.y0)));

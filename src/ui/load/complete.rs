@@ -23,7 +23,12 @@ const PREPARE_PIECE: usize = JOIN_PIECE / 3;
 
 impl Flow {
     /// Step 4: the modules on screen completed from `deferred`.
-    pub(super) async fn complete(&self, files: &[Picked], deferred: Vec<DeferredUses>, started: f64) {
+    pub(super) async fn complete(
+        &self,
+        files: &[Picked],
+        deferred: Vec<DeferredUses>,
+        started: f64,
+    ) {
         let st = self.st;
         while held() {
             if !self.pause().await {
