@@ -21,6 +21,18 @@ impl Str {
     pub fn is_empty(self) -> bool {
         self.len == 0
     }
+
+    /// The handle as two numbers (its start and length in its arena), to be handed to
+    /// another wasm instance with the arena's chunks ([`Strings::into_chunks`]).
+    pub(crate) fn to_raw(self) -> [u32; 2] {
+        [self.start, self.len]
+    }
+
+    /// A handle from [`Str::to_raw`]'s numbers. One that fits no string of its arena reads
+    /// as "" ([`Strings::get`]), never panics.
+    pub(crate) fn from_raw([start, len]: [u32; 2]) -> Str {
+        Str { start, len }
+    }
 }
 
 /// The string arena of one module. `intern` deduplicates (names, op_names, shapes, files);
@@ -178,6 +190,22 @@ impl Strings {
         Str {
             start: start as u32,
             len: text.len() as u32,
+        }
+    }
+
+    /// The arena's text, chunk by chunk (its interning table is dropped), so that it can be
+    /// handed to another wasm instance and rebuilt there by [`Strings::from_chunks`].
+    pub fn into_chunks(self) -> Vec<String> {
+        self.chunks
+    }
+
+    /// An arena of the chunks [`Strings::into_chunks`] gave: its handles read as they did.
+    /// It has no interning table: [`Strings::intern`] would add a second copy of a string
+    /// that is already there, so it is for arenas that are only read or pushed to.
+    pub fn from_chunks(chunks: Vec<String>) -> Strings {
+        Strings {
+            chunks,
+            ..Strings::default()
         }
     }
 

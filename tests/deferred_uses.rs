@@ -9,6 +9,7 @@
 
 mod common;
 
+use bufscope::parse::{DeferredUses, Handoff, UsedPart};
 use common::*;
 
 /// Reads `m` both ways (checked equal) and requires the deferred read to have skipped a
@@ -31,6 +32,11 @@ fn check_module(m: &ModuleFiles) {
             assert!(first.is_some(), "{label}: completing fell back to one pass");
             assert_same_load(&bufscope::load_files(inputs.iter().copied()), &load, &label);
         }
+        // As the page's worker hands it over: the bodies as JSON, the part as buffers.
+        let (first, load) = load_deferred_through(&inputs, 1 << 20, true, handed_over);
+        let label = format!("{} (handed over)", m.label);
+        assert!(first.is_some(), "{label}: completing fell back to one pass");
+        assert_same_load(&bufscope::load_files(inputs.iter().copied()), &load, &label);
         let mut loader = bufscope::Loader::new();
         loader.defer_uses(true);
         for (n, b) in &inputs {
@@ -62,6 +68,15 @@ fn check_module(m: &ModuleFiles) {
             );
         }
     }
+}
+
+/// `part` read back from the buffers the page's worker hands over, for the module whose
+/// first body `first` is, itself read back from the JSON the page hands the worker.
+fn handed_over(part: UsedPart, first: &DeferredUses) -> Result<UsedPart, String> {
+    let json = serde_json::to_string(first).unwrap();
+    let first: DeferredUses = serde_json::from_str(&json).unwrap();
+    let Handoff { meta, uses } = part.into_handoff();
+    UsedPart::from_handoff(&meta, uses, &first)
 }
 
 fn contains_line(bytes: &[u8], line: &[u8]) -> bool {
@@ -295,4 +310,47 @@ fn a_warning_after_a_jump_refuses() {
     let one = bufscope::load_files([(name, changed.as_slice())]);
     assert_same_load(&one, &load, "after a jump");
     assert!(one.modules[0].warnings.iter().any(|w| w.line > 0));
+}
+
+/// Buffers handed over cut short or damaged are refused with a sentence, never a panic;
+/// the whole buffer reads back.
+#[test]
+fn a_damaged_handoff_is_refused() {
+    let path = fixtures_dir().join("tpu/000_0cb419b3147a3cb6.txt");
+    let bytes = std::fs::read(&path).unwrap();
+    let mut loader = bufscope::Loader::new();
+    loader.defer_uses(true);
+    loader.begin_file("000.txt");
+    loader.feed(&bytes);
+    loader.end_file();
+    let first = loader.deferred()[0].clone();
+    let load = loader.finish();
+    assert_eq!(load.deferred, vec![first.clone()]);
+    let body = &bytes[first.bytes.start as usize..first.bytes.end as usize];
+    let part = bufscope::parse::read_bodies(&[&first], |_, r| {
+        r.feed(body);
+        Ok(())
+    })
+    .unwrap()
+    .unwrap();
+    let Handoff { meta, uses } = part.into_handoff();
+    assert!(meta.len() > 100 && !uses.is_empty());
+    for cut in 0..meta.len() {
+        let read = UsedPart::from_handoff(&meta[..cut], uses.clone(), &first);
+        assert!(read.is_err(), "cut at {cut} of {} read", meta.len());
+    }
+    for at in (0..meta.len()).step_by(7) {
+        let mut damaged = meta.clone();
+        damaged[at] ^= 0xA5;
+        // Read or refused, but no panic; and the part completes a module without one.
+        if let Ok(part) = UsedPart::from_handoff(&damaged, uses.clone(), &first) {
+            let mut module = load.modules[0].clone();
+            let mut c = part.complete(std::mem::take(&mut module));
+            while !c.step(1000) {}
+        }
+    }
+    let mut longer = meta.clone();
+    longer.push(0);
+    assert!(UsedPart::from_handoff(&longer, uses.clone(), &first).is_err());
+    assert!(UsedPart::from_handoff(&meta, uses, &first).is_ok());
 }

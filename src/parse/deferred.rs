@@ -19,6 +19,10 @@
 //! left open, else [`UsesReader::finish`] says why and the file must be read again in one
 //! pass. Gzip files are read in one pass (their byte offsets are not the text's).
 
+mod handoff;
+
+pub use handoff::Handoff;
+
 use super::assemble::Builder;
 use super::join::Join;
 use super::section::{Cx, Flow, Notes, SectionReader};
@@ -28,8 +32,9 @@ use crate::model::{Module, Str};
 use hashbrown::HashMap;
 use std::ops::Range;
 
-/// The body of one `Used values` section, skipped by the first read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The body of one `Used values` section, skipped by the first read. (Serialisable, so
+/// that the page can hand it to the worker that reads the body.)
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeferredUses {
     /// The file's name as it was given to [`Loader::begin_file`](super::Loader::begin_file).
     pub file: String,
@@ -177,13 +182,7 @@ impl UsesReader {
         match self.inexact {
             Some(why) => Err(why),
             None if warned => Err("the skipped `Used values` have warnings".into()),
-            None => Ok(UsedPart {
-                builder: self.builder,
-                parts: self.parts,
-                distinct: vec![Str::EMPTY],
-                places: HashMap::new(),
-                named: Vec::new(),
-            }),
+            None => Ok(UsedPart::new(self.builder, self.parts)),
         }
     }
 }
@@ -201,6 +200,16 @@ pub struct UsedPart {
 }
 
 impl UsedPart {
+    fn new(builder: Builder, parts: Vec<(Part, String)>) -> UsedPart {
+        UsedPart {
+            builder,
+            parts,
+            distinct: vec![Str::EMPTY],
+            places: HashMap::new(),
+            named: Vec::new(),
+        }
+    }
+
     /// Finds the distinct strings of up to `work` instruction facts, so that
     /// [`UsedPart::complete`] interns each into the module once; true once every fact's
     /// are found. Touches only the part: its module may be on screen meanwhile.
@@ -297,16 +306,24 @@ pub fn complete<'a>(
     deferred: &[DeferredUses],
     bytes: impl Fn(&str) -> Option<&'a [u8]>,
 ) -> Result<(), String> {
+    complete_through(modules, deferred, bytes, |part, _| Ok(part))
+}
+
+/// [`complete`], each module's part passed through `through` (with the module's first
+/// body) on its way: the tests pass it through the [`Handoff`] the page's worker uses.
+pub fn complete_through<'a>(
+    modules: &mut [Module],
+    deferred: &[DeferredUses],
+    bytes: impl Fn(&str) -> Option<&'a [u8]>,
+    through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
+) -> Result<(), String> {
     if !lines_known(modules.iter(), deferred) {
         return Err("a warning follows bytes that were not read: its line is unknown".into());
     }
     for m in modules.iter_mut() {
         let name = m.name.clone();
-        let mut bodies = deferred.iter().filter(|d| d.module == name);
-        let Some(first) = bodies.next() else { continue };
-        let mut reader = UsesReader::new(first);
-        let mut d = first;
-        loop {
+        let bodies: Vec<&DeferredUses> = deferred.iter().filter(|d| d.module == name).collect();
+        let feed = |d: &DeferredUses, reader: &mut UsesReader| {
             let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
             let body = usize::try_from(d.bytes.start)
                 .ok()
@@ -314,19 +331,36 @@ pub fn complete<'a>(
                 .and_then(|(a, b)| file.get(a..b))
                 .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
             reader.feed(body);
-            match bodies.next() {
-                Some(next) => {
-                    reader.body(next);
-                    d = next;
-                }
-                None => break,
-            }
-        }
-        let mut completing = reader.finish()?.complete(std::mem::take(m));
+            Ok(())
+        };
+        let Some(part) = read_bodies(&bodies, feed)? else {
+            continue;
+        };
+        let mut completing = through(part, bodies[0])?.complete(std::mem::take(m));
         while !completing.step(usize::MAX) {}
         *m = completing.into_module();
     }
     Ok(())
+}
+
+/// Reads the skipped bodies of one module, in order: `feed(body, reader)` gives the
+/// reader each body's bytes (in chunks of any size). None without bodies; an error when
+/// a body could not be read or did not read as one pass reads it ([`UsesReader::finish`]).
+pub fn read_bodies(
+    bodies: &[&DeferredUses],
+    mut feed: impl FnMut(&DeferredUses, &mut UsesReader) -> Result<(), String>,
+) -> Result<Option<UsedPart>, String> {
+    let Some(first) = bodies.first() else {
+        return Ok(None);
+    };
+    let mut reader = UsesReader::new(first);
+    for (i, d) in bodies.iter().enumerate() {
+        if i > 0 {
+            reader.body(d);
+        }
+        feed(d, &mut reader)?;
+    }
+    reader.finish().map(Some)
 }
 
 /// Whether every warning's line number is known: none follows, in its file, a body that was

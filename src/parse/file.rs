@@ -93,6 +93,11 @@ impl File {
     /// opens another section (or the end of the file, `at_end`), found by
     /// [`super::deferred::last_header`]; the body is `skipping()..to`, its lines not
     /// counted. False (and nothing changes) when not skipping or `to` was fed already.
+    /// The bodies skipped so far ([`super::Loader::skipped_in_file`]).
+    pub fn skipped(&self) -> &[DeferredUses] {
+        &self.lines.deferred
+    }
+
     pub fn jump(&mut self, to: u64, at_end: bool, builders: &mut [Builder]) -> bool {
         if self.lines.skip.is_none() || to < self.fed || !self.lines.plain {
             return false;

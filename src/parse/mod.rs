@@ -37,8 +37,8 @@ use assemble::Builder;
 use file::File;
 
 pub use deferred::{
-    complete, last_header, lines_known, BodyEnd, Completing, DeferredUses, Found, UsedPart,
-    UsesReader,
+    complete, complete_through, last_header, lines_known, read_bodies, BodyEnd, Completing,
+    DeferredUses, Found, Handoff, UsedPart, UsesReader,
 };
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};
@@ -109,6 +109,18 @@ impl Loader {
             Some(file) => file.jump(to, at_end, &mut self.builders),
             None => false,
         }
+    }
+
+    /// The `Used values` bodies skipped in the files ended so far ([`Loader::defer_uses`]),
+    /// as [`Load::deferred`] will list them.
+    pub fn deferred(&self) -> &[DeferredUses] {
+        &self.deferred
+    }
+
+    /// The `Used values` bodies skipped so far in the current file (their `file` is set
+    /// once it ends, when they join [`Loader::deferred`]).
+    pub fn skipped_in_file(&self) -> &[DeferredUses] {
+        self.file.as_ref().map_or(&[], File::skipped)
     }
 
     /// Ends the current file.
@@ -194,7 +206,7 @@ pub fn load_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> L
 }
 
 /// Which file of a module a section belongs to (a module gets each part from one file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Part {
     Allocations,
     Values,

@@ -19,6 +19,7 @@ mod complete;
 use super::read::{self, Fed, Picked};
 use super::state::Shown;
 use super::tasks;
+use super::uses_worker::UsesJobs;
 use super::{reveal_report, AppState, Outcome, Reading, Report, Timings};
 
 /// Units of analysis work per task ([`Pipeline::step`] while analysing): a block or a step each, about
@@ -150,9 +151,21 @@ impl Flow {
     /// Read, join, analyse, show; then complete what was left for later.
     async fn run(self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
-        let Some(fed) = self.read(&files, self.defer).await else {
+        // The skipped bodies go to a worker as they are found, to be read while the page
+        // goes on.
+        let (st, generation) = (self.st, self.generation);
+        let progress = move |fraction| {
+            if st.generation.get_value() == generation {
+                st.details.set(Some(fraction));
+            }
+        };
+        let mut jobs = self.defer.then(|| UsesJobs::new(progress)).flatten();
+        let Some(fed) = self.read(&files, self.defer, &mut jobs).await else {
             return;
         };
+        if let Some(jobs) = jobs.as_mut() {
+            jobs.read(&files, fed.loader.deferred());
+        }
         let mut timings = Timings {
             read: js_sys::Date::now() - started,
             parse: fed.parse_ms,
@@ -184,13 +197,18 @@ impl Flow {
         }
         reveal_report();
         if deferring {
-            self.complete(&files, deferred, started).await;
+            self.complete(&files, deferred, started, jobs).await;
         }
     }
 
     /// Step 1: every file read in slices and fed to the loader, the progress bar following
     /// (with `defer`, the bodies of `Used values` are left for [`Flow::complete`]).
-    async fn read(&self, files: &[Picked], defer: bool) -> Option<Fed> {
+    async fn read(
+        &self,
+        files: &[Picked],
+        defer: bool,
+        jobs: &mut Option<UsesJobs>,
+    ) -> Option<Fed> {
         let st = self.st;
         read::read_files(
             files,
@@ -205,6 +223,11 @@ impl Flow {
                 }
             },
             || !self.current(),
+            |picked, skipped| {
+                if let Some(jobs) = jobs.as_mut() {
+                    jobs.jumped(files, picked, skipped);
+                }
+            },
         )
         .await
     }

@@ -31,6 +31,7 @@ mod read;
 mod state;
 mod tasks;
 mod uses;
+mod uses_worker;
 mod workspace;
 
 use std::sync::Arc;
@@ -45,6 +46,11 @@ use web_sys::HtmlInputElement;
 /// Mounts the app on `<body>`.
 pub fn start() {
     console_error_panic_hook::set_once();
+    // In the worker that reads `Used values` (uses_worker.js), the instance only serves
+    // `bufscopeReadUses`: there is no page.
+    if web_sys::window().is_none() {
+        return;
+    }
     // Now, while the page loads: no request is made once a file is given.
     read::start_worker();
     hash::start();
@@ -111,6 +117,9 @@ struct Timings {
     /// From the pick until the modules were complete, when their `Used values` were read
     /// after the diagrams (0 when nothing was left for later).
     complete: f64,
+    /// The memory (bytes) of the worker that read the `Used values` (0 when the page read
+    /// them itself): see `uses_worker.rs`.
+    uses_worker: f64,
     /// Reading and feeding the slices (waits for the browser included).
     read: f64,
     /// Of `read`, the time spent parsing (the rest is waiting for the browser's reads).
@@ -395,7 +404,8 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
     let ms = move |f: fn(&Timings) -> f64| t.map(|t| format!("{:.0}", f(&t)));
     let title = t.map(|t| {
         let complete = if t.complete > 0.0 {
-            format!("; op_names, source lines and uses read after the diagrams, all in {:.0} ms", t.complete)
+            let by = if t.uses_worker > 0.0 { " (by a worker)" } else { "" };
+            format!("; op_names, source lines and uses read after the diagrams{by}, all in {:.0} ms", t.complete)
         } else {
             String::new()
         };
@@ -408,7 +418,7 @@ fn report_view(report: Arc<Report>) -> impl IntoView {
         <section class="report" aria-live="polite" data-read-ms=ms(|t| t.read)
             data-parse-ms=ms(|t| t.parse)
             data-join-ms=ms(|t| t.join) data-analyse-ms=ms(|t| t.analyse)
-            data-complete-ms=ms(|t| t.complete)>
+            data-complete-ms=ms(|t| t.complete) data-uses-worker-bytes=ms(|t| t.uses_worker)>
             <p class="files-line" title=title>{report.line.clone()}</p>
             {errors}
             {kept}

@@ -7,7 +7,7 @@
 //! choice of which of them to read ([`select`]), and the sliced, cancellable reading
 //! ([`read_files`]). What is shown, and when, is [`super`]'s business.
 
-use bufscope::parse::BodyEnd;
+use bufscope::parse::{BodyEnd, DeferredUses};
 use bufscope::Loader;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -198,11 +198,14 @@ pub struct Fed {
 /// `Used values` for later ([`Loader::defer_uses`], read by [`read_range`]). `progress`
 /// gets the fraction of bytes read (0.0 ..= 1.0) after each slice. When `cancelled` turns
 /// true (Cancel, or a newer read), reading stops at the next slice and `None` is returned.
+/// `jumped(file, bodies)` is told each time a body is jumped over, with the bodies skipped
+/// in that file so far (the last is the one just jumped).
 pub async fn read_files(
     files: &[Picked],
     defer: bool,
     progress: impl Fn(f64),
     cancelled: impl Fn() -> bool,
+    mut jumped: impl FnMut(&Picked, &[DeferredUses]),
 ) -> Option<Fed> {
     let total: f64 = files.iter().map(|p| p.file.size()).sum();
     let mut fed = Fed {
@@ -230,9 +233,6 @@ pub async fn read_files(
         let mut look = defer;
         loop {
             let mut slices = Slices::new(from, size);
-            if from > 0.0 {
-                slices.chunk = CHUNK;
-            }
             let (loader, parse_ms) = (&mut fed.loader, &mut fed.parse_ms);
             let feed = |bytes: &[u8]| {
                 let t = js_sys::Date::now();
@@ -268,6 +268,7 @@ pub async fn read_files(
                     if fed.loader.jump(to as u64, at_end) {
                         advanced(to - stopped);
                         from = to;
+                        jumped(picked, fed.loader.skipped_in_file());
                     }
                 }
             }
@@ -305,7 +306,6 @@ pub async fn read_range(
 ) -> Option<Result<(), String>> {
     let end = (range.end as f64).min(picked.file.size());
     let mut slices = Slices::new(range.start as f64, end);
-    slices.chunk = CHUNK;
     let mut buf = Vec::new();
     let feed = |bytes: &[u8]| {
         feed(bytes);
@@ -401,7 +401,8 @@ impl Slices {
             end,
             ahead: VecDeque::new(),
             asked: start,
-            chunk: FIRST_CHUNK,
+            // From the file's start, a small first slice tells what the file is.
+            chunk: if start > 0.0 { CHUNK } else { FIRST_CHUNK },
         }
     }
 

@@ -723,6 +723,20 @@ pub fn load_deferred(
     chunk: usize,
     jump: bool,
 ) -> (Option<Vec<String>>, bufscope::Load) {
+    load_deferred_through(files, chunk, jump, |part, _| Ok(part))
+}
+
+/// [`load_deferred`], each module's `Used values` part passed through `through` before it
+/// completes its module ([`bufscope::parse::complete_through`]).
+pub fn load_deferred_through(
+    files: &[(&str, &[u8])],
+    chunk: usize,
+    jump: bool,
+    through: impl Fn(
+        bufscope::parse::UsedPart,
+        &bufscope::parse::DeferredUses,
+    ) -> Result<bufscope::parse::UsedPart, String>,
+) -> (Option<Vec<String>>, bufscope::Load) {
     let mut loader = bufscope::Loader::new();
     loader.defer_uses(true);
     for &(name, bytes) in files {
@@ -753,7 +767,7 @@ pub fn load_deferred(
     let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
     let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
     let deferred = std::mem::take(&mut load.deferred);
-    if bufscope::parse::complete(&mut load.modules, &deferred, bytes).is_err() {
+    if bufscope::parse::complete_through(&mut load.modules, &deferred, bytes, through).is_err() {
         return (None, bufscope::load_files(files.iter().copied()));
     }
     (Some(first), load)

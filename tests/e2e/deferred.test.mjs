@@ -3,7 +3,10 @@
 // it skipped and puts the complete module on screen, keeping the view.
 //   node tests/e2e/deferred.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 // Uses the test hook `window.__bufscope_hold_details` (src/ui/load/complete.rs) to hold the
-// module incomplete, and `__bufscope_block_px` (src/ui/canvas/hooks.rs). The 94 MB part
+// module incomplete, `__bufscope_early_uses` (src/ui/uses_worker.rs) to have the worker
+// read them while the page reads on, and `__bufscope_block_px` (src/ui/canvas/hooks.rs).
+// The `Used values` are read by a worker of their own (the report's
+// `data-uses-worker-bytes`), or, without it, by the page. The 94 MB part
 // needs ../shared; without it it shows as one skipped test. From the diagrams' first frame
 // to completion every animation frame is sampled: none may lack a diagram or show the
 // intake, and the diagrams' canvases must be the same elements throughout (not made again).
@@ -136,7 +139,49 @@ test('the diagram is drawn before the Used values are read, and the view survive
   assert(await page.locator('#answers .answers-toggle').count() === 1, 'the answers panel is not there once complete');
   const completeMs = Number(await page.locator('.report').getAttribute('data-complete-ms'));
   assert(completeMs > 0, `data-complete-ms ${completeMs}`);
+  assert(await workerBytes() > 0, 'the Used values were not read by the worker');
   await app.screenshot('deferred-complete.png');
+});
+
+/** The memory of the worker that read the Used values (0: the page read them itself). */
+const workerBytes = async () => Number(await page.locator('.report').getAttribute('data-uses-worker-bytes'));
+
+/** Drops TPU 000 and waits for it to be complete; its value's op_name and uses are then
+ *  what the dump says, read by the worker or not (`byWorker`). */
+async function completesWith(byWorker, what) {
+  await app.drop([dumpFile(TPU)]);
+  await app.waitForOutcome(path.basename(TPU));
+  await diagram().scrollIntoViewIfNeeded();
+  await frame();
+  const p = await page.evaluate(([c, n]) => window.__bufscope_block_px(c, n), [COLOR, VALUE]);
+  assert(p, `${what}: no pixel for ${VALUE}`);
+  await page.mouse.click(p.x, p.y);
+  const opName = page.locator('.details .op-name').first();
+  await opName.waitFor({ timeout: 5000 });
+  const expected = opNameInDump(TPU, VALUE);
+  assert((await opName.textContent()) === expected, `${what}: op_name ${await opName.textContent()}, the dump says ${expected}`);
+  const uses = await page.locator('.details .uses').first().textContent();
+  assert(uses.includes('multiply_reduce_fusion'), `${what}: uses ${uses}`);
+  const bytes = await workerBytes();
+  assert(byWorker ? bytes > 0 : bytes === 0, `${what}: the worker's memory is ${bytes}`);
+}
+
+test('the worker reads the Used values while the page reads on (as on a machine of 4 cores or more)', async () => {
+  await app.load();
+  await page.evaluate(() => { window.__bufscope_early_uses = true; });
+  await completesWith(true, 'early');
+  const title = await page.locator('.report .files-line').getAttribute('title');
+  assert(/by a worker/.test(title ?? ''), `the report's title: ${title}`);
+});
+
+test('without its worker script the page reads the Used values itself', async () => {
+  await page.route('**/uses_worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
+  try {
+    await app.load();
+    await completesWith(false, 'no worker');
+  } finally {
+    await page.unroute('**/uses_worker.js');
+  }
 });
 
 if (!existsSync(BIG)) {

@@ -15,6 +15,7 @@ use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
+use super::super::uses_worker::{Answer, UsesJobs};
 use super::super::Outcome;
 use super::{start, Flow, JOIN_PIECE};
 
@@ -28,6 +29,7 @@ impl Flow {
         files: &[Picked],
         deferred: Vec<DeferredUses>,
         started: f64,
+        mut jobs: Option<UsesJobs>,
     ) {
         let st = self.st;
         while held() {
@@ -51,23 +53,13 @@ impl Flow {
             start(st, files.to_vec(), self.target, false);
             return;
         }
-        let total: u64 = deferred.iter().map(|d| d.bytes.end - d.bytes.start).sum();
-        let mut done = 0.0;
-        let mut parts = Vec::with_capacity(names.len());
-        for name in &names {
-            let bodies: Vec<&DeferredUses> = deferred
-                .iter()
-                .filter(|d| name.as_ref() == Some(&d.module))
-                .collect();
-            let mut advanced = |bytes: f64| {
-                done += bytes;
-                if self.current() && total > 0 {
-                    st.details.set(Some(done / total as f64));
-                }
-            };
-            match self.read_bodies(files, &bodies, &mut advanced).await {
+        if let Some(jobs) = jobs.as_mut() {
+            jobs.settle(files, &deferred);
+        }
+        let (mut parts, worker_bytes) =
+            match self.read_parts(files, &deferred, &names, &mut jobs).await {
                 None => return,
-                Some(Ok(part)) => parts.push(part),
+                Some(Ok(read)) => read,
                 Some(Err(why)) => {
                     // The skip guessed wrong (a damaged dump): read it all in one pass.
                     leptos::logging::log!("bufscope: reading again in one pass: {why}");
@@ -75,8 +67,7 @@ impl Flow {
                     start(st, files.to_vec(), self.target, false);
                     return;
                 }
-            }
-        }
+            };
         // What can be done with the modules still on screen, in pieces.
         for part in parts.iter_mut().flatten() {
             while !part.prepare(PREPARE_PIECE) {
@@ -90,7 +81,7 @@ impl Flow {
         }
         // The views follow in the next task, so that the frame between shows the page.
         if self.pause().await {
-            self.show_complete(started);
+            self.show_complete(started, worker_bytes);
         }
     }
 
@@ -130,7 +121,7 @@ impl Flow {
 
     /// The views, which read their module through their `Focus`, follow its complete form
     /// as they are; and the time it took in the report.
-    fn show_complete(&self, started: f64) {
+    fn show_complete(&self, started: f64, worker_bytes: f64) {
         let st = self.st;
         st.details.set(None);
         let complete = js_sys::Date::now() - started;
@@ -139,11 +130,65 @@ impl Flow {
                 let mut report = (**r).clone();
                 if let Some(t) = report.timings.as_mut() {
                     t.complete = complete;
+                    t.uses_worker = worker_bytes;
                 }
                 *r = Arc::new(report);
             }
         });
         st.view.notify();
+    }
+
+    /// The part of each module `names` lists (none for one read whole, or not shown), from
+    /// the worker's job or read here; and the worker's memory (bytes, 0 without it). `None`
+    /// when the read was abandoned; an error when the files must be read again in one pass.
+    async fn read_parts(
+        &self,
+        files: &[Picked],
+        deferred: &[DeferredUses],
+        names: &[Option<String>],
+        jobs: &mut Option<UsesJobs>,
+    ) -> Option<Result<(Vec<Option<UsedPart>>, f64), String>> {
+        let st = self.st;
+        let total: u64 = deferred.iter().map(|d| d.bytes.end - d.bytes.start).sum();
+        let mut done = 0.0;
+        let mut parts = Vec::with_capacity(names.len());
+        let mut worker_bytes: f64 = 0.0;
+        for name in names {
+            let bodies: Vec<&DeferredUses> = deferred
+                .iter()
+                .filter(|d| name.as_ref() == Some(&d.module))
+                .collect();
+            let mut advanced = |bytes: f64| {
+                done += bytes;
+                if self.current() && total > 0 {
+                    st.details.set(Some(done / total as f64));
+                }
+            };
+            let from_worker = match jobs.as_mut() {
+                Some(jobs) if jobs.has(&bodies) => Some(jobs.answer(&bodies).await),
+                _ => None,
+            };
+            if !self.current() {
+                return None;
+            }
+            let read = match from_worker {
+                Some(Answer::Part(part, bytes)) => {
+                    worker_bytes = worker_bytes.max(bytes);
+                    Ok(Some(part))
+                }
+                Some(Answer::Inexact(why)) => Err(why),
+                Some(Answer::Failed(why)) => {
+                    leptos::logging::warn!("bufscope: the worker did not read the uses: {why}");
+                    self.read_bodies(files, &bodies, &mut advanced).await?
+                }
+                None => self.read_bodies(files, &bodies, &mut advanced).await?,
+            };
+            match read {
+                Ok(part) => parts.push(part),
+                Err(why) => return Some(Err(why)),
+            }
+        }
+        Some(Ok((parts, worker_bytes)))
     }
 
     /// The skipped bodies of one module read (none for a module read whole). `None` when

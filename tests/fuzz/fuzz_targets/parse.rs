@@ -10,8 +10,9 @@
 //! `Pipeline::feed` and joining and analysing them in random pieces (`Pipeline::step`) gives
 //! the same modules, values, warnings and analyses as one `pipeline::open_files` call, and the
 //! same out-of-memory messages (for a file that is no dump), and so does the deferred read
-//! (`Loader::defer_uses`, then `parse::complete` from the skipped bytes; instruction facts
-//! and uses compared too) whenever completing does not ask for one pass; the OOM reader's
+//! (`Loader::defer_uses`, then `parse::complete_through` from the skipped bytes, half the
+//! time through the buffers the page's worker hands over; instruction facts and uses
+//! compared too) whenever completing does not ask for one pass; the OOM reader's
 //! own result on
 //! the bytes is that of the loader's search, and its summary text and JSON are written.
 
@@ -98,9 +99,21 @@ fn deferred(name: &str, bytes: &[u8], seed: u64) -> Option<bufscope::Load> {
     }
     let mut load = loader.finish();
     let deferred = std::mem::take(&mut load.deferred);
-    bufscope::parse::complete(&mut load.modules, &deferred, |n| {
-        (n == name).then_some(bytes)
-    })
+    // Half the time through the buffers the page's worker hands over.
+    let handed = rng.next() % 2 == 0;
+    let through = |part: bufscope::parse::UsedPart, first: &bufscope::parse::DeferredUses| {
+        if !handed {
+            return Ok(part);
+        }
+        let bufscope::parse::Handoff { meta, uses } = part.into_handoff();
+        bufscope::parse::UsedPart::from_handoff(&meta, uses, first)
+    };
+    bufscope::parse::complete_through(
+        &mut load.modules,
+        &deferred,
+        |n| (n == name).then_some(bytes),
+        through,
+    )
     .ok()?;
     Some(load)
 }
