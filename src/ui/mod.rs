@@ -47,7 +47,7 @@ use web_sys::HtmlInputElement;
 pub fn start() {
     console_error_panic_hook::set_once();
     // In the worker that reads `Used values` (uses_worker.js), the instance only serves
-    // `bufscopeReadUses`: there is no page.
+    // `UsesRead`: there is no page.
     if web_sys::window().is_none() {
         return;
     }

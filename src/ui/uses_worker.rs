@@ -1,11 +1,10 @@
 //! `Used values` read in a worker with a wasm instance of its own (`uses_worker.js`), so
 //! that a big dump uses two cores: while the page joins, analyses and draws what the first
-//! read gave, the worker reads the skipped bodies ([`bufscope::parse::read_bodies`]) and
-//! hands back what it read as buffers ([`Handoff`]), which the page turns into the
+//! read gave, the worker reads the skipped bodies ([`UsesRead`], fed by the worker's
+//! script) and hands back what it read as buffers ([`Handoff`]), which the page turns into the
 //! [`UsedPart`] that completes the module (`load/complete.rs`).
 //!
-//! Owns both sides: the worker's entry point ([`read_uses`], exported to the worker's
-//! script) and the page's jobs ([`UsesJobs`]: one worker per read, started with the read so
+//! Owns both sides: the worker's reader ([`UsesRead`], exported to the worker's script) and the page's jobs ([`UsesJobs`]: one worker per read, started with the read so
 //! that its instance is ready; one job per module, posted as soon as the page jumps over
 //! the module's body, or once the read is over for a module with several bodies; the
 //! worker ended with the read). Where no worker can start (the single file opened from
@@ -17,89 +16,96 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use bufscope::parse::{read_bodies, DeferredUses, Handoff, UsedPart};
+use bufscope::parse::{DeferredUses, Handoff, UsedPart, UsesReader};
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{File, MessageChannel, MessageEvent, MessagePort, Worker, WorkerOptions, WorkerType};
+use web_sys::{MessageChannel, MessageEvent, MessagePort, Worker, WorkerOptions, WorkerType};
 
 use super::read::{js_error, Picked};
+use super::tasks::next_task;
 
-/// Bytes the worker reads and parses at a time.
-const SLICE: f64 = 2.0 * 1024.0 * 1024.0;
+/// The worker's side (`uses_worker.js` drives it): a module's bodies (JSON of its
+/// [`DeferredUses`], in order), whose bytes the script reads from the files (reading ahead
+/// while this parses) and feeds, body after body.
+#[wasm_bindgen(js_name = UsesRead)]
+pub struct UsesRead {
+    bodies: Vec<DeferredUses>,
+    reader: Option<UsesReader>,
+}
 
-/// The worker's side: reads the `bodies` (JSON of a module's [`DeferredUses`], in order)
-/// from `files` (the `File`s their `file` names, as `names` lists them, in the same order)
-/// and answers `["ok", meta, uses chunk…, wasm bytes]` (each buffer an `ArrayBuffer`, to be
-/// transferred), or `["inexact", why]` when the bodies do not read as one pass reads them.
-/// Throws when it cannot read at all.
-#[wasm_bindgen(js_name = bufscopeReadUses)]
-pub fn read_uses(files: Array, names: Array, bodies: String) -> Result<Array, JsValue> {
-    let bodies: Vec<DeferredUses> =
-        serde_json::from_str(&bodies).map_err(|e| JsValue::from(e.to_string()))?;
-    let by_name: HashMap<String, File> = names
-        .iter()
-        .zip(files.iter())
-        .filter_map(|(n, f)| Some((n.as_string()?, f.dyn_into::<File>().ok()?)))
-        .collect();
-    let sync = web_sys::FileReaderSync::new()?;
-    // Each slice's bytes, as read, to the page (the worker's own messages: `onmessage`).
-    let scope = js_sys::global()
-        .dyn_into::<web_sys::DedicatedWorkerGlobalScope>()
-        .ok();
-    let mut buf = Vec::new();
-    // Errors of reading the file are thrown (the page reads the bodies itself then); a
-    // body that does not read as in one pass is an answer.
-    let mut thrown = None;
-    let refs: Vec<&DeferredUses> = bodies.iter().collect();
-    let read = read_bodies(&refs, |d, reader| {
-        let mut slices = || -> Result<(), JsValue> {
-            let file = by_name
-                .get(&d.file)
-                .ok_or_else(|| JsValue::from(format!("{} was not handed over", d.file)))?;
-            let (mut at, end) = (d.bytes.start as f64, d.bytes.end as f64);
-            while at < end {
-                let to = (at + SLICE).min(end);
-                let bytes = sync.read_as_array_buffer(&file.slice_with_f64_and_f64(at, to)?)?;
-                let bytes = Uint8Array::new(&bytes);
-                buf.resize(bytes.length() as usize, 0);
-                bytes.copy_to(&mut buf);
-                reader.feed(&buf);
-                if let Some(scope) = &scope {
-                    scope.post_message(&JsValue::from(to - at))?;
-                }
-                at = to;
-            }
-            Ok(())
-        };
-        slices().map_err(|e| {
-            let why = js_error(e);
-            thrown = Some(why.clone());
-            why
+#[wasm_bindgen(js_class = UsesRead)]
+impl UsesRead {
+    #[wasm_bindgen(constructor)]
+    pub fn new(bodies: String) -> Result<UsesRead, JsValue> {
+        let bodies: Vec<DeferredUses> =
+            serde_json::from_str(&bodies).map_err(|e| JsValue::from(e.to_string()))?;
+        let first = bodies
+            .first()
+            .ok_or_else(|| JsValue::from("no body to read"))?;
+        Ok(UsesRead {
+            reader: Some(UsesReader::new(first)),
+            bodies,
         })
-    });
-    if let Some(why) = thrown {
-        return Err(why.into());
     }
-    let out = Array::new();
-    match read {
-        Ok(Some(part)) => {
-            let Handoff { meta, uses } = part.into_handoff();
-            out.push(&"ok".into());
-            out.push(&Uint8Array::from(&meta[..]).buffer());
-            for chunk in &uses {
-                out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
+
+    /// How many bodies there are; body `i`'s file name and byte range.
+    pub fn count(&self) -> usize {
+        self.bodies.len()
+    }
+    pub fn file(&self, i: usize) -> Option<String> {
+        Some(self.bodies.get(i)?.file.clone())
+    }
+    pub fn start(&self, i: usize) -> f64 {
+        self.bodies.get(i).map_or(0.0, |d| d.bytes.start as f64)
+    }
+    pub fn end(&self, i: usize) -> f64 {
+        self.bodies.get(i).map_or(0.0, |d| d.bytes.end as f64)
+    }
+
+    /// The bytes fed next are body `i`'s (body 0's are fed from the start).
+    pub fn begin(&mut self, i: usize) {
+        if let (Some(r), Some(d)) = (self.reader.as_mut(), self.bodies.get(i)) {
+            if i > 0 {
+                r.body(d);
             }
-            out.push(&JsValue::from(wasm_bytes()));
-        }
-        Ok(None) => return Err("no body to read".into()),
-        Err(why) => {
-            out.push(&"inexact".into());
-            out.push(&why.into());
         }
     }
-    Ok(out)
+
+    /// More bytes of the current body, in order.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if let Some(r) = self.reader.as_mut() {
+            r.feed(bytes);
+        }
+    }
+
+    /// The bodies are fed: `["ok", meta, uses chunk…, wasm bytes]` (each buffer an
+    /// `ArrayBuffer`, to be transferred), or `["inexact", why]` when they do not read as
+    /// one pass reads them.
+    pub fn finish(&mut self) -> Result<Array, JsValue> {
+        let reader = self
+            .reader
+            .take()
+            .ok_or_else(|| JsValue::from("finished"))?;
+        let out = Array::new();
+        match reader.finish() {
+            Ok(part) => {
+                let Handoff { meta, uses } = part.into_handoff();
+                out.push(&"ok".into());
+                out.push(&Uint8Array::from(&meta[..]).buffer());
+                for chunk in &uses {
+                    out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
+                }
+                out.push(&JsValue::from(wasm_bytes()));
+            }
+            Err(why) => {
+                out.push(&"inexact".into());
+                out.push(&why.into());
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// The size of this instance's memory (it only grows: the peak of its work).
@@ -135,7 +141,8 @@ pub struct UsesJobs {
     early: bool,
     /// The jobs' answers still to come: a worker that fails (its script missing, say) gives
     /// each an error instead (`_on_error`), so that the page reads those bodies itself.
-    waiting: Rc<RefCell<Vec<js_sys::Function>>>,
+    /// (None once it failed: no job is posted to it then.)
+    waiting: Rc<RefCell<Option<Vec<js_sys::Function>>>>,
     _on_error: Closure<dyn FnMut()>,
     /// Counts the bytes the worker has read and tells `progress` the fraction of those
     /// posted.
@@ -170,12 +177,13 @@ impl UsesJobs {
         options.set_type(WorkerType::Module);
         let worker = Worker::new_with_options("uses_worker.js", &options).ok()?;
         let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-        let waiting = Rc::new(RefCell::new(Vec::<js_sys::Function>::new()));
+        let waiting = Rc::new(RefCell::new(Some(Vec::<js_sys::Function>::new())));
         let failed = waiting.clone();
         let on_error = Closure::<dyn FnMut()>::new(move || {
             let error = js_sys::Object::new();
             let _ = js_sys::Reflect::set(&error, &"error".into(), &"the worker failed".into());
-            for resolve in failed.borrow_mut().drain(..) {
+            let pending = failed.borrow_mut().take().unwrap_or_default();
+            for resolve in pending {
                 let event = web_sys::MessageEventInit::new();
                 event.set_data(&error);
                 let message = MessageEvent::new_with_event_init_dict("message", &event);
@@ -274,6 +282,9 @@ impl UsesJobs {
     }
 
     fn job(&self, files: &[Picked], bodies: Vec<DeferredUses>) -> Result<Job, JsValue> {
+        if self.waiting.borrow().is_none() {
+            return Err("the worker failed".into());
+        }
         let json = serde_json::to_string(&bodies).map_err(|e| JsValue::from(e.to_string()))?;
         let (handed, names) = (Array::new(), Array::new());
         for p in files
@@ -287,7 +298,9 @@ impl UsesJobs {
         let port = channel.port1();
         let promise = js_sys::Promise::new(&mut |resolve, _| {
             port.set_onmessage(Some(&resolve));
-            self.waiting.borrow_mut().push(resolve);
+            if let Some(waiting) = self.waiting.borrow_mut().as_mut() {
+                waiting.push(resolve);
+            }
         });
         let request = self.request()?;
         for (key, value) in [
@@ -331,7 +344,7 @@ impl UsesJobs {
             return Answer::Failed(js_error(why));
         };
         match out.get(0).as_string().as_deref() {
-            Some("ok") => decode(&out, first),
+            Some("ok") => decode(&out, first).await,
             Some("inexact") => Answer::Inexact(out.get(1).as_string().unwrap_or_default()),
             _ => Answer::Failed("the worker's answer is not one".into()),
         }
@@ -339,8 +352,8 @@ impl UsesJobs {
 }
 
 /// A part from the worker's `["ok", meta, uses chunk…, wasm bytes]`: each buffer copied
-/// once into this instance's memory.
-fn decode(out: &Array, first: &DeferredUses) -> Answer {
+/// once into this instance's memory, a task each (a 1 GB dump's are hundreds of MB).
+async fn decode(out: &Array, first: &DeferredUses) -> Answer {
     let n = out.length();
     let bytes = |i: u32| {
         out.get(i)
@@ -357,6 +370,7 @@ fn decode(out: &Array, first: &DeferredUses) -> Answer {
             Some(Ok(text)) => uses.push(text),
             _ => return Answer::Failed("the worker's uses are not text".into()),
         }
+        next_task().await;
     }
     let worker_bytes = out.get(n.saturating_sub(1)).as_f64().unwrap_or(0.0);
     match UsedPart::from_handoff(&meta, uses, first) {
