@@ -1,5 +1,6 @@
 //! `bufscope summary` run as a program: the answers of issue 10 in its JSON and its table,
-//! `--capacity`, `--top` and `--step`, and the exit code of a capacity it cannot read.
+//! `--capacity`, `--top` and `--step`, and the exit code of a capacity it cannot read; and
+//! its parallel read (`Used values` on a second thread) printing what one pass gives.
 //! The expected figures come from elsewhere: XProf 2.24.2's peak heap for the same
 //! compilations, and the padding of TPU dump 000 added up by hand (tests/answers.rs).
 
@@ -241,4 +242,52 @@ fn the_table_has_a_block_per_memory_space_within_100_columns() {
     ] {
         assert!(text.contains(part), "{part}: {text}");
     }
+}
+
+/// The command line reads `Used values` on a second thread (src/cli/bodies.rs): what it
+/// prints is what the library's one-pass read gives, on every fixture and shared dump
+/// (the 94 MB one in an optimised build only).
+#[test]
+fn the_parallel_read_prints_what_one_pass_gives() {
+    use bufscope::summary::{answers::SummaryOptions, oom::summary_json, Summary};
+    let test = "the_parallel_read_prints_what_one_pass_gives";
+    let mut sets = vec![(common::fixtures_dir(), common::fixture_modules())];
+    if let Some(dir) = common::shared_dumps_or_skip(test) {
+        let big = !cfg!(debug_assertions);
+        let modules = common::modules_under(&dir, |_, stem| big || stem != "cpu_deep_unrolled_500");
+        sets.push((dir, modules));
+    }
+    let mut compared = 0;
+    for (root, modules) in &sets {
+        for m in modules {
+            let paths: Vec<String> = m
+                .files
+                .iter()
+                .map(|(n, _)| root.join(&m.folder).join(n).to_string_lossy().into_owned())
+                .collect();
+            let files = paths
+                .iter()
+                .zip(&m.files)
+                .map(|(p, (_, b))| (p.as_str(), b.as_slice()));
+            let loaded = bufscope::pipeline::open_files(files);
+            let mut args = vec!["summary", "--json"];
+            args.extend(paths.iter().map(String::as_str));
+            let out = run(&args);
+            if loaded.modules.is_empty() && loaded.oom.is_empty() {
+                assert_eq!(out.status.code(), Some(1), "{}", m.label);
+                continue;
+            }
+            let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
+            let summary = Summary::with_options(modules, &SummaryOptions::default());
+            let expected = summary_json(&summary, &loaded.oom) + "\n";
+            assert!(out.status.success(), "{}", m.label);
+            assert!(
+                out.stdout == expected.as_bytes(),
+                "{}: the command line's summary differs from one pass",
+                m.label
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 20, "{compared} modules compared");
 }

@@ -10,6 +10,7 @@
 //! usage line on stderr).
 
 mod bench;
+mod bodies;
 mod diff;
 mod input;
 mod summary_args;

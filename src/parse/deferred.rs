@@ -206,7 +206,11 @@ impl UsedPart {
     /// are found. Touches only the part: its module may be on screen meanwhile.
     pub fn prepare(&mut self, work: usize) -> bool {
         let from = self.named.len();
-        let to = self.builder.infos.len().min(from.saturating_add(work.max(1)));
+        let to = self
+            .builder
+            .infos
+            .len()
+            .min(from.saturating_add(work.max(1)));
         let (distinct, places) = (&mut self.distinct, &mut self.places);
         let mut place = |s: Str| -> u32 {
             if s.is_empty() {
@@ -283,46 +287,108 @@ impl Completing {
     }
 }
 
+/// The skipped bodies of any modules, read in the order they were listed (one
+/// [`UsesReader`] per module): what [`complete`] reads from whole files, and what a reader
+/// elsewhere (the command line's second thread) reads while the first read goes on.
+#[derive(Default)]
+pub struct Bodies {
+    /// The bodies started, in order, as they were listed.
+    listed: Vec<DeferredUses>,
+    /// Each module's reader, in the order first listed.
+    readers: Vec<(String, UsesReader)>,
+    /// The reader of the body being fed.
+    current: Option<usize>,
+    /// Why a body could not be read (its bytes were not all there).
+    failed: Option<String>,
+}
+
+impl Bodies {
+    /// The bytes fed next are the body `d` (a [`Loader::deferred`](super::Loader::deferred)
+    /// entry), from its first byte.
+    pub fn body(&mut self, d: &DeferredUses) {
+        self.listed.push(d.clone());
+        let at = match self.readers.iter().position(|(m, _)| *m == d.module) {
+            Some(at) => {
+                self.readers[at].1.body(d);
+                at
+            }
+            None => {
+                self.readers.push((d.module.clone(), UsesReader::new(d)));
+                self.readers.len() - 1
+            }
+        };
+        self.current = Some(at);
+    }
+
+    /// More bytes of the current body, in order, in chunks of any size.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if let Some(r) = self.current.and_then(|at| self.readers.get_mut(at)) {
+            r.1.feed(chunk);
+        }
+    }
+
+    /// The current body's bytes could not all be fed: completing will refuse.
+    pub fn fail(&mut self, why: String) {
+        self.failed.get_or_insert(why);
+    }
+
+    /// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses),
+    /// which listed `deferred`) from the bodies read: the modules become those one pass
+    /// reads. An error says why not (the bodies read are not those `deferred` lists, a
+    /// body did not read as in one pass, a warning's line is unknown): the files must then
+    /// be read again in one pass, and the modules are left partly completed.
+    pub fn complete<'m>(
+        self,
+        modules: impl IntoIterator<Item = &'m mut Module>,
+        deferred: &[DeferredUses],
+    ) -> Result<(), String> {
+        if let Some(why) = self.failed {
+            return Err(why);
+        }
+        if self.listed != deferred {
+            return Err("the bodies read are not those the first read skipped".into());
+        }
+        let modules: Vec<&mut Module> = modules.into_iter().collect();
+        if !lines_known(modules.iter().map(|m| &**m), deferred) {
+            return Err("a warning follows bytes that were not read: its line is unknown".into());
+        }
+        let mut readers = self.readers;
+        for m in modules {
+            let Some(at) = readers.iter().position(|(name, _)| *name == m.name) else {
+                continue;
+            };
+            let (_, reader) = readers.swap_remove(at);
+            let mut completing = reader.finish()?.complete(std::mem::take(m));
+            while !completing.step(usize::MAX) {}
+            *m = completing.into_module();
+        }
+        // A body whose module is not read (its join failed) is not read in one pass either.
+        Ok(())
+    }
+}
+
 /// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses)) from
 /// the `deferred` bodies in the bytes of their files, `bytes(file)` giving a file's bytes by
-/// the name it was read under; the modules become those one pass reads. An error says why
-/// a body did not read as in one pass (the files must then be read again in one pass); the
-/// modules are then left partly completed.
+/// the name it was read under ([`Bodies::complete`]); the modules become those one pass
+/// reads. An error says why a body did not read as in one pass (the files must then be read
+/// again in one pass); the modules are then left partly completed.
 pub fn complete<'a>(
     modules: &mut [Module],
     deferred: &[DeferredUses],
     bytes: impl Fn(&str) -> Option<&'a [u8]>,
 ) -> Result<(), String> {
-    if !lines_known(modules.iter(), deferred) {
-        return Err("a warning follows bytes that were not read: its line is unknown".into());
+    let mut bodies = Bodies::default();
+    for d in deferred {
+        let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
+        let body = usize::try_from(d.bytes.start)
+            .ok()
+            .zip(usize::try_from(d.bytes.end).ok())
+            .and_then(|(a, b)| file.get(a..b))
+            .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
+        bodies.body(d);
+        bodies.feed(body);
     }
-    for m in modules.iter_mut() {
-        let name = m.name.clone();
-        let mut bodies = deferred.iter().filter(|d| d.module == name);
-        let Some(first) = bodies.next() else { continue };
-        let mut reader = UsesReader::new(first);
-        let mut d = first;
-        loop {
-            let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
-            let body = usize::try_from(d.bytes.start)
-                .ok()
-                .zip(usize::try_from(d.bytes.end).ok())
-                .and_then(|(a, b)| file.get(a..b))
-                .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
-            reader.feed(body);
-            match bodies.next() {
-                Some(next) => {
-                    reader.body(next);
-                    d = next;
-                }
-                None => break,
-            }
-        }
-        let mut completing = reader.finish()?.complete(std::mem::take(m));
-        while !completing.step(usize::MAX) {}
-        *m = completing.into_module();
-    }
-    Ok(())
+    bodies.complete(modules, deferred)
 }
 
 /// Whether every warning's line number is known: none follows, in its file, a body that was

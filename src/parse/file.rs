@@ -62,8 +62,6 @@ pub(super) struct File {
     oom: OomSearch,
     /// The file's first two bytes (gzip or text).
     head: Vec<u8>,
-    /// Its name as given.
-    name: String,
     /// Bytes fed so far (or, after a [`File::jump`], the offset of the next byte to feed).
     fed: u64,
 }
@@ -79,7 +77,6 @@ impl File {
             lines,
             oom: OomSearch::default(),
             head: Vec::new(),
-            name: name.to_string(),
             fed: 0,
         }
     }
@@ -87,6 +84,11 @@ impl File {
     /// The offset of the `Used values` body being skipped, while one is.
     pub fn skipping(&self) -> Option<u64> {
         self.lines.skip.as_ref().map(|s| s.start)
+    }
+
+    /// The `Used values` bodies of this file skipped so far.
+    pub fn deferred(&self) -> &[DeferredUses] {
+        &self.lines.deferred
     }
 
     /// While skipping a `Used values` body: the bytes fed next start at `to`, a line that
@@ -146,10 +148,7 @@ impl File {
         }
         lines.end_skip(builders, true);
         lines.end_virtual_file(builders);
-        for mut d in lines.deferred.drain(..) {
-            d.file.clone_from(&self.name);
-            deferred.push(d);
-        }
+        deferred.append(&mut lines.deferred);
         if !lines.recognised {
             match std::mem::take(&mut self.oom).finish(&lines.notes.file) {
                 Ok(found) => ooms.push(found),
@@ -201,6 +200,8 @@ struct Lines {
     notes: Notes,
     /// The name the current module is keyed on (the file's, or a `*** Begin` name).
     virtual_name: String,
+    /// The file's name as given (a path is fine).
+    name: String,
     /// Position in `builders` of the current module, once a section header was seen.
     module: Option<usize>,
     line_no: u64,
@@ -241,6 +242,7 @@ impl Lines {
         Lines {
             notes: Notes::new(base.clone()),
             virtual_name: base,
+            name: name.to_string(),
             module: None,
             line_no: 0,
             last_line_open: false,
@@ -412,7 +414,7 @@ impl Lines {
         };
         b.deferred = true;
         self.deferred.push(DeferredUses {
-            file: String::new(),
+            file: self.name.clone(),
             module: b.module.name.clone(),
             bytes: skip.start..self.offset,
             first_line: skip.first_line,

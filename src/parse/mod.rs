@@ -37,7 +37,7 @@ use assemble::Builder;
 use file::File;
 
 pub use deferred::{
-    complete, last_header, lines_known, BodyEnd, Completing, DeferredUses, Found, UsedPart,
+    complete, last_header, lines_known, Bodies, BodyEnd, Completing, DeferredUses, Found, UsedPart,
     UsesReader,
 };
 pub use input::is_gzip;
@@ -97,6 +97,15 @@ impl Loader {
     /// ([`Loader::defer_uses`]).
     pub fn skipping(&self) -> Option<u64> {
         self.file.as_ref().and_then(File::skipping)
+    }
+
+    /// The `Used values` bodies skipped so far ([`Loader::defer_uses`]), in file order:
+    /// those of the files ended, then the current file's. An entry is listed once its body
+    /// has ended (at the next section's header, the file's end, or a [`Loader::jump`]) and
+    /// is then as [`Load::deferred`] will list it.
+    pub fn deferred(&self) -> impl Iterator<Item = &DeferredUses> {
+        let current = self.file.as_ref().map(File::deferred).unwrap_or_default();
+        self.deferred.iter().chain(current)
     }
 
     /// While [`Loader::skipping`]: the bytes fed next start at offset `to` of the file, the

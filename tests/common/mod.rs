@@ -711,49 +711,92 @@ pub fn sane(load: &bufscope::Load, what: &str) {
 // ---------------------------------------------------------------------------------------
 // The deferred read: `Used values` skipped, the diagram's module first, completed after.
 
-/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes;
-/// with `jump`, as the page does: once a body is being skipped, its end is looked for from
-/// the file's end (`parse::BodyEnd`, in 64 KiB slices) and the bytes up to it are not fed),
+/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes),
 /// then completes the modules from the files' bytes; where completing says the skip
-/// guessed wrong, the files are read again in one pass (as the page does). Returns the
-/// first read's analysis of each module ([`analysis_fingerprint`]; none when the files
-/// were read again) and the completed load.
+/// guessed wrong, the files are read again in one pass (as the page and the command line
+/// do). With `jump`, as the page and the command line do: once a body is being skipped,
+/// its end is looked for from the file's end (`parse::BodyEnd`, in 64 KiB slices) and the
+/// bytes up to it are not fed; and as the command line does, each body the loader lists
+/// (`Loader::deferred`) goes, as soon as listed, to a second thread that reads it into
+/// `parse::Bodies` while the first read goes on. Without, `parse::complete` reads the
+/// bodies from whole files afterwards. Returns the first read's analysis of each module
+/// ([`analysis_fingerprint`]; none when the files were read again) and the completed load.
 pub fn load_deferred(
     files: &[(&str, &[u8])],
     chunk: usize,
     jump: bool,
 ) -> (Option<Vec<String>>, bufscope::Load) {
-    let mut loader = bufscope::Loader::new();
-    loader.defer_uses(true);
-    for &(name, bytes) in files {
-        loader.begin_file(name);
-        let mut at = 0;
-        let mut looked = false;
-        while at < bytes.len() {
-            let end = (at + chunk.max(1)).min(bytes.len());
-            loader.feed(&bytes[at..end]);
-            at = end;
-            if jump && !looked && loader.skipping().is_some() {
-                looked = true;
-                let mut look =
-                    bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 1 << 16);
-                while let Some(r) = look.next() {
-                    look.look(&bytes[r.start as usize..r.end as usize]);
+    use std::sync::mpsc::channel;
+    let (jobs, received) = channel::<(usize, bufscope::parse::DeferredUses)>();
+    let (mut load, bodies) = std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let mut bodies = bufscope::parse::Bodies::default();
+            for (file, d) in received {
+                bodies.body(&d);
+                let body = files[file]
+                    .1
+                    .get(d.bytes.start as usize..d.bytes.end as usize);
+                // Fed in pieces, as the command line reads them.
+                for piece in body.unwrap_or_default().chunks(chunk.max(1)) {
+                    bodies.feed(piece);
                 }
-                if let Some((to, at_end)) = look.answer() {
-                    if loader.jump(to, at_end) {
-                        at = to as usize;
-                    }
+                if body.is_none() {
+                    bodies.fail("the body is not in the file".into());
                 }
             }
+            bodies
+        });
+        let mut loader = bufscope::Loader::new();
+        loader.defer_uses(true);
+        let mut sent = 0;
+        let mut send_new = move |loader: &bufscope::Loader, file: usize| {
+            for d in loader.deferred().skip(sent) {
+                jobs.send((file, d.clone())).unwrap();
+                sent += 1;
+            }
+        };
+        for (file, &(name, bytes)) in files.iter().enumerate() {
+            loader.begin_file(name);
+            let mut at = 0;
+            let mut looked = false;
+            while at < bytes.len() {
+                let end = (at + chunk.max(1)).min(bytes.len());
+                loader.feed(&bytes[at..end]);
+                at = end;
+                if jump && !looked && loader.skipping().is_some() {
+                    looked = true;
+                    let mut look =
+                        bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 1 << 16);
+                    while let Some(r) = look.next() {
+                        look.look(&bytes[r.start as usize..r.end as usize]);
+                    }
+                    if let Some((to, at_end)) = look.answer() {
+                        if loader.jump(to, at_end) {
+                            at = to as usize;
+                        }
+                    }
+                }
+                if jump {
+                    send_new(&loader, file);
+                }
+            }
+            loader.end_file();
+            if jump {
+                send_new(&loader, file);
+            }
         }
-        loader.end_file();
-    }
-    let mut load = loader.finish();
+        drop(send_new);
+        (loader.finish(), worker.join().unwrap())
+    });
     let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
-    let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
     let deferred = std::mem::take(&mut load.deferred);
-    if bufscope::parse::complete(&mut load.modules, &deferred, bytes).is_err() {
+    let completed = if jump {
+        bodies.complete(&mut load.modules, &deferred)
+    } else {
+        let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
+        bufscope::parse::complete(&mut load.modules, &deferred, bytes)
+    };
+    if completed.is_err() {
         return (None, bufscope::load_files(files.iter().copied()));
     }
     (Some(first), load)

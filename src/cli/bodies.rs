@@ -1,0 +1,152 @@
+//! The command line's parallel read: dump files read with their `Used values` bodies left
+//! for a second thread, which reads and parses them while the main thread reads the rest,
+//! joins and analyses; the modules are then completed, and are those one pass reads.
+//!
+//! Owns: the only thread of the read (`std::thread`, natively only; the core stays free of
+//! threads and I/O). The main thread feeds each file to a [`Loader`] told to
+//! [`defer_uses`](Loader::defer_uses); once a body is being skipped, its end is looked for
+//! from the file's end ([`BodyEnd`], as the page does) and the loader jumps there, so the
+//! main thread never reads the body's bytes. Each body the loader lists
+//! ([`Loader::deferred`]) goes to the second thread, which reads its bytes from the file
+//! into [`Bodies`]. Whatever the core says did not read as in one pass (a wrong guess, a
+//! warning, an unknown line number), and any I/O error, gives `None`: the caller reads the
+//! files again in one pass, which says what went wrong.
+
+use super::input::CHUNK;
+use bufscope::parse::{Bodies, BodyEnd, DeferredUses};
+use bufscope::pipeline::{Loaded, Pipeline};
+use bufscope::Loader;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+
+/// A body to read: the file it is in and the loader's entry for it.
+type Job = (PathBuf, DeferredUses);
+
+/// Reads, joins and analyses `files` with the `Used values` bodies parsed on a second
+/// thread meanwhile, then completes the modules. `None` when the files must be read again
+/// in one pass (nothing is printed).
+pub fn read(files: &[PathBuf]) -> Option<Loaded> {
+    let (jobs, received) = channel::<Job>();
+    let worker = std::thread::spawn(move || read_bodies(received));
+    let mut loader = Loader::new();
+    loader.defer_uses(true);
+    let mut buf = vec![0u8; CHUNK];
+    let mut sent = 0;
+    let mut fed = Ok(());
+    for path in files {
+        fed = feed_file(&mut loader, path, &mut buf, &mut sent, &jobs);
+        if fed.is_err() {
+            break;
+        }
+    }
+    drop(jobs);
+    let loaded = fed.ok().map(|()| Pipeline::from(loader).finish());
+    let bodies = worker.join().ok()?;
+    let mut loaded = loaded?;
+    let deferred = std::mem::take(&mut loaded.deferred);
+    let modules = loaded.modules.iter_mut().map(|a| &mut a.module);
+    bodies.complete(modules, &deferred).ok()?;
+    Some(loaded)
+}
+
+/// Streams one file into `loader`, jumping over the first `Used values` body it skips;
+/// the bodies it lists go to `jobs` (`sent`: how many of the loader's went already).
+fn feed_file(
+    loader: &mut Loader,
+    path: &Path,
+    buf: &mut [u8],
+    sent: &mut usize,
+    jobs: &Sender<Job>,
+) -> std::io::Result<()> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    loader.begin_file(&path.to_string_lossy());
+    let mut fed = 0u64;
+    let mut looked = false;
+    let result = loop {
+        match file.read(buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                loader.feed(&buf[..n]);
+                fed += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+        if !looked && loader.skipping().is_some() {
+            // Once per file, as the page does: a second body's end is not the file's last
+            // header's (the skip then reads on, counting lines).
+            looked = true;
+            match jump(loader, &mut file, fed, size) {
+                Ok(to) => fed = to,
+                Err(e) => break Err(e),
+            }
+        }
+        send_new(loader, path, sent, jobs);
+    };
+    loader.end_file();
+    send_new(loader, path, sent, jobs);
+    result
+}
+
+/// Finds where the body being skipped ends and makes `loader` jump there; the offset in
+/// the file of the next byte to feed (`fed` when there is no jump).
+fn jump(loader: &mut Loader, file: &mut File, fed: u64, size: u64) -> std::io::Result<u64> {
+    let mut look = BodyEnd::new(fed, size, CHUNK as u64);
+    let mut slice = Vec::new();
+    while let Some(range) = look.next() {
+        slice.resize((range.end - range.start) as usize, 0);
+        file.seek(SeekFrom::Start(range.start))?;
+        file.read_exact(&mut slice)?;
+        look.look(&slice);
+    }
+    let to = match look.answer() {
+        Some((to, at_end)) if loader.jump(to, at_end) => to,
+        _ => fed,
+    };
+    file.seek(SeekFrom::Start(to))?;
+    Ok(to)
+}
+
+/// The bodies the loader listed since the last call go to the second thread.
+fn send_new(loader: &Loader, path: &Path, sent: &mut usize, jobs: &Sender<Job>) {
+    for d in loader.deferred().skip(*sent) {
+        *sent += 1;
+        // The receiver lives until `jobs` is dropped; a send fails only if it panicked,
+        // which `read` sees when joining it.
+        let _ = jobs.send((path.to_path_buf(), d.clone()));
+    }
+}
+
+/// The second thread: each body's bytes, read from its file, into [`Bodies`].
+fn read_bodies(jobs: Receiver<Job>) -> Bodies {
+    let mut bodies = Bodies::default();
+    let mut buf = vec![0u8; CHUNK];
+    for (path, d) in jobs {
+        bodies.body(&d);
+        if let Err(e) = read_body(&path, &d, &mut buf, &mut bodies) {
+            bodies.fail(format!("{}: {e}", path.display()));
+        }
+    }
+    bodies
+}
+
+fn read_body(
+    path: &Path,
+    d: &DeferredUses,
+    buf: &mut [u8],
+    bodies: &mut Bodies,
+) -> std::io::Result<()> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(d.bytes.start))?;
+    let mut left = d.bytes.end.saturating_sub(d.bytes.start);
+    while left > 0 {
+        let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        file.read_exact(&mut buf[..n])?;
+        bodies.feed(&buf[..n]);
+        left -= n as u64;
+    }
+    Ok(())
+}
