@@ -29,7 +29,10 @@ type Job = (PathBuf, DeferredUses);
 /// in one pass (nothing is printed).
 pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     let (jobs, received) = channel::<Job>();
-    let worker = std::thread::spawn(move || read_bodies(received));
+    let worker = std::thread::Builder::new()
+        .name("used values".into())
+        .spawn(move || read_bodies(received))
+        .ok()?;
     let mut loader = Loader::new();
     loader.defer_uses(true);
     let mut buf = vec![0u8; CHUNK];

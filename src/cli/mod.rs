@@ -163,7 +163,7 @@ fn summary(args: SummaryArgs) -> CmdResult {
         step: args.step,
     };
     let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
-    let summary = Summary::with_options(modules, &options);
+    let summary = Summary::with_options_by(modules, &options, on_two_threads);
     let text = if args.json {
         let mut json = oom_summary::summary_json(&summary, &loaded.oom);
         json.push('\n');
@@ -172,6 +172,21 @@ fn summary(args: SummaryArgs) -> CmdResult {
         oom_summary::after_table(summary.to_table(), &loaded.oom)
     };
     write_stdout(text.as_bytes())
+}
+
+/// [`bufscope::answers::Both`] on two threads: `second` on a new one (the first where no
+/// thread can be started).
+fn on_two_threads(first: &mut (dyn FnMut() + Send), second: &mut (dyn FnMut() + Send)) {
+    let started = std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .name("answers".into())
+            .spawn_scoped(s, &mut *second);
+        first();
+        other.is_ok()
+    });
+    if !started {
+        second();
+    }
 }
 
 fn render(args: RenderArgs) -> CmdResult {
