@@ -171,6 +171,9 @@ fn summary(args: SummaryArgs) -> CmdResult {
     } else {
         oom_summary::after_table(summary.to_table(), &loaded.oom)
     };
+    // The process ends here: its memory goes back at once, without freeing the modules'
+    // many blocks one by one (a few ms on a 94 MB dump).
+    std::mem::forget(loaded);
     write_stdout(text.as_bytes())
 }
 
