@@ -234,7 +234,8 @@ fn gzip_is_not_deferred() {
 
 /// As the page reads: once the body is being skipped, its end is found from the file's end
 /// and the body's bytes are never fed; the body is then exactly up to the next header, and
-/// the completed module is the one-pass one.
+/// the completed module is the one-pass one. The body the command line reads ahead from the
+/// bytes alone (`BodyStart`, `BodyEnd`) is the one listed, and completes the same.
 #[test]
 fn the_body_is_jumped_over() {
     for label in [
@@ -275,7 +276,21 @@ fn the_body_is_jumped_over() {
         let d = &load.deferred[0];
         assert!(d.jumped && d.bytes.end == header, "{label}: {d:?}");
         let deferred = std::mem::take(&mut load.deferred);
+        // As the command line reads it ahead, from the bytes alone: the body listed.
+        let mut ahead = bufscope::parse::Bodies::default();
+        assert!(
+            guess_first_body(&[(name, bytes)], 256, &mut ahead),
+            "{label}: no body ahead"
+        );
+        assert!(
+            ahead.confirm(&deferred[0]),
+            "{label}: the body read ahead is not the one listed"
+        );
+        let mut modules = load.modules.clone();
+        ahead.complete(&mut modules, &deferred).unwrap();
         bufscope::parse::complete(&mut load.modules, &deferred, |_| Some(bytes)).unwrap();
+        assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
+        load.modules = modules;
         assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
     }
 }

@@ -8,12 +8,16 @@
 //! from the file's end ([`BodyEnd`], as the page does) and the loader jumps there, so the
 //! main thread never reads the body's bytes. Each body the loader lists
 //! ([`Loader::deferred`]) goes to the second thread, which reads its bytes from the file
-//! into [`Bodies`]. Whatever the core says did not read as in one pass (a wrong guess, a
-//! warning, an unknown line number), and any I/O error, gives `None`: the caller reads the
-//! files again in one pass, which says what went wrong.
+//! into [`Bodies`]. The second thread does not wait for the first body to be listed: it
+//! reads the first file's first body ahead, from the file's first `Used values:` line
+//! ([`BodyStart`]) to where [`BodyEnd`] says it ends, and [`Bodies::confirm`] checks it
+//! against the first body listed (if it is another, it is read as listed). Whatever the
+//! core says did not read as in one pass (a wrong guess, a warning, an unknown line
+//! number), and any I/O error, gives `None`: the caller reads the files again in one pass,
+//! which says what went wrong.
 
 use super::input::CHUNK;
-use bufscope::parse::{Bodies, BodyEnd, DeferredUses};
+use bufscope::parse::{Bodies, BodyEnd, BodyStart, DeferredUses};
 use bufscope::pipeline::{Loaded, Pipeline};
 use bufscope::Loader;
 use std::fs::File;
@@ -31,7 +35,10 @@ pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     let (jobs, received) = channel::<Job>();
     let worker = std::thread::Builder::new()
         .name("used values".into())
-        .spawn(move || read_bodies(received))
+        .spawn({
+            let first = files.first().cloned();
+            move || read_bodies(first, received)
+        })
         .ok()?;
     let mut loader = Loader::new();
     loader.defer_uses(true);
@@ -97,6 +104,17 @@ fn feed_file(
 /// Finds where the body being skipped ends and makes `loader` jump there; the offset in
 /// the file of the next byte to feed (`fed` when there is no jump).
 fn jump(loader: &mut Loader, file: &mut File, fed: u64, size: u64) -> std::io::Result<u64> {
+    let to = match body_end(file, fed, size)? {
+        Some((to, at_end)) if loader.jump(to, at_end) => to,
+        _ => fed,
+    };
+    file.seek(SeekFrom::Start(to))?;
+    Ok(to)
+}
+
+/// Where a body that starts before `fed` ends ([`BodyEnd`], from the file's end backwards):
+/// `(offset, at the file's end)`, none when a wrapper line says not to jump.
+fn body_end(file: &mut File, fed: u64, size: u64) -> std::io::Result<Option<(u64, bool)>> {
     let mut look = BodyEnd::new(fed, size, CHUNK as u64);
     let mut slice = Vec::new();
     while let Some(range) = look.next() {
@@ -105,12 +123,7 @@ fn jump(loader: &mut Loader, file: &mut File, fed: u64, size: u64) -> std::io::R
         file.read_exact(&mut slice)?;
         look.look(&slice);
     }
-    let to = match look.answer() {
-        Some((to, at_end)) if loader.jump(to, at_end) => to,
-        _ => fed,
-    };
-    file.seek(SeekFrom::Start(to))?;
-    Ok(to)
+    Ok(look.answer())
 }
 
 /// The bodies the loader listed since the last call go to the second thread.
@@ -123,28 +136,73 @@ fn send_new(loader: &Loader, path: &Path, sent: &mut usize, jobs: &Sender<Job>) 
     }
 }
 
-/// The second thread: each body's bytes, read from its file, into [`Bodies`].
-fn read_bodies(jobs: Receiver<Job>) -> Bodies {
+/// The second thread: the first file's first body, guessed ([`guess`]), then each body
+/// the loader lists, its bytes read from its file, into [`Bodies`].
+fn read_bodies(first: Option<PathBuf>, jobs: Receiver<Job>) -> Bodies {
     let mut bodies = Bodies::default();
     let mut buf = vec![0u8; CHUNK];
+    let mut guessed = match first.map(|path| guess(&path, &mut buf, &mut bodies)) {
+        Some(Err(e)) => {
+            bodies.fail(format!("reading ahead: {e}"));
+            false
+        }
+        Some(Ok(guessed)) => guessed,
+        None => false,
+    };
     for (path, d) in jobs {
+        if std::mem::take(&mut guessed) && bodies.confirm(&d) {
+            continue;
+        }
         bodies.body(&d);
-        if let Err(e) = read_body(&path, &d, &mut buf, &mut bodies) {
+        let read = File::open(&path)
+            .and_then(|mut file| read_range(&mut file, d.bytes.clone(), &mut buf, &mut bodies));
+        if let Err(e) = read {
             bodies.fail(format!("{}: {e}", path.display()));
         }
     }
+    bodies.forget_guess();
     bodies
 }
 
-fn read_body(
-    path: &Path,
-    d: &DeferredUses,
+/// Reads ahead the body that the first `Used values` header of `path` opens, before the
+/// main thread's loader reaches it ([`BodyStart`], [`BodyEnd`], [`Bodies::guess`]);
+/// whether there was one.
+fn guess(path: &Path, buf: &mut [u8], bodies: &mut Bodies) -> std::io::Result<bool> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut start = BodyStart::default();
+    let found = loop {
+        let n = match file.read(buf) {
+            Ok(0) => break None,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Some(found) = start.feed(&buf[..n]) {
+            break Some(found);
+        }
+    };
+    let Some((from, first_line)) = found else {
+        return Ok(false);
+    };
+    let Some((to, at_end)) = body_end(&mut file, from, size)? else {
+        return Ok(false);
+    };
+    let name = path.to_string_lossy();
+    bodies.guess(&name, from..to, first_line, at_end);
+    read_range(&mut file, from..to, buf, bodies)?;
+    Ok(true)
+}
+
+/// The bytes `range` of `file` fed to `bodies`.
+fn read_range(
+    file: &mut File,
+    range: std::ops::Range<u64>,
     buf: &mut [u8],
     bodies: &mut Bodies,
 ) -> std::io::Result<()> {
-    let mut file = File::open(path)?;
-    file.seek(SeekFrom::Start(d.bytes.start))?;
-    let mut left = d.bytes.end.saturating_sub(d.bytes.start);
+    file.seek(SeekFrom::Start(range.start))?;
+    let mut left = range.end.saturating_sub(range.start);
     while left > 0 {
         let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         file.read_exact(&mut buf[..n])?;

@@ -28,6 +28,9 @@ use crate::model::{Module, Str};
 use hashbrown::HashMap;
 use std::ops::Range;
 
+mod bounds;
+pub use bounds::{last_header, BodyEnd, BodyStart, Found};
+
 /// The body of one `Used values` section, skipped by the first read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeferredUses {
@@ -300,6 +303,8 @@ pub struct Bodies {
     current: Option<usize>,
     /// Why a body could not be read (its bytes were not all there).
     failed: Option<String>,
+    /// The only body so far is a guess ([`Bodies::guess`]) not yet confirmed.
+    guessed: bool,
 }
 
 impl Bodies {
@@ -324,6 +329,63 @@ impl Bodies {
     pub fn feed(&mut self, chunk: &[u8]) {
         if let Some(r) = self.current.and_then(|at| self.readers.get_mut(at)) {
             r.1.feed(chunk);
+        }
+    }
+
+    /// The bytes fed next are a body the loader has not listed yet: the one a file's
+    /// first `Used values` header opens ([`BodyStart`]), up to where [`BodyEnd`] says it
+    /// ends, so that it is read while the loader reads the rest. It is taken to be what
+    /// the loader will list on jumping over it but for its module and the files of its
+    /// module's parts, which [`Bodies::confirm`] takes from the entry listed. Only as the
+    /// first body.
+    pub fn guess(&mut self, file: &str, bytes: Range<u64>, first_line: u64, at_file_end: bool) {
+        if !self.listed.is_empty() {
+            return;
+        }
+        self.body(&DeferredUses {
+            file: file.to_string(),
+            module: String::new(),
+            bytes,
+            first_line,
+            lines: 0,
+            at_file_end,
+            exact: true,
+            jumped: true,
+            parts: Vec::new(),
+        });
+        self.guessed = true;
+    }
+
+    /// `d`, the first entry the loader listed: whether it is the body guessed
+    /// ([`Bodies::guess`], then read or being read: not to be fed again). Where it is not,
+    /// the guess is forgotten and `d` is to be read as any other.
+    pub fn confirm(&mut self, d: &DeferredUses) -> bool {
+        let Some(guess) = self.listed.first().filter(|_| self.guessed) else {
+            return false;
+        };
+        let same = guess.file == d.file
+            && guess.bytes == d.bytes
+            && (guess.first_line, guess.lines) == (d.first_line, d.lines)
+            && (guess.at_file_end, guess.exact, guess.jumped) == (d.at_file_end, d.exact, d.jumped);
+        if !same {
+            self.forget_guess();
+            return false;
+        }
+        self.guessed = false;
+        self.listed[0] = d.clone();
+        if let Some((module, reader)) = self.readers.first_mut() {
+            module.clone_from(&d.module);
+            reader.parts.clone_from(&d.parts);
+        }
+        true
+    }
+
+    /// The body guessed is not one the loader listed: forgotten.
+    pub fn forget_guess(&mut self) {
+        if std::mem::take(&mut self.guessed) {
+            self.listed.clear();
+            self.readers.clear();
+            self.current = None;
         }
     }
 
@@ -414,120 +476,4 @@ pub fn lines_known<'a>(
 
 fn base_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-/// What [`last_header`] found in a slice of a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Found {
-    /// The start of the slice's last whole line that opens a section.
-    Header(usize),
-    /// A `*** Begin/End` wrapper line after any such header: a stdout dump, read forward.
-    Wrapper,
-    Nothing,
-}
-
-/// Looks for where a skipped `Used values` body ends, from the end of a file backwards, one
-/// slice at a time: the last line of `bytes` that opens a section (or a wrapper line, after
-/// which no guess is made). Only lines that start inside `bytes` count (after a `\n`, or at
-/// its start when `at_line_start`); a line running past the slice's end is cut there, so
-/// callers read each slice a little longer than the part they ask about.
-pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
-    let mut end = bytes.len();
-    loop {
-        let start = match memchr::memrchr(b'\n', &bytes[..end]) {
-            Some(nl) => nl + 1,
-            None if at_line_start => 0,
-            None => return Found::Nothing,
-        };
-        let raw = &bytes[start..end];
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if !matches!(line.first(), None | Some(b'<' | b' ')) {
-            if line.starts_with(b"*** ") {
-                return Found::Wrapper;
-            }
-            if super::file::is_header(line) {
-                return Found::Header(start);
-            }
-        }
-        if start == 0 {
-            return Found::Nothing;
-        }
-        end = start - 1;
-    }
-}
-
-/// Where to jump while skipping a `Used values` body ([`Loader::jump`](super::Loader::jump)):
-/// the last line of the file that opens a section, looked for from the end backwards, a
-/// slice at a time ([`BodyEnd::next`], [`BodyEnd::look`]); when there is none after the
-/// bytes fed, the end of the file. A wrapper line met first means a stdout dump (its
-/// modules each end with their own sections): no jump, the file is read forward.
-pub struct BodyEnd {
-    /// Bytes fed so far: the guess must lie at or after them.
-    fed: u64,
-    size: u64,
-    slice: u64,
-    /// The part of the file looked at so far: `from..size`.
-    from: u64,
-    found: Option<Option<(u64, bool)>>,
-}
-
-/// Bytes read past each slice's own part, so that a line cut there is whole (section
-/// header lines are short).
-const OVERLAP: u64 = 4096;
-
-impl BodyEnd {
-    /// Looks in a file of `size` bytes, of which `fed` were fed, reading at most `slice`
-    /// bytes at a time (each slice overlaps the one after it by a few KiB).
-    pub fn new(fed: u64, size: u64, slice: u64) -> Self {
-        BodyEnd {
-            fed,
-            size,
-            slice: slice.max(1),
-            from: size,
-            found: None,
-        }
-    }
-
-    /// The next bytes to look at (`look` them), or none once the answer is known.
-    pub fn next(&self) -> Option<Range<u64>> {
-        if self.found.is_some() {
-            return None;
-        }
-        // From the byte before the first unfed one, so that a line starting right there is
-        // seen to start after a line end.
-        let own = (self.slice - self.overlap()).max(1);
-        let start = self
-            .from
-            .saturating_sub(own)
-            .max(self.fed.saturating_sub(1));
-        Some(start..(self.from + self.overlap()).min(self.size))
-    }
-
-    /// Bytes each slice reads past its own part: [`OVERLAP`], or half a small slice.
-    fn overlap(&self) -> u64 {
-        (self.slice / 2).min(OVERLAP)
-    }
-
-    /// The bytes of the range [`BodyEnd::next`] gave.
-    pub fn look(&mut self, bytes: &[u8]) {
-        let Some(range) = self.next() else { return };
-        let own = (self.from - range.start) as usize;
-        let found = last_header(bytes, range.start == 0);
-        self.from = range.start;
-        match found {
-            Found::Header(at) if at <= own && range.start + at as u64 >= self.fed => {
-                self.found = Some(Some((range.start + at as u64, false)));
-            }
-            Found::Wrapper => self.found = Some(None),
-            _ if self.from <= self.fed.saturating_sub(1) => {
-                self.found = Some(Some((self.size, true)))
-            }
-            _ => {}
-        }
-    }
-
-    /// Where to jump (`(offset, at the end)`), none for no jump; asked once `next` is none.
-    pub fn answer(&self) -> Option<(u64, bool)> {
-        self.found.flatten()
-    }
 }

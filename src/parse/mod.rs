@@ -37,8 +37,8 @@ use assemble::Builder;
 use file::File;
 
 pub use deferred::{
-    complete, last_header, lines_known, Bodies, BodyEnd, Completing, DeferredUses, Found, UsedPart,
-    UsesReader,
+    complete, last_header, lines_known, Bodies, BodyEnd, BodyStart, Completing, DeferredUses,
+    Found, UsedPart, UsesReader,
 };
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};

@@ -718,7 +718,8 @@ pub fn sane(load: &bufscope::Load, what: &str) {
 /// its end is looked for from the file's end (`parse::BodyEnd`, in 64 KiB slices) and the
 /// bytes up to it are not fed; and as the command line does, each body the loader lists
 /// (`Loader::deferred`) goes, as soon as listed, to a second thread that reads it into
-/// `parse::Bodies` while the first read goes on. Without, `parse::complete` reads the
+/// `parse::Bodies` while the first read goes on (the first file's first body read ahead,
+/// before the loader lists it: [`guess_first_body`]). Without, `parse::complete` reads the
 /// bodies from whole files afterwards. Returns the first read's analysis of each module
 /// ([`analysis_fingerprint`]; none when the files were read again) and the completed load.
 pub fn load_deferred(
@@ -731,7 +732,11 @@ pub fn load_deferred(
     let (mut load, bodies) = std::thread::scope(|s| {
         let worker = s.spawn(move || {
             let mut bodies = bufscope::parse::Bodies::default();
+            let mut guessed = jump && guess_first_body(files, chunk, &mut bodies);
             for (file, d) in received {
+                if std::mem::take(&mut guessed) && bodies.confirm(&d) {
+                    continue;
+                }
                 bodies.body(&d);
                 let body = files[file]
                     .1
@@ -744,6 +749,7 @@ pub fn load_deferred(
                     bodies.fail("the body is not in the file".into());
                 }
             }
+            bodies.forget_guess();
             bodies
         });
         let mut loader = bufscope::Loader::new();
@@ -800,6 +806,37 @@ pub fn load_deferred(
         return (None, bufscope::load_files(files.iter().copied()));
     }
     (Some(first), load)
+}
+
+/// As the command line's second thread does before the loader lists any body: the body the
+/// first `Used values` header of the first file opens (`parse::BodyStart`, fed in chunks of
+/// `chunk` bytes), up to where `parse::BodyEnd` says it ends, read into `bodies` as a guess
+/// (`Bodies::guess`, then `Bodies::confirm` against the first body listed). Whether there
+/// was one.
+pub fn guess_first_body(
+    files: &[(&str, &[u8])],
+    chunk: usize,
+    bodies: &mut bufscope::parse::Bodies,
+) -> bool {
+    let Some(&(name, bytes)) = files.first() else {
+        return false;
+    };
+    let mut start = bufscope::parse::BodyStart::default();
+    let Some((from, first_line)) = bytes.chunks(chunk.max(1)).find_map(|c| start.feed(c)) else {
+        return false;
+    };
+    let mut look = bufscope::parse::BodyEnd::new(from, bytes.len() as u64, 1 << 16);
+    while let Some(r) = look.next() {
+        look.look(&bytes[r.start as usize..r.end as usize]);
+    }
+    let Some((to, at_end)) = look.answer() else {
+        return false;
+    };
+    bodies.guess(name, from..to, first_line, at_end);
+    for piece in bytes[from as usize..to as usize].chunks(chunk.max(1)) {
+        bodies.feed(piece);
+    }
+    true
 }
 
 /// What a module's analysis draws: steps, and per memory space its layout, values, curve
