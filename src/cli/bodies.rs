@@ -24,19 +24,32 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, OnceLock};
 
 /// A body to read: the file it is in and the loader's entry for it.
 type Job = (PathBuf, DeferredUses);
+
+/// The first file's first body as the second thread found it before reading it ahead:
+/// where it starts, where it ends and whether that is the file's end; the main thread
+/// jumps there without looking for the end itself when its loader skips a body from there.
+type Ahead = Arc<OnceLock<Bounds>>;
+
+/// A body's start, its end and whether that is the file's end.
+type Bounds = (u64, u64, bool);
 
 /// Reads, joins and analyses `files` with the `Used values` bodies parsed on a second
 /// thread meanwhile, then completes the modules. `None` when the files must be read again
 /// in one pass (nothing is printed).
 pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     let (jobs, received) = channel::<Job>();
+    let ahead = Ahead::default();
     let worker = std::thread::Builder::new()
         .name("used values".into())
         .spawn({
-            let first = files.first().cloned();
+            let first = files
+                .first()
+                .cloned()
+                .map(|path| (path, Arc::clone(&ahead)));
             move || read_bodies(first, received)
         })
         .ok()?;
@@ -45,8 +58,9 @@ pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     let mut buf = vec![0u8; CHUNK];
     let mut sent = 0;
     let mut fed = Ok(());
-    for path in files {
-        fed = feed_file(&mut loader, path, &mut buf, &mut sent, &jobs);
+    for (i, path) in files.iter().enumerate() {
+        let ahead = (i == 0).then_some(&*ahead);
+        fed = feed_file(&mut loader, (path, ahead), &mut buf, &mut sent, &jobs);
         if fed.is_err() {
             break;
         }
@@ -61,11 +75,12 @@ pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     Some(loaded)
 }
 
-/// Streams one file into `loader`, jumping over the first `Used values` body it skips;
-/// the bodies it lists go to `jobs` (`sent`: how many of the loader's went already).
+/// Streams one file into `loader`, jumping over the first `Used values` body it skips
+/// (to where the body read ahead ends, when that is the one: `ahead`); the bodies it lists
+/// go to `jobs` (`sent`: how many of the loader's went already).
 fn feed_file(
     loader: &mut Loader,
-    path: &Path,
+    (path, ahead): (&Path, Option<&OnceLock<Bounds>>),
     buf: &mut [u8],
     sent: &mut usize,
     jobs: &Sender<Job>,
@@ -89,7 +104,10 @@ fn feed_file(
             // Once per file, as the page does: a second body's end is not the file's last
             // header's (the skip then reads on, counting lines).
             looked = true;
-            match jump(loader, &mut file, fed, size) {
+            let known = (ahead.and_then(OnceLock::get))
+                .filter(|&&(from, ..)| loader.skipping() == Some(from))
+                .map(|&(_, to, at_end)| (to, at_end));
+            match jump(loader, &mut file, (fed, known), size) {
                 Ok(to) => fed = to,
                 Err(e) => break Err(e),
             }
@@ -101,10 +119,19 @@ fn feed_file(
     result
 }
 
-/// Finds where the body being skipped ends and makes `loader` jump there; the offset in
-/// the file of the next byte to feed (`fed` when there is no jump).
-fn jump(loader: &mut Loader, file: &mut File, fed: u64, size: u64) -> std::io::Result<u64> {
-    let to = match body_end(file, fed, size)? {
+/// Finds where the body being skipped ends (unless `known`) and makes `loader` jump
+/// there; the offset in the file of the next byte to feed (`fed` when there is no jump).
+fn jump(
+    loader: &mut Loader,
+    file: &mut File,
+    (fed, known): (u64, Option<(u64, bool)>),
+    size: u64,
+) -> std::io::Result<u64> {
+    let end = match known {
+        Some(end) => Some(end),
+        None => body_end(file, fed, size)?,
+    };
+    let to = match end {
         Some((to, at_end)) if loader.jump(to, at_end) => to,
         _ => fed,
     };
@@ -138,10 +165,11 @@ fn send_new(loader: &Loader, path: &Path, sent: &mut usize, jobs: &Sender<Job>) 
 
 /// The second thread: the first file's first body, guessed ([`guess`]), then each body
 /// the loader lists, its bytes read from its file, into [`Bodies`].
-fn read_bodies(first: Option<PathBuf>, jobs: Receiver<Job>) -> Bodies {
+fn read_bodies(first: Option<(PathBuf, Ahead)>, jobs: Receiver<Job>) -> Bodies {
     let mut bodies = Bodies::default();
     let mut buf = vec![0u8; CHUNK];
-    let mut guessed = match first.map(|path| guess(&path, &mut buf, &mut bodies)) {
+    let guessed = first.map(|(path, ahead)| guess(&path, &ahead, &mut buf, &mut bodies));
+    let mut guessed = match guessed {
         Some(Err(e)) => {
             bodies.fail(format!("reading ahead: {e}"));
             false
@@ -165,9 +193,14 @@ fn read_bodies(first: Option<PathBuf>, jobs: Receiver<Job>) -> Bodies {
 }
 
 /// Reads ahead the body that the first `Used values` header of `path` opens, before the
-/// main thread's loader reaches it ([`BodyStart`], [`BodyEnd`], [`Bodies::guess`]);
-/// whether there was one.
-fn guess(path: &Path, buf: &mut [u8], bodies: &mut Bodies) -> std::io::Result<bool> {
+/// main thread's loader reaches it ([`BodyStart`], [`BodyEnd`], [`Bodies::guess`]), and
+/// tells the main thread where it is (`ahead`); whether there was one.
+fn guess(
+    path: &Path,
+    ahead: &OnceLock<Bounds>,
+    buf: &mut [u8],
+    bodies: &mut Bodies,
+) -> std::io::Result<bool> {
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
     let mut start = BodyStart::default();
@@ -188,6 +221,7 @@ fn guess(path: &Path, buf: &mut [u8], bodies: &mut Bodies) -> std::io::Result<bo
     let Some((to, at_end)) = body_end(&mut file, from, size)? else {
         return Ok(false);
     };
+    let _ = ahead.set((from, to, at_end));
     let name = path.to_string_lossy();
     bodies.guess(&name, from..to, first_line, at_end);
     read_range(&mut file, from..to, buf, bodies)?;
