@@ -223,7 +223,9 @@ fn guess(
     };
     let _ = ahead.set((from, to, at_end));
     let name = path.to_string_lossy();
-    bodies.guess(&name, from..to, first_line, at_end);
+    if !bodies.guess(&name, from..to, first_line, at_end) {
+        return Ok(false);
+    }
     read_range(&mut file, from..to, buf, bodies)?;
     Ok(true)
 }

@@ -337,10 +337,16 @@ impl Bodies {
     /// ends, so that it is read while the loader reads the rest. It is taken to be what
     /// the loader will list on jumping over it but for its module and the files of its
     /// module's parts, which [`Bodies::confirm`] takes from the entry listed. Only as the
-    /// first body.
-    pub fn guess(&mut self, file: &str, bytes: Range<u64>, first_line: u64, at_file_end: bool) {
+    /// first body: false (and the bytes are not to be fed) after another.
+    pub fn guess(
+        &mut self,
+        file: &str,
+        bytes: Range<u64>,
+        first_line: u64,
+        at_file_end: bool,
+    ) -> bool {
         if !self.listed.is_empty() {
-            return;
+            return false;
         }
         self.body(&DeferredUses {
             file: file.to_string(),
@@ -354,6 +360,7 @@ impl Bodies {
             parts: Vec::new(),
         });
         self.guessed = true;
+        true
     }
 
     /// `d`, the first entry the loader listed: whether it is the body guessed

@@ -832,7 +832,9 @@ pub fn guess_first_body(
     let Some((to, at_end)) = look.answer() else {
         return false;
     };
-    bodies.guess(name, from..to, first_line, at_end);
+    if !bodies.guess(name, from..to, first_line, at_end) {
+        return false;
+    }
     for piece in bytes[from as usize..to as usize].chunks(chunk.max(1)) {
         bodies.feed(piece);
     }
