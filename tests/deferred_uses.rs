@@ -249,7 +249,8 @@ fn gzip_is_not_deferred() {
 
 /// As the page reads: once the body is being skipped, its end is found from the file's end
 /// and the body's bytes are never fed; the body is then exactly up to the next header, and
-/// the completed module is the one-pass one.
+/// the completed module is the one-pass one. The body the command line reads ahead from the
+/// bytes alone (`BodyStart`, `BodyEnd`) is the one listed, and completes the same.
 #[test]
 fn the_body_is_jumped_over() {
     for label in [
@@ -290,7 +291,21 @@ fn the_body_is_jumped_over() {
         let d = &load.deferred[0];
         assert!(d.jumped && d.bytes.end == header, "{label}: {d:?}");
         let deferred = std::mem::take(&mut load.deferred);
+        // As the command line reads it ahead, from the bytes alone: the body listed.
+        let mut ahead = bufscope::parse::Bodies::default();
+        assert!(
+            guess_first_body(&[(name, bytes)], 256, &mut ahead),
+            "{label}: no body ahead"
+        );
+        assert!(
+            ahead.confirm(&deferred[0]),
+            "{label}: the body read ahead is not the one listed"
+        );
+        let mut modules = load.modules.clone();
+        ahead.complete(&mut modules, &deferred).unwrap();
         bufscope::parse::complete(&mut load.modules, &deferred, |_| Some(bytes)).unwrap();
+        assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
+        load.modules = modules;
         assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
     }
 }
@@ -323,16 +338,13 @@ fn a_damaged_handoff_is_refused() {
     loader.begin_file("000.txt");
     loader.feed(&bytes);
     loader.end_file();
-    let first = loader.deferred()[0].clone();
+    let first = loader.deferred().next().unwrap().clone();
     let load = loader.finish();
     assert_eq!(load.deferred, vec![first.clone()]);
     let body = &bytes[first.bytes.start as usize..first.bytes.end as usize];
-    let part = bufscope::parse::read_bodies(&[&first], |_, r| {
-        r.feed(body);
-        Ok(())
-    })
-    .unwrap()
-    .unwrap();
+    let mut reader = bufscope::parse::UsesReader::new(&first);
+    reader.feed(body);
+    let part = reader.finish().unwrap();
     let Handoff { meta, uses } = part.into_handoff();
     assert!(meta.len() > 100 && !uses.is_empty());
     for cut in 0..meta.len() {

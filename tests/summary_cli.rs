@@ -1,5 +1,6 @@
 //! `bufscope summary` run as a program: the answers of issue 10 in its JSON and its table,
-//! `--capacity`, `--top` and `--step`, and the exit code of a capacity it cannot read.
+//! `--capacity`, `--top` and `--step`, and the exit code of a capacity it cannot read; and
+//! its parallel read (`Used values` on a second thread) printing what one pass gives.
 //! The expected figures come from elsewhere: XProf 2.24.2's peak heap for the same
 //! compilations, and the padding of TPU dump 000 added up by hand (tests/answers.rs).
 
@@ -241,4 +242,122 @@ fn the_table_has_a_block_per_memory_space_within_100_columns() {
     ] {
         assert!(text.contains(part), "{part}: {text}");
     }
+}
+
+/// Whether `bufscope summary --json PATHS` prints what the library's one-pass read of the
+/// same files gives (false when neither prints anything: no module, no message; the
+/// command then exits 1).
+fn prints_one_pass(paths: &[String], label: &str) -> bool {
+    use bufscope::summary::{answers::SummaryOptions, oom::summary_json, Summary};
+    let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let files = paths
+        .iter()
+        .zip(&bytes)
+        .map(|(p, b)| (p.as_str(), b.as_slice()));
+    let loaded = bufscope::pipeline::open_files(files);
+    let mut args = vec!["summary", "--json"];
+    args.extend(paths.iter().map(String::as_str));
+    let out = run(&args);
+    if loaded.modules.is_empty() && loaded.oom.is_empty() {
+        assert_eq!(out.status.code(), Some(1), "{label}");
+        return false;
+    }
+    let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
+    let summary = Summary::with_options(modules, &SummaryOptions::default());
+    let expected = summary_json(&summary, &loaded.oom) + "\n";
+    assert!(out.status.success(), "{label}");
+    assert!(
+        out.stdout == expected.as_bytes(),
+        "{label}: the command line's summary differs from one pass"
+    );
+    true
+}
+
+/// The command line reads `Used values` on a second thread (src/cli/bodies.rs): what it
+/// prints is what the library's one-pass read gives, on every fixture and shared dump
+/// (the 94 MB one in an optimised build only).
+#[test]
+fn the_parallel_read_prints_what_one_pass_gives() {
+    let test = "the_parallel_read_prints_what_one_pass_gives";
+    let mut sets = vec![(common::fixtures_dir(), common::fixture_modules())];
+    if let Some(dir) = common::shared_dumps_or_skip(test) {
+        let big = !cfg!(debug_assertions);
+        let modules = common::modules_under(&dir, |_, stem| big || stem != "cpu_deep_unrolled_500");
+        sets.push((dir, modules));
+    }
+    let mut compared = 0;
+    for (root, modules) in &sets {
+        for m in modules {
+            let paths: Vec<String> = (m.files.iter())
+                .map(|(n, _)| root.join(&m.folder).join(n).to_string_lossy().into_owned())
+                .collect();
+            compared += usize::from(prints_one_pass(&paths, &m.label));
+        }
+    }
+    assert!(compared > 20, "{compared} modules compared");
+}
+
+/// A dump big enough for the command line to jump over its `Used values` body (past its
+/// first 4 MiB read), as is and with lines that make the parallel read refuse: a warning
+/// after the body (its line unknown after the jump), a line in the body that is no
+/// `Used values` line. The command line then reads the file again in one pass and prints
+/// what one pass gives, warnings and their line numbers included.
+#[test]
+fn the_parallel_read_falls_back_to_one_pass_where_it_must() {
+    let dir = std::env::temp_dir().join(format!("bufscope-parallel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = fixture_files("cpu/jax0.6.2", "cpu_mlp_train").remove(0);
+    let big = dir.join("big.buffer-assignment.txt");
+    let out = run(&[
+        "generate",
+        &src,
+        "--size",
+        "9MB",
+        "--out",
+        big.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&big).unwrap();
+    let body = text.find("\nUsed values:\n").unwrap() + 1;
+    let after = text.find("\nHloLiveRange").unwrap() + 1;
+    assert!(
+        body < 4 << 20 && after > 4 << 20,
+        "the body spans the first read"
+    );
+    let line_end = |at: usize| at + text[at..].find('\n').unwrap() + 1;
+    let variants = [
+        ("as generated", text.clone()),
+        (
+            "a warning after the body",
+            [
+                &text[..line_end(after)],
+                "  garbage here\n",
+                &text[line_end(after)..],
+            ]
+            .concat(),
+        ),
+        (
+            "no Used values line in the body",
+            [
+                &text[..line_end(after - 200)],
+                " garbage\n",
+                &text[line_end(after - 200)..],
+            ]
+            .concat(),
+        ),
+    ];
+    for (what, variant) in variants {
+        let path = dir.join("variant.buffer-assignment.txt");
+        std::fs::write(&path, &variant).unwrap();
+        let paths = [path.to_string_lossy().into_owned()];
+        assert!(prints_one_pass(&paths, what), "{what}: nothing printed");
+        let out = run(&["summary", "--json", &paths[0]]);
+        let warned = String::from_utf8_lossy(&out.stdout).contains(": malformed line in the");
+        assert_eq!(warned, what != "as generated", "{what}: the warning");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -118,16 +118,46 @@ pub fn space_answers_indexed(
     step: Option<u32>,
     options: &Options,
 ) -> SpaceAnswers {
-    let step = step.or(space.peak_time).unwrap_or(0);
-    let live = live_set(module, space, step);
-    let mut idle = idle::idle_ranking(module, index, &live);
-    idle.rows.truncate(options.top);
-    let mut source_lines = groups::by_source_line(module, &live);
+    let live = space_live_set(module, space, step);
+    let idle = top_idle(module, index, &live, options.top);
+    SpaceAnswers {
+        idle,
+        ..space_answers_but_idle(module, space, &live, options)
+    }
+}
+
+/// The values of `space` live at `step` (its peak when `None`, step 0 without one).
+pub fn space_live_set(module: &Module, space: &Space, step: Option<u32>) -> LiveSet {
+    live_set(module, space, step.or(space.peak_time).unwrap_or(0))
+}
+
+/// The first `top` idle candidates among `live` ([`idle::idle_ranking`]).
+pub fn top_idle(
+    module: &Module,
+    index: &idle::ScheduleIndex,
+    live: &LiveSet,
+    top: usize,
+) -> idle::IdleAnswer {
+    let mut idle = idle::idle_ranking(module, index, live);
+    idle.rows.truncate(top);
+    idle
+}
+
+/// Every answer for `space` at the step of `live` but the idle stretches, which need the
+/// module's schedule index: its `idle` is left empty for [`top_idle`]'s, so that a caller
+/// may compute the two at once ([`Both`]).
+pub fn space_answers_but_idle(
+    module: &Module,
+    space: &Space,
+    live: &LiveSet,
+    options: &Options,
+) -> SpaceAnswers {
+    let mut source_lines = groups::by_source_line(module, live);
     source_lines.truncate(options.top);
     let xprof = xprof::xprof_figures(module, space);
     SpaceAnswers {
         color: space.color,
-        step,
+        step: live.step,
         occupied_bytes: live.occupied_bytes,
         value_bytes: live.value_bytes,
         live_values: live.values.len() as u32,
@@ -138,18 +168,34 @@ pub fn space_answers_indexed(
             options.peak_prominence,
         ),
         xla_peak_step: peaks::xla_peak_step(module),
-        op_names: groups::op_name_tree(module, &live, options.fold),
+        op_names: groups::op_name_tree(module, live, options.fold),
         source_lines,
-        categories: categories::by_category(module, &live),
-        padding: padding::space_padding(module, space, &live, options.top),
+        categories: categories::by_category(module, live),
+        padding: padding::space_padding(module, space, live, options.top),
         peak_padding_bytes: padding::peak_padding_bytes(module, space),
         capacity: options
             .capacity
             .as_ref()
             .map(|c| capacity::verdict(space.peak_bytes, c)),
-        idle,
+        idle: idle::IdleAnswer {
+            step: live.step,
+            available: false,
+            message: None,
+            rows: Vec::new(),
+        },
         xprof_peak_heap_bytes: xprof.xprof_peak_heap_bytes,
         three_peaks: xprof::three_peaks(module, space, &xprof),
         xprof,
     }
+}
+
+/// Runs two pieces of work that share only what they read, maybe at once. The core has no
+/// threads: [`in_turn`] runs one after the other; the command line passes one that runs
+/// them on two threads.
+pub type Both = fn(&mut (dyn FnMut() + Send), &mut (dyn FnMut() + Send));
+
+/// [`Both`]: the first, then the second.
+pub fn in_turn(first: &mut (dyn FnMut() + Send), second: &mut (dyn FnMut() + Send)) {
+    first();
+    second();
 }

@@ -1,6 +1,8 @@
 //! Reading for the command line: which files the operands name (folders give their dump
-//! files), reading them in chunks into the core's [`Pipeline`], and choosing the module to
-//! draw. Problems with single files go to stderr; no module at all is a [`Failure`].
+//! files), reading them in chunks into the core's [`Pipeline`] (with `Used values` parsed
+//! on a second thread, [`super::bodies`], or in one pass where that does not read as one
+//! pass would), and choosing the module to draw. Problems with single files go to stderr;
+//! no module at all is a [`Failure`].
 
 use super::Failure;
 use bufscope::pipeline::{Analysed, Loaded, Pipeline};
@@ -20,14 +22,7 @@ pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
     if files.is_empty() {
         return Err(Failure("no dump file to read".into()));
     }
-    let mut pipeline = Pipeline::new();
-    let mut buf = vec![0u8; CHUNK];
-    for path in &files {
-        if let Err(e) = feed_file(&mut pipeline, path, &mut buf) {
-            eprintln!("bufscope: cannot read {}: {e}", path.display());
-        }
-    }
-    let loaded = pipeline.finish();
+    let loaded = super::bodies::read(&files).unwrap_or_else(|| read_one_pass(&files));
     for e in &loaded.errors {
         eprintln!("bufscope: {e}");
     }
@@ -42,6 +37,18 @@ pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
         )));
     }
     Ok(loaded)
+}
+
+/// Reads, joins and analyses `files` in one pass, saying on stderr which could not be read.
+pub fn read_one_pass(files: &[PathBuf]) -> Loaded {
+    let mut pipeline = Pipeline::new();
+    let mut buf = vec![0u8; CHUNK];
+    for path in files {
+        if let Err(e) = feed_file(&mut pipeline, path, &mut buf) {
+            eprintln!("bufscope: cannot read {}: {e}", path.display());
+        }
+    }
+    pipeline.finish()
 }
 
 /// Streams one file into the pipeline, `buf.len()` bytes at a time.

@@ -10,6 +10,7 @@
 //! usage line on stderr).
 
 mod bench;
+mod bodies;
 mod diff;
 mod input;
 mod summary_args;
@@ -162,7 +163,7 @@ fn summary(args: SummaryArgs) -> CmdResult {
         step: args.step,
     };
     let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
-    let summary = Summary::with_options(modules, &options);
+    let summary = Summary::with_options_by(modules, &options, on_two_threads);
     let text = if args.json {
         let mut json = oom_summary::summary_json(&summary, &loaded.oom);
         json.push('\n');
@@ -170,7 +171,25 @@ fn summary(args: SummaryArgs) -> CmdResult {
     } else {
         oom_summary::after_table(summary.to_table(), &loaded.oom)
     };
+    // The process ends here: its memory goes back at once, without freeing the modules'
+    // many blocks one by one (a few ms on a 94 MB dump).
+    std::mem::forget(loaded);
     write_stdout(text.as_bytes())
+}
+
+/// [`bufscope::answers::Both`] on two threads: `second` on a new one (the first where no
+/// thread can be started).
+fn on_two_threads(first: &mut (dyn FnMut() + Send), second: &mut (dyn FnMut() + Send)) {
+    let started = std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .name("answers".into())
+            .spawn_scoped(s, &mut *second);
+        first();
+        other.is_ok()
+    });
+    if !started {
+        second();
+    }
 }
 
 fn render(args: RenderArgs) -> CmdResult {

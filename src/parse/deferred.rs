@@ -19,10 +19,6 @@
 //! left open, else [`UsesReader::finish`] says why and the file must be read again in one
 //! pass. Gzip files are read in one pass (their byte offsets are not the text's).
 
-mod handoff;
-
-pub use handoff::Handoff;
-
 use super::assemble::Builder;
 use super::join::Join;
 use super::section::{Cx, Flow, Notes, SectionReader};
@@ -31,6 +27,11 @@ use super::Part;
 use crate::model::{Module, Str};
 use hashbrown::HashMap;
 use std::ops::Range;
+
+mod bounds;
+mod handoff;
+pub use bounds::{last_header, BodyEnd, BodyStart, Found};
+pub use handoff::Handoff;
 
 /// The body of one `Used values` section, skipped by the first read. (Serialisable, so
 /// that the page can hand it to the worker that reads the body.)
@@ -296,11 +297,174 @@ impl Completing {
     }
 }
 
+/// The skipped bodies of any modules, read in the order they were listed (one
+/// [`UsesReader`] per module): what [`complete`] reads from whole files, and what a reader
+/// elsewhere (the command line's second thread) reads while the first read goes on.
+#[derive(Default)]
+pub struct Bodies {
+    /// The bodies started, in order, as they were listed.
+    listed: Vec<DeferredUses>,
+    /// Each module's reader, in the order first listed.
+    readers: Vec<(String, UsesReader)>,
+    /// The reader of the body being fed.
+    current: Option<usize>,
+    /// Why a body could not be read (its bytes were not all there).
+    failed: Option<String>,
+    /// The only body so far is a guess ([`Bodies::guess`]) not yet confirmed.
+    guessed: bool,
+}
+
+impl Bodies {
+    /// The bytes fed next are the body `d` (a [`Loader::deferred`](super::Loader::deferred)
+    /// entry), from its first byte.
+    pub fn body(&mut self, d: &DeferredUses) {
+        self.listed.push(d.clone());
+        let at = match self.readers.iter().position(|(m, _)| *m == d.module) {
+            Some(at) => {
+                self.readers[at].1.body(d);
+                at
+            }
+            None => {
+                self.readers.push((d.module.clone(), UsesReader::new(d)));
+                self.readers.len() - 1
+            }
+        };
+        self.current = Some(at);
+    }
+
+    /// More bytes of the current body, in order, in chunks of any size.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if let Some(r) = self.current.and_then(|at| self.readers.get_mut(at)) {
+            r.1.feed(chunk);
+        }
+    }
+
+    /// The bytes fed next are a body the loader has not listed yet: the one a file's
+    /// first `Used values` header opens ([`BodyStart`]), up to where [`BodyEnd`] says it
+    /// ends, so that it is read while the loader reads the rest. It is taken to be what
+    /// the loader will list on jumping over it but for its module and the files of its
+    /// module's parts, which [`Bodies::confirm`] takes from the entry listed. Only as the
+    /// first body: false (and the bytes are not to be fed) after another.
+    pub fn guess(
+        &mut self,
+        file: &str,
+        bytes: Range<u64>,
+        first_line: u64,
+        at_file_end: bool,
+    ) -> bool {
+        if !self.listed.is_empty() {
+            return false;
+        }
+        self.body(&DeferredUses {
+            file: file.to_string(),
+            module: String::new(),
+            bytes,
+            first_line,
+            lines: 0,
+            at_file_end,
+            exact: true,
+            jumped: true,
+            parts: Vec::new(),
+        });
+        self.guessed = true;
+        true
+    }
+
+    /// `d`, the first entry the loader listed: whether it is the body guessed
+    /// ([`Bodies::guess`], then read or being read: not to be fed again). Where it is not,
+    /// the guess is forgotten and `d` is to be read as any other.
+    pub fn confirm(&mut self, d: &DeferredUses) -> bool {
+        let Some(guess) = self.listed.first().filter(|_| self.guessed) else {
+            return false;
+        };
+        let same = guess.file == d.file
+            && guess.bytes == d.bytes
+            && (guess.first_line, guess.lines) == (d.first_line, d.lines)
+            && (guess.at_file_end, guess.exact, guess.jumped) == (d.at_file_end, d.exact, d.jumped);
+        if !same {
+            self.forget_guess();
+            return false;
+        }
+        self.guessed = false;
+        self.listed[0] = d.clone();
+        if let Some((module, reader)) = self.readers.first_mut() {
+            module.clone_from(&d.module);
+            reader.parts.clone_from(&d.parts);
+        }
+        true
+    }
+
+    /// The body guessed is not one the loader listed: forgotten.
+    pub fn forget_guess(&mut self) {
+        if std::mem::take(&mut self.guessed) {
+            self.listed.clear();
+            self.readers.clear();
+            self.current = None;
+        }
+    }
+
+    /// The current body's bytes could not all be fed: completing will refuse.
+    pub fn fail(&mut self, why: String) {
+        self.failed.get_or_insert(why);
+    }
+
+    /// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses),
+    /// which listed `deferred`) from the bodies read: the modules become those one pass
+    /// reads. An error says why not (the bodies read are not those `deferred` lists, a
+    /// body did not read as in one pass, a warning's line is unknown): the files must then
+    /// be read again in one pass, and the modules are left partly completed.
+    pub fn complete<'m>(
+        self,
+        modules: impl IntoIterator<Item = &'m mut Module>,
+        deferred: &[DeferredUses],
+    ) -> Result<(), String> {
+        self.complete_through(modules, deferred, |part, _| Ok(part))
+    }
+
+    /// [`Bodies::complete`], each module's part passed through `through` (with the module's
+    /// first body) on its way: the tests pass it through the [`Handoff`] the page's worker
+    /// uses.
+    pub fn complete_through<'m>(
+        self,
+        modules: impl IntoIterator<Item = &'m mut Module>,
+        deferred: &[DeferredUses],
+        through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
+    ) -> Result<(), String> {
+        if let Some(why) = self.failed {
+            return Err(why);
+        }
+        if self.listed != deferred {
+            return Err("the bodies read are not those the first read skipped".into());
+        }
+        let modules: Vec<&mut Module> = modules.into_iter().collect();
+        if !lines_known(modules.iter().map(|m| &**m), deferred) {
+            return Err("a warning follows bytes that were not read: its line is unknown".into());
+        }
+        let mut readers = self.readers;
+        for m in modules {
+            let Some(at) = readers.iter().position(|(name, _)| *name == m.name) else {
+                continue;
+            };
+            let (_, reader) = readers.swap_remove(at);
+            let first = deferred.iter().find(|d| d.module == m.name);
+            let part = match first {
+                Some(first) => through(reader.finish()?, first)?,
+                None => reader.finish()?,
+            };
+            let mut completing = part.complete(std::mem::take(m));
+            while !completing.step(usize::MAX) {}
+            *m = completing.into_module();
+        }
+        // A body whose module is not read (its join failed) is not read in one pass either.
+        Ok(())
+    }
+}
+
 /// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses)) from
 /// the `deferred` bodies in the bytes of their files, `bytes(file)` giving a file's bytes by
-/// the name it was read under; the modules become those one pass reads. An error says why
-/// a body did not read as in one pass (the files must then be read again in one pass); the
-/// modules are then left partly completed.
+/// the name it was read under ([`Bodies::complete`]); the modules become those one pass
+/// reads. An error says why a body did not read as in one pass (the files must then be read
+/// again in one pass); the modules are then left partly completed.
 pub fn complete<'a>(
     modules: &mut [Module],
     deferred: &[DeferredUses],
@@ -310,57 +474,26 @@ pub fn complete<'a>(
 }
 
 /// [`complete`], each module's part passed through `through` (with the module's first
-/// body) on its way: the tests pass it through the [`Handoff`] the page's worker uses.
+/// body) on its way ([`Bodies::complete_through`]): the tests pass it through the
+/// [`Handoff`] the page's worker uses.
 pub fn complete_through<'a>(
     modules: &mut [Module],
     deferred: &[DeferredUses],
     bytes: impl Fn(&str) -> Option<&'a [u8]>,
     through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
 ) -> Result<(), String> {
-    if !lines_known(modules.iter(), deferred) {
-        return Err("a warning follows bytes that were not read: its line is unknown".into());
+    let mut bodies = Bodies::default();
+    for d in deferred {
+        let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
+        let body = usize::try_from(d.bytes.start)
+            .ok()
+            .zip(usize::try_from(d.bytes.end).ok())
+            .and_then(|(a, b)| file.get(a..b))
+            .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
+        bodies.body(d);
+        bodies.feed(body);
     }
-    for m in modules.iter_mut() {
-        let name = m.name.clone();
-        let bodies: Vec<&DeferredUses> = deferred.iter().filter(|d| d.module == name).collect();
-        let feed = |d: &DeferredUses, reader: &mut UsesReader| {
-            let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
-            let body = usize::try_from(d.bytes.start)
-                .ok()
-                .zip(usize::try_from(d.bytes.end).ok())
-                .and_then(|(a, b)| file.get(a..b))
-                .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
-            reader.feed(body);
-            Ok(())
-        };
-        let Some(part) = read_bodies(&bodies, feed)? else {
-            continue;
-        };
-        let mut completing = through(part, bodies[0])?.complete(std::mem::take(m));
-        while !completing.step(usize::MAX) {}
-        *m = completing.into_module();
-    }
-    Ok(())
-}
-
-/// Reads the skipped bodies of one module, in order: `feed(body, reader)` gives the
-/// reader each body's bytes (in chunks of any size). None without bodies; an error when
-/// a body could not be read or did not read as one pass reads it ([`UsesReader::finish`]).
-pub fn read_bodies(
-    bodies: &[&DeferredUses],
-    mut feed: impl FnMut(&DeferredUses, &mut UsesReader) -> Result<(), String>,
-) -> Result<Option<UsedPart>, String> {
-    let Some(first) = bodies.first() else {
-        return Ok(None);
-    };
-    let mut reader = UsesReader::new(first);
-    for (i, d) in bodies.iter().enumerate() {
-        if i > 0 {
-            reader.body(d);
-        }
-        feed(d, &mut reader)?;
-    }
-    reader.finish().map(Some)
+    bodies.complete_through(modules, deferred, through)
 }
 
 /// Whether every warning's line number is known: none follows, in its file, a body that was
@@ -386,120 +519,4 @@ pub fn lines_known<'a>(
 
 fn base_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-/// What [`last_header`] found in a slice of a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Found {
-    /// The start of the slice's last whole line that opens a section.
-    Header(usize),
-    /// A `*** Begin/End` wrapper line after any such header: a stdout dump, read forward.
-    Wrapper,
-    Nothing,
-}
-
-/// Looks for where a skipped `Used values` body ends, from the end of a file backwards, one
-/// slice at a time: the last line of `bytes` that opens a section (or a wrapper line, after
-/// which no guess is made). Only lines that start inside `bytes` count (after a `\n`, or at
-/// its start when `at_line_start`); a line running past the slice's end is cut there, so
-/// callers read each slice a little longer than the part they ask about.
-pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
-    let mut end = bytes.len();
-    loop {
-        let start = match memchr::memrchr(b'\n', &bytes[..end]) {
-            Some(nl) => nl + 1,
-            None if at_line_start => 0,
-            None => return Found::Nothing,
-        };
-        let raw = &bytes[start..end];
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if !matches!(line.first(), None | Some(b'<' | b' ')) {
-            if line.starts_with(b"*** ") {
-                return Found::Wrapper;
-            }
-            if super::file::is_header(line) {
-                return Found::Header(start);
-            }
-        }
-        if start == 0 {
-            return Found::Nothing;
-        }
-        end = start - 1;
-    }
-}
-
-/// Where to jump while skipping a `Used values` body ([`Loader::jump`](super::Loader::jump)):
-/// the last line of the file that opens a section, looked for from the end backwards, a
-/// slice at a time ([`BodyEnd::next`], [`BodyEnd::look`]); when there is none after the
-/// bytes fed, the end of the file. A wrapper line met first means a stdout dump (its
-/// modules each end with their own sections): no jump, the file is read forward.
-pub struct BodyEnd {
-    /// Bytes fed so far: the guess must lie at or after them.
-    fed: u64,
-    size: u64,
-    slice: u64,
-    /// The part of the file looked at so far: `from..size`.
-    from: u64,
-    found: Option<Option<(u64, bool)>>,
-}
-
-/// Bytes read past each slice's own part, so that a line cut there is whole (section
-/// header lines are short).
-const OVERLAP: u64 = 4096;
-
-impl BodyEnd {
-    /// Looks in a file of `size` bytes, of which `fed` were fed, reading at most `slice`
-    /// bytes at a time (each slice overlaps the one after it by a few KiB).
-    pub fn new(fed: u64, size: u64, slice: u64) -> Self {
-        BodyEnd {
-            fed,
-            size,
-            slice: slice.max(1),
-            from: size,
-            found: None,
-        }
-    }
-
-    /// The next bytes to look at (`look` them), or none once the answer is known.
-    pub fn next(&self) -> Option<Range<u64>> {
-        if self.found.is_some() {
-            return None;
-        }
-        // From the byte before the first unfed one, so that a line starting right there is
-        // seen to start after a line end.
-        let own = (self.slice - self.overlap()).max(1);
-        let start = self
-            .from
-            .saturating_sub(own)
-            .max(self.fed.saturating_sub(1));
-        Some(start..(self.from + self.overlap()).min(self.size))
-    }
-
-    /// Bytes each slice reads past its own part: [`OVERLAP`], or half a small slice.
-    fn overlap(&self) -> u64 {
-        (self.slice / 2).min(OVERLAP)
-    }
-
-    /// The bytes of the range [`BodyEnd::next`] gave.
-    pub fn look(&mut self, bytes: &[u8]) {
-        let Some(range) = self.next() else { return };
-        let own = (self.from - range.start) as usize;
-        let found = last_header(bytes, range.start == 0);
-        self.from = range.start;
-        match found {
-            Found::Header(at) if at <= own && range.start + at as u64 >= self.fed => {
-                self.found = Some(Some((range.start + at as u64, false)));
-            }
-            Found::Wrapper => self.found = Some(None),
-            _ if self.from <= self.fed.saturating_sub(1) => {
-                self.found = Some(Some((self.size, true)))
-            }
-            _ => {}
-        }
-    }
-
-    /// Where to jump (`(offset, at the end)`), none for no jump; asked once `next` is none.
-    pub fn answer(&self) -> Option<(u64, bool)> {
-        self.found.flatten()
-    }
 }

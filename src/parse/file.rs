@@ -62,8 +62,6 @@ pub(super) struct File {
     oom: OomSearch,
     /// The file's first two bytes (gzip or text).
     head: Vec<u8>,
-    /// Its name as given.
-    name: String,
     /// Bytes fed so far (or, after a [`File::jump`], the offset of the next byte to feed).
     fed: u64,
 }
@@ -79,7 +77,6 @@ impl File {
             lines,
             oom: OomSearch::default(),
             head: Vec::new(),
-            name: name.to_string(),
             fed: 0,
         }
     }
@@ -89,15 +86,15 @@ impl File {
         self.lines.skip.as_ref().map(|s| s.start)
     }
 
+    /// The `Used values` bodies of this file skipped so far.
+    pub fn deferred(&self) -> &[DeferredUses] {
+        &self.lines.deferred
+    }
+
     /// While skipping a `Used values` body: the bytes fed next start at `to`, a line that
     /// opens another section (or the end of the file, `at_end`), found by
     /// [`super::deferred::last_header`]; the body is `skipping()..to`, its lines not
     /// counted. False (and nothing changes) when not skipping or `to` was fed already.
-    /// The bodies skipped so far ([`super::Loader::skipped_in_file`]).
-    pub fn skipped(&self) -> &[DeferredUses] {
-        &self.lines.deferred
-    }
-
     pub fn jump(&mut self, to: u64, at_end: bool, builders: &mut [Builder]) -> bool {
         if self.lines.skip.is_none() || to < self.fed || !self.lines.plain {
             return false;
@@ -151,10 +148,7 @@ impl File {
         }
         lines.end_skip(builders, true);
         lines.end_virtual_file(builders);
-        for mut d in lines.deferred.drain(..) {
-            d.file.clone_from(&self.name);
-            deferred.push(d);
-        }
+        deferred.append(&mut lines.deferred);
         if !lines.recognised {
             match std::mem::take(&mut self.oom).finish(&lines.notes.file) {
                 Ok(found) => ooms.push(found),
@@ -206,6 +200,8 @@ struct Lines {
     notes: Notes,
     /// The name the current module is keyed on (the file's, or a `*** Begin` name).
     virtual_name: String,
+    /// The file's name as given (a path is fine).
+    name: String,
     /// Position in `builders` of the current module, once a section header was seen.
     module: Option<usize>,
     line_no: u64,
@@ -246,6 +242,7 @@ impl Lines {
         Lines {
             notes: Notes::new(base.clone()),
             virtual_name: base,
+            name: name.to_string(),
             module: None,
             line_no: 0,
             last_line_open: false,
@@ -417,7 +414,7 @@ impl Lines {
         };
         b.deferred = true;
         self.deferred.push(DeferredUses {
-            file: String::new(),
+            file: self.name.clone(),
             module: b.module.name.clone(),
             bytes: skip.start..self.offset,
             first_line: skip.first_line,

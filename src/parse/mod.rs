@@ -37,7 +37,7 @@ use assemble::Builder;
 use file::File;
 
 pub use deferred::{
-    complete, complete_through, last_header, lines_known, read_bodies, BodyEnd, Completing,
+    complete, complete_through, last_header, lines_known, Bodies, BodyEnd, BodyStart, Completing,
     DeferredUses, Found, Handoff, UsedPart, UsesReader,
 };
 pub use input::is_gzip;
@@ -99,6 +99,15 @@ impl Loader {
         self.file.as_ref().and_then(File::skipping)
     }
 
+    /// The `Used values` bodies skipped so far ([`Loader::defer_uses`]), in file order:
+    /// those of the files ended, then the current file's. An entry is listed once its body
+    /// has ended (at the next section's header, the file's end, or a [`Loader::jump`]) and
+    /// is then as [`Load::deferred`] will list it.
+    pub fn deferred(&self) -> impl Iterator<Item = &DeferredUses> {
+        let current = self.file.as_ref().map(File::deferred).unwrap_or_default();
+        self.deferred.iter().chain(current)
+    }
+
     /// While [`Loader::skipping`]: the bytes fed next start at offset `to` of the file, the
     /// start of a line that opens another section (or its end, `at_end`), so that the body's
     /// bytes need not be fed at all; its lines are then not counted, and completing refuses
@@ -109,18 +118,6 @@ impl Loader {
             Some(file) => file.jump(to, at_end, &mut self.builders),
             None => false,
         }
-    }
-
-    /// The `Used values` bodies skipped in the files ended so far ([`Loader::defer_uses`]),
-    /// as [`Load::deferred`] will list them.
-    pub fn deferred(&self) -> &[DeferredUses] {
-        &self.deferred
-    }
-
-    /// The `Used values` bodies skipped so far in the current file (their `file` is set
-    /// once it ends, when they join [`Loader::deferred`]).
-    pub fn skipped_in_file(&self) -> &[DeferredUses] {
-        self.file.as_ref().map_or(&[], File::skipped)
     }
 
     /// Ends the current file.

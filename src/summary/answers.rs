@@ -14,7 +14,9 @@ use crate::answers::idle::{IdleRow, ScheduleIndex};
 use crate::answers::padding::ValuePadding;
 use crate::answers::peaks::Peak;
 use crate::answers::xprof::ThreePeaks;
-use crate::answers::{space_answers_indexed, Options, SpaceAnswers};
+use crate::answers::{
+    space_answers_but_idle, space_live_set, top_idle, Both, Options, SpaceAnswers,
+};
 use crate::model::{memory_space_name, Module};
 use crate::summary::{align, printable};
 use crate::text::clip_front;
@@ -127,28 +129,39 @@ pub struct IdleCandidates {
     pub rows: Vec<IdleCandidate>,
 }
 
-/// The extras of every space of `analysis`, in its order; the schedule index is built once.
+/// The extras of every space of `analysis`, in its order; the idle candidates (the schedule
+/// index, built once, and the uses of the live values) are found beside the other answers
+/// by `both` ([`crate::answers::in_turn`]: one after the other).
 pub fn module_extras(
     module: &Module,
     analysis: &Analysis,
     options: &SummaryOptions,
+    both: Both,
 ) -> Vec<SpaceExtras> {
-    let index = ScheduleIndex::new(module);
     let asked = Options {
         top: options.top,
         capacity: options.capacity.clone(),
         ..Options::default()
     };
-    analysis
-        .spaces
-        .iter()
-        .map(|space| {
-            extras(
-                module,
-                space_answers_indexed(module, &index, space, options.step, &asked),
-                options.top,
-            )
-        })
+    let lives: Vec<_> = (analysis.spaces.iter())
+        .map(|space| space_live_set(module, space, options.step))
+        .collect();
+    let (mut idle, mut answers) = (Vec::new(), Vec::new());
+    both(
+        &mut || {
+            let index = ScheduleIndex::new(module);
+            idle = (lives.iter())
+                .map(|live| top_idle(module, &index, live, options.top))
+                .collect();
+        },
+        &mut || {
+            answers = (analysis.spaces.iter().zip(&lives))
+                .map(|(space, live)| space_answers_but_idle(module, space, live, &asked))
+                .collect();
+        },
+    );
+    (answers.into_iter().zip(idle))
+        .map(|(a, idle)| extras(module, SpaceAnswers { idle, ..a }, options.top))
         .collect()
 }
 

@@ -9,6 +9,7 @@ pub mod answers;
 pub mod oom;
 
 use crate::analysis::Analysis;
+use crate::answers::{in_turn, Both};
 use crate::model::{memory_space_name, Module};
 use answers::{module_extras, space_block, SpaceExtras, SummaryOptions};
 use serde::Serialize;
@@ -62,7 +63,18 @@ impl ModuleSummary {
         analysis: &Analysis,
         options: &SummaryOptions,
     ) -> ModuleSummary {
-        let extras = module_extras(module, analysis, options);
+        ModuleSummary::with_options_by(module, analysis, options, in_turn)
+    }
+
+    /// [`ModuleSummary::with_options`], two parts of the answers computed by `both`
+    /// (maybe at once: [`answers::module_extras`]).
+    pub fn with_options_by(
+        module: &Module,
+        analysis: &Analysis,
+        options: &SummaryOptions,
+        both: Both,
+    ) -> ModuleSummary {
+        let extras = module_extras(module, analysis, options, both);
         let memory_spaces = (analysis.spaces.iter().zip(extras))
             .map(|(s, extras)| SpaceSummary {
                 color: s.color,
@@ -96,10 +108,20 @@ impl Summary {
         modules: impl IntoIterator<Item = (&'a Module, &'a Analysis)>,
         options: &SummaryOptions,
     ) -> Summary {
+        Summary::with_options_by(modules, options, in_turn)
+    }
+
+    /// [`Summary::with_options`], two parts of each module's answers computed by `both`
+    /// (the command line: on two threads).
+    pub fn with_options_by<'a>(
+        modules: impl IntoIterator<Item = (&'a Module, &'a Analysis)>,
+        options: &SummaryOptions,
+        both: Both,
+    ) -> Summary {
         Summary {
             modules: modules
                 .into_iter()
-                .map(|(m, a)| ModuleSummary::with_options(m, a, options))
+                .map(|(m, a)| ModuleSummary::with_options_by(m, a, options, both))
                 .collect(),
         }
     }

@@ -164,7 +164,7 @@ impl Flow {
             return;
         };
         if let Some(jobs) = jobs.as_mut() {
-            jobs.read(&files, fed.loader.deferred());
+            jobs.read(&files, &fed.loader.deferred().cloned().collect::<Vec<_>>());
         }
         let mut timings = Timings {
             read: js_sys::Date::now() - started,
@@ -223,9 +223,9 @@ impl Flow {
                 }
             },
             || !self.current(),
-            |picked, skipped| {
+            |body| {
                 if let Some(jobs) = jobs.as_mut() {
-                    jobs.jumped(files, picked, skipped);
+                    jobs.jumped(files, body);
                 }
             },
         )

@@ -198,14 +198,13 @@ pub struct Fed {
 /// `Used values` for later ([`Loader::defer_uses`], read by [`read_range`]). `progress`
 /// gets the fraction of bytes read (0.0 ..= 1.0) after each slice. When `cancelled` turns
 /// true (Cancel, or a newer read), reading stops at the next slice and `None` is returned.
-/// `jumped(file, bodies)` is told each time a body is jumped over, with the bodies skipped
-/// in that file so far (the last is the one just jumped).
+/// `jumped(body)` is told each body jumped over.
 pub async fn read_files(
     files: &[Picked],
     defer: bool,
     progress: impl Fn(f64),
     cancelled: impl Fn() -> bool,
-    mut jumped: impl FnMut(&Picked, &[DeferredUses]),
+    mut jumped: impl FnMut(&DeferredUses),
 ) -> Option<Fed> {
     let total: f64 = files.iter().map(|p| p.file.size()).sum();
     let mut fed = Fed {
@@ -268,7 +267,9 @@ pub async fn read_files(
                     if fed.loader.jump(to as u64, at_end) {
                         advanced(to - stopped);
                         from = to;
-                        jumped(picked, fed.loader.skipped_in_file());
+                        if let Some(d) = fed.loader.deferred().last() {
+                            jumped(d);
+                        }
                     }
                 }
             }

@@ -218,17 +218,14 @@ impl UsesJobs {
         Some(jobs)
     }
 
-    /// The body just jumped over, the last of `skipped` (those of the file `picked` so
-    /// far): read at once, while the page reads the rest of the file. A module with a
-    /// second body waits for [`UsesJobs::settle`].
-    pub fn jumped(&mut self, files: &[Picked], picked: &Picked, skipped: &[DeferredUses]) {
-        let Some(last) = skipped.last().filter(|_| self.early) else {
+    /// The body just jumped over: read at once, while the page reads the rest of the
+    /// file. A module with a second body waits for [`UsesJobs::read`].
+    pub fn jumped(&mut self, files: &[Picked], body: &DeferredUses) {
+        if !self.early {
             return;
-        };
-        let mut body = last.clone();
-        body.file.clone_from(&picked.name);
+        }
         if self.jobs.remove(&body.module).is_none() {
-            self.post(files, vec![body]);
+            self.post(files, vec![body.clone()]);
         }
     }
 

@@ -711,13 +711,17 @@ pub fn sane(load: &bufscope::Load, what: &str) {
 // ---------------------------------------------------------------------------------------
 // The deferred read: `Used values` skipped, the diagram's module first, completed after.
 
-/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes;
-/// with `jump`, as the page does: once a body is being skipped, its end is looked for from
-/// the file's end (`parse::BodyEnd`, in 64 KiB slices) and the bytes up to it are not fed),
+/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes),
 /// then completes the modules from the files' bytes; where completing says the skip
-/// guessed wrong, the files are read again in one pass (as the page does). Returns the
-/// first read's analysis of each module ([`analysis_fingerprint`]; none when the files
-/// were read again) and the completed load.
+/// guessed wrong, the files are read again in one pass (as the page and the command line
+/// do). With `jump`, as the page and the command line do: once a body is being skipped,
+/// its end is looked for from the file's end (`parse::BodyEnd`, in 64 KiB slices) and the
+/// bytes up to it are not fed; and as the command line does, each body the loader lists
+/// (`Loader::deferred`) goes, as soon as listed, to a second thread that reads it into
+/// `parse::Bodies` while the first read goes on (the first file's first body read ahead,
+/// before the loader lists it: [`guess_first_body`]). Without, `parse::complete` reads the
+/// bodies from whole files afterwards. Returns the first read's analysis of each module
+/// ([`analysis_fingerprint`]; none when the files were read again) and the completed load.
 pub fn load_deferred(
     files: &[(&str, &[u8])],
     chunk: usize,
@@ -737,40 +741,118 @@ pub fn load_deferred_through(
         &bufscope::parse::DeferredUses,
     ) -> Result<bufscope::parse::UsedPart, String>,
 ) -> (Option<Vec<String>>, bufscope::Load) {
-    let mut loader = bufscope::Loader::new();
-    loader.defer_uses(true);
-    for &(name, bytes) in files {
-        loader.begin_file(name);
-        let mut at = 0;
-        let mut looked = false;
-        while at < bytes.len() {
-            let end = (at + chunk.max(1)).min(bytes.len());
-            loader.feed(&bytes[at..end]);
-            at = end;
-            if jump && !looked && loader.skipping().is_some() {
-                looked = true;
-                let mut look =
-                    bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 1 << 16);
-                while let Some(r) = look.next() {
-                    look.look(&bytes[r.start as usize..r.end as usize]);
+    use std::sync::mpsc::channel;
+    let (jobs, received) = channel::<(usize, bufscope::parse::DeferredUses)>();
+    let (mut load, bodies) = std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let mut bodies = bufscope::parse::Bodies::default();
+            let mut guessed = jump && guess_first_body(files, chunk, &mut bodies);
+            for (file, d) in received {
+                if std::mem::take(&mut guessed) && bodies.confirm(&d) {
+                    continue;
                 }
-                if let Some((to, at_end)) = look.answer() {
-                    if loader.jump(to, at_end) {
-                        at = to as usize;
-                    }
+                bodies.body(&d);
+                let body = files[file]
+                    .1
+                    .get(d.bytes.start as usize..d.bytes.end as usize);
+                // Fed in pieces, as the command line reads them.
+                for piece in body.unwrap_or_default().chunks(chunk.max(1)) {
+                    bodies.feed(piece);
+                }
+                if body.is_none() {
+                    bodies.fail("the body is not in the file".into());
                 }
             }
+            bodies.forget_guess();
+            bodies
+        });
+        let mut loader = bufscope::Loader::new();
+        loader.defer_uses(true);
+        let mut sent = 0;
+        let mut send_new = move |loader: &bufscope::Loader, file: usize| {
+            for d in loader.deferred().skip(sent) {
+                jobs.send((file, d.clone())).unwrap();
+                sent += 1;
+            }
+        };
+        for (file, &(name, bytes)) in files.iter().enumerate() {
+            loader.begin_file(name);
+            let mut at = 0;
+            let mut looked = false;
+            while at < bytes.len() {
+                let end = (at + chunk.max(1)).min(bytes.len());
+                loader.feed(&bytes[at..end]);
+                at = end;
+                if jump && !looked && loader.skipping().is_some() {
+                    looked = true;
+                    let mut look =
+                        bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 1 << 16);
+                    while let Some(r) = look.next() {
+                        look.look(&bytes[r.start as usize..r.end as usize]);
+                    }
+                    if let Some((to, at_end)) = look.answer() {
+                        if loader.jump(to, at_end) {
+                            at = to as usize;
+                        }
+                    }
+                }
+                if jump {
+                    send_new(&loader, file);
+                }
+            }
+            loader.end_file();
+            if jump {
+                send_new(&loader, file);
+            }
         }
-        loader.end_file();
-    }
-    let mut load = loader.finish();
+        drop(send_new);
+        (loader.finish(), worker.join().unwrap())
+    });
     let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
-    let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
     let deferred = std::mem::take(&mut load.deferred);
-    if bufscope::parse::complete_through(&mut load.modules, &deferred, bytes, through).is_err() {
+    let completed = if jump {
+        bodies.complete_through(&mut load.modules, &deferred, through)
+    } else {
+        let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
+        bufscope::parse::complete_through(&mut load.modules, &deferred, bytes, through)
+    };
+    if completed.is_err() {
         return (None, bufscope::load_files(files.iter().copied()));
     }
     (Some(first), load)
+}
+
+/// As the command line's second thread does before the loader lists any body: the body the
+/// first `Used values` header of the first file opens (`parse::BodyStart`, fed in chunks of
+/// `chunk` bytes), up to where `parse::BodyEnd` says it ends, read into `bodies` as a guess
+/// (`Bodies::guess`, then `Bodies::confirm` against the first body listed). Whether there
+/// was one.
+pub fn guess_first_body(
+    files: &[(&str, &[u8])],
+    chunk: usize,
+    bodies: &mut bufscope::parse::Bodies,
+) -> bool {
+    let Some(&(name, bytes)) = files.first() else {
+        return false;
+    };
+    let mut start = bufscope::parse::BodyStart::default();
+    let Some((from, first_line)) = bytes.chunks(chunk.max(1)).find_map(|c| start.feed(c)) else {
+        return false;
+    };
+    let mut look = bufscope::parse::BodyEnd::new(from, bytes.len() as u64, 1 << 16);
+    while let Some(r) = look.next() {
+        look.look(&bytes[r.start as usize..r.end as usize]);
+    }
+    let Some((to, at_end)) = look.answer() else {
+        return false;
+    };
+    if !bodies.guess(name, from..to, first_line, at_end) {
+        return false;
+    }
+    for piece in bytes[from as usize..to as usize].chunks(chunk.max(1)) {
+        bodies.feed(piece);
+    }
+    true
 }
 
 /// What a module's analysis draws: steps, and per memory space its layout, values, curve

@@ -1,0 +1,249 @@
+//! The command line's parallel read: dump files read with their `Used values` bodies left
+//! for a second thread, which reads and parses them while the main thread reads the rest,
+//! joins and analyses; the modules are then completed, and are those one pass reads.
+//!
+//! Owns: the only thread of the read (`std::thread`, natively only; the core stays free of
+//! threads and I/O). The main thread feeds each file to a [`Loader`] told to
+//! [`defer_uses`](Loader::defer_uses); once a body is being skipped, its end is looked for
+//! from the file's end ([`BodyEnd`], as the page does) and the loader jumps there, so the
+//! main thread never reads the body's bytes. Each body the loader lists
+//! ([`Loader::deferred`]) goes to the second thread, which reads its bytes from the file
+//! into [`Bodies`]. The second thread does not wait for the first body to be listed: it
+//! reads the first file's first body ahead, from the file's first `Used values:` line
+//! ([`BodyStart`]) to where [`BodyEnd`] says it ends, and [`Bodies::confirm`] checks it
+//! against the first body listed (if it is another, it is read as listed). Whatever the
+//! core says did not read as in one pass (a wrong guess, a warning, an unknown line
+//! number), and any I/O error, gives `None`: the caller reads the files again in one pass,
+//! which says what went wrong.
+
+use super::input::CHUNK;
+use bufscope::parse::{Bodies, BodyEnd, BodyStart, DeferredUses};
+use bufscope::pipeline::{Loaded, Pipeline};
+use bufscope::Loader;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, OnceLock};
+
+/// A body to read: the file it is in and the loader's entry for it.
+type Job = (PathBuf, DeferredUses);
+
+/// The first file's first body as the second thread found it before reading it ahead:
+/// where it starts, where it ends and whether that is the file's end; the main thread
+/// jumps there without looking for the end itself when its loader skips a body from there.
+type Ahead = Arc<OnceLock<Bounds>>;
+
+/// A body's start, its end and whether that is the file's end.
+type Bounds = (u64, u64, bool);
+
+/// Reads, joins and analyses `files` with the `Used values` bodies parsed on a second
+/// thread meanwhile, then completes the modules. `None` when the files must be read again
+/// in one pass (nothing is printed).
+pub fn read(files: &[PathBuf]) -> Option<Loaded> {
+    let (jobs, received) = channel::<Job>();
+    let ahead = Ahead::default();
+    let worker = std::thread::Builder::new()
+        .name("used values".into())
+        .spawn({
+            let first = files
+                .first()
+                .cloned()
+                .map(|path| (path, Arc::clone(&ahead)));
+            move || read_bodies(first, received)
+        })
+        .ok()?;
+    let mut loader = Loader::new();
+    loader.defer_uses(true);
+    let mut buf = vec![0u8; CHUNK];
+    let mut sent = 0;
+    let mut fed = Ok(());
+    for (i, path) in files.iter().enumerate() {
+        let ahead = (i == 0).then_some(&*ahead);
+        fed = feed_file(&mut loader, (path, ahead), &mut buf, &mut sent, &jobs);
+        if fed.is_err() {
+            break;
+        }
+    }
+    drop(jobs);
+    let loaded = fed.ok().map(|()| Pipeline::from(loader).finish());
+    let bodies = worker.join().ok()?;
+    let mut loaded = loaded?;
+    let deferred = std::mem::take(&mut loaded.deferred);
+    let modules = loaded.modules.iter_mut().map(|a| &mut a.module);
+    bodies.complete(modules, &deferred).ok()?;
+    Some(loaded)
+}
+
+/// Streams one file into `loader`, jumping over the first `Used values` body it skips
+/// (to where the body read ahead ends, when that is the one: `ahead`); the bodies it lists
+/// go to `jobs` (`sent`: how many of the loader's went already).
+fn feed_file(
+    loader: &mut Loader,
+    (path, ahead): (&Path, Option<&OnceLock<Bounds>>),
+    buf: &mut [u8],
+    sent: &mut usize,
+    jobs: &Sender<Job>,
+) -> std::io::Result<()> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    loader.begin_file(&path.to_string_lossy());
+    let mut fed = 0u64;
+    let mut looked = false;
+    let result = loop {
+        match file.read(buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                loader.feed(&buf[..n]);
+                fed += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+        if !looked && loader.skipping().is_some() {
+            // Once per file, as the page does: a second body's end is not the file's last
+            // header's (the skip then reads on, counting lines).
+            looked = true;
+            let known = (ahead.and_then(OnceLock::get))
+                .filter(|&&(from, ..)| loader.skipping() == Some(from))
+                .map(|&(_, to, at_end)| (to, at_end));
+            match jump(loader, &mut file, (fed, known), size) {
+                Ok(to) => fed = to,
+                Err(e) => break Err(e),
+            }
+        }
+        send_new(loader, path, sent, jobs);
+    };
+    loader.end_file();
+    send_new(loader, path, sent, jobs);
+    result
+}
+
+/// Finds where the body being skipped ends (unless `known`) and makes `loader` jump
+/// there; the offset in the file of the next byte to feed (`fed` when there is no jump).
+fn jump(
+    loader: &mut Loader,
+    file: &mut File,
+    (fed, known): (u64, Option<(u64, bool)>),
+    size: u64,
+) -> std::io::Result<u64> {
+    let end = match known {
+        Some(end) => Some(end),
+        None => body_end(file, fed, size)?,
+    };
+    let to = match end {
+        Some((to, at_end)) if loader.jump(to, at_end) => to,
+        _ => fed,
+    };
+    file.seek(SeekFrom::Start(to))?;
+    Ok(to)
+}
+
+/// Where a body that starts before `fed` ends ([`BodyEnd`], from the file's end backwards):
+/// `(offset, at the file's end)`, none when a wrapper line says not to jump.
+fn body_end(file: &mut File, fed: u64, size: u64) -> std::io::Result<Option<(u64, bool)>> {
+    let mut look = BodyEnd::new(fed, size, CHUNK as u64);
+    let mut slice = Vec::new();
+    while let Some(range) = look.next() {
+        slice.resize((range.end - range.start) as usize, 0);
+        file.seek(SeekFrom::Start(range.start))?;
+        file.read_exact(&mut slice)?;
+        look.look(&slice);
+    }
+    Ok(look.answer())
+}
+
+/// The bodies the loader listed since the last call go to the second thread.
+fn send_new(loader: &Loader, path: &Path, sent: &mut usize, jobs: &Sender<Job>) {
+    for d in loader.deferred().skip(*sent) {
+        *sent += 1;
+        // The receiver lives until `jobs` is dropped; a send fails only if it panicked,
+        // which `read` sees when joining it.
+        let _ = jobs.send((path.to_path_buf(), d.clone()));
+    }
+}
+
+/// The second thread: the first file's first body, guessed ([`guess`]), then each body
+/// the loader lists, its bytes read from its file, into [`Bodies`].
+fn read_bodies(first: Option<(PathBuf, Ahead)>, jobs: Receiver<Job>) -> Bodies {
+    let mut bodies = Bodies::default();
+    let mut buf = vec![0u8; CHUNK];
+    let guessed = first.map(|(path, ahead)| guess(&path, &ahead, &mut buf, &mut bodies));
+    let mut guessed = match guessed {
+        Some(Err(e)) => {
+            bodies.fail(format!("reading ahead: {e}"));
+            false
+        }
+        Some(Ok(guessed)) => guessed,
+        None => false,
+    };
+    for (path, d) in jobs {
+        if std::mem::take(&mut guessed) && bodies.confirm(&d) {
+            continue;
+        }
+        bodies.body(&d);
+        let read = File::open(&path)
+            .and_then(|mut file| read_range(&mut file, d.bytes.clone(), &mut buf, &mut bodies));
+        if let Err(e) = read {
+            bodies.fail(format!("{}: {e}", path.display()));
+        }
+    }
+    bodies.forget_guess();
+    bodies
+}
+
+/// Reads ahead the body that the first `Used values` header of `path` opens, before the
+/// main thread's loader reaches it ([`BodyStart`], [`BodyEnd`], [`Bodies::guess`]), and
+/// tells the main thread where it is (`ahead`); whether there was one.
+fn guess(
+    path: &Path,
+    ahead: &OnceLock<Bounds>,
+    buf: &mut [u8],
+    bodies: &mut Bodies,
+) -> std::io::Result<bool> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut start = BodyStart::default();
+    let found = loop {
+        let n = match file.read(buf) {
+            Ok(0) => break None,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Some(found) = start.feed(&buf[..n]) {
+            break Some(found);
+        }
+    };
+    let Some((from, first_line)) = found else {
+        return Ok(false);
+    };
+    let Some((to, at_end)) = body_end(&mut file, from, size)? else {
+        return Ok(false);
+    };
+    let _ = ahead.set((from, to, at_end));
+    let name = path.to_string_lossy();
+    if !bodies.guess(&name, from..to, first_line, at_end) {
+        return Ok(false);
+    }
+    read_range(&mut file, from..to, buf, bodies)?;
+    Ok(true)
+}
+
+/// The bytes `range` of `file` fed to `bodies`.
+fn read_range(
+    file: &mut File,
+    range: std::ops::Range<u64>,
+    buf: &mut [u8],
+    bodies: &mut Bodies,
+) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(range.start))?;
+    let mut left = range.end.saturating_sub(range.start);
+    while left > 0 {
+        let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        file.read_exact(&mut buf[..n])?;
+        bodies.feed(&buf[..n]);
+        left -= n as u64;
+    }
+    Ok(())
+}

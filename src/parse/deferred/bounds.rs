@@ -1,0 +1,218 @@
+//! Where a `Used values` body lies in a file's bytes, found without reading the file
+//! through the loader: its end from the file's end backwards ([`BodyEnd`], [`last_header`]:
+//! the page and the command line jump there), and, for the command line's guess, the start
+//! of a file's first body from its beginning ([`BodyStart`]).
+
+use std::ops::Range;
+
+/// What [`last_header`] found in a slice of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// The start of the slice's last whole line that opens a section.
+    Header(usize),
+    /// A `*** Begin/End` wrapper line after any such header: a stdout dump, read forward.
+    Wrapper,
+    Nothing,
+}
+
+/// Looks for where a skipped `Used values` body ends, from the end of a file backwards, one
+/// slice at a time: the last line of `bytes` that opens a section (or a wrapper line, after
+/// which no guess is made). Only lines that start inside `bytes` count (after a `\n`, or at
+/// its start when `at_line_start`); a line running past the slice's end is cut there, so
+/// callers read each slice a little longer than the part they ask about.
+pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
+    let mut end = bytes.len();
+    loop {
+        let start = match memchr::memrchr(b'\n', &bytes[..end]) {
+            Some(nl) => nl + 1,
+            None if at_line_start => 0,
+            None => return Found::Nothing,
+        };
+        let raw = &bytes[start..end];
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if !matches!(line.first(), None | Some(b'<' | b' ')) {
+            if line.starts_with(b"*** ") {
+                return Found::Wrapper;
+            }
+            if super::super::file::is_header(line) {
+                return Found::Header(start);
+            }
+        }
+        if start == 0 {
+            return Found::Nothing;
+        }
+        end = start - 1;
+    }
+}
+
+/// Where to jump while skipping a `Used values` body ([`Loader::jump`](crate::Loader::jump)):
+/// the last line of the file that opens a section, looked for from the end backwards, a
+/// slice at a time ([`BodyEnd::next`], [`BodyEnd::look`]); when there is none after the
+/// bytes fed, the end of the file. A wrapper line met first means a stdout dump (its
+/// modules each end with their own sections): no jump, the file is read forward.
+pub struct BodyEnd {
+    /// Bytes fed so far: the guess must lie at or after them.
+    fed: u64,
+    size: u64,
+    slice: u64,
+    /// The part of the file looked at so far: `from..size`.
+    from: u64,
+    found: Option<Option<(u64, bool)>>,
+}
+
+/// Bytes read past each slice's own part, so that a line cut there is whole (section
+/// header lines are short).
+const OVERLAP: u64 = 4096;
+
+impl BodyEnd {
+    /// Looks in a file of `size` bytes, of which `fed` were fed, reading at most `slice`
+    /// bytes at a time (each slice overlaps the one after it by a few KiB).
+    pub fn new(fed: u64, size: u64, slice: u64) -> Self {
+        BodyEnd {
+            fed,
+            size,
+            slice: slice.max(1),
+            from: size,
+            found: None,
+        }
+    }
+
+    /// The next bytes to look at (`look` them), or none once the answer is known.
+    pub fn next(&self) -> Option<Range<u64>> {
+        if self.found.is_some() {
+            return None;
+        }
+        // From the byte before the first unfed one, so that a line starting right there is
+        // seen to start after a line end.
+        let own = (self.slice - self.overlap()).max(1);
+        let start = self
+            .from
+            .saturating_sub(own)
+            .max(self.fed.saturating_sub(1));
+        Some(start..(self.from + self.overlap()).min(self.size))
+    }
+
+    /// Bytes each slice reads past its own part: [`OVERLAP`], or half a small slice.
+    fn overlap(&self) -> u64 {
+        (self.slice / 2).min(OVERLAP)
+    }
+
+    /// The bytes of the range [`BodyEnd::next`] gave.
+    pub fn look(&mut self, bytes: &[u8]) {
+        let Some(range) = self.next() else { return };
+        let own = (self.from - range.start) as usize;
+        let found = last_header(bytes, range.start == 0);
+        self.from = range.start;
+        match found {
+            Found::Header(at) if at <= own && range.start + at as u64 >= self.fed => {
+                self.found = Some(Some((range.start + at as u64, false)));
+            }
+            Found::Wrapper => self.found = Some(None),
+            _ if self.from <= self.fed.saturating_sub(1) => {
+                self.found = Some(Some((self.size, true)))
+            }
+            _ => {}
+        }
+    }
+
+    /// Where to jump (`(offset, at the end)`), none for no jump; asked once `next` is none.
+    pub fn answer(&self) -> Option<(u64, bool)> {
+        self.found.flatten()
+    }
+}
+
+/// The header line that opens a `Used values` section, with the line end before it.
+const USED_VALUES: &[u8] = b"\nUsed values:\n";
+
+/// Where the first `Used values` body of a plain-text file starts, looked for from the
+/// file's beginning, a slice at a time ([`BodyStart::feed`]): the first line that is exactly
+/// `Used values:`. A guess (the loader decides what is a section's header), made so that
+/// the body can be read before the loader reaches it and checked against what the loader
+/// then lists.
+pub struct BodyStart {
+    /// The bytes not yet searched whole: the tail of those fed (a header may straddle two
+    /// slices), after a line end standing for the file's start.
+    window: Vec<u8>,
+    /// The file offset of `window`'s second byte (its first is a line end before it).
+    at: u64,
+    /// Line ends in the file before `at`.
+    lines: u64,
+    found: Option<(u64, u64)>,
+}
+
+impl Default for BodyStart {
+    fn default() -> Self {
+        BodyStart {
+            window: vec![b'\n'],
+            at: 0,
+            lines: 0,
+            found: None,
+        }
+    }
+}
+
+impl BodyStart {
+    /// The file's next bytes; once found, the body's offset in the file (the line after the
+    /// header) and its first line's number (from 1).
+    pub fn feed(&mut self, chunk: &[u8]) -> Option<(u64, u64)> {
+        if self.found.is_some() {
+            return self.found;
+        }
+        self.window.extend_from_slice(chunk);
+        let newlines = |b: &[u8]| memchr::memchr_iter(b'\n', b).count() as u64;
+        if let Some(i) = memchr::memmem::find(&self.window, USED_VALUES) {
+            let end = i + USED_VALUES.len();
+            // Line ends before the body: those before `at`, and in the window after its first.
+            let before = self.lines + newlines(&self.window[1..end]);
+            self.found = Some((self.at + end as u64 - 1, before + 1));
+            return self.found;
+        }
+        // Keep what a header could still start in: its length less one byte, after a byte
+        // standing in for the one before it.
+        let keep = USED_VALUES.len() - 1;
+        if self.window.len() > keep + 1 {
+            let drop = self.window.len() - keep - 1;
+            self.lines += newlines(&self.window[1..=drop]);
+            self.at += drop as u64;
+            self.window.drain(..drop);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first `Used values:` line is found in any slicing, at the file's start too, with
+    /// its body's offset and first line; a line that only contains it, or a CRLF header,
+    /// is not one.
+    #[test]
+    fn the_first_body_start() {
+        let text = b"BufferAssignment:\n x Used values:\nUsed values:\r\nUsed values:\n<0 a @0>\nUsed values:\n";
+        let body = text.len() - "<0 a @0>\nUsed values:\n".len();
+        // The bytes, and the body's offset and first line.
+        type Case<'a> = (&'a [u8], Option<(u64, u64)>);
+        let cases: [Case; 4] = [
+            (text, Some((body as u64, 5))),
+            (b"Used values:\n<0 a @0>\n", Some((13, 2))),
+            (b"Used values:", None),
+            (b"", None),
+        ];
+        for (bytes, expected) in cases {
+            for size in [1, 2, 13, 14, 15, 1000] {
+                let mut start = BodyStart::default();
+                let found = bytes.chunks(size).find_map(|c| start.feed(c));
+                assert_eq!(
+                    found,
+                    expected,
+                    "{:?} in slices of {size}",
+                    String::from_utf8_lossy(bytes)
+                );
+                if expected.is_some() {
+                    assert_eq!(start.feed(b"Used values:\n"), expected, "found stays found");
+                }
+            }
+        }
+    }
+}
