@@ -75,8 +75,7 @@ fn check_module(m: &ModuleFiles) {
 fn handed_over(part: UsedPart, first: &DeferredUses) -> Result<UsedPart, String> {
     let json = serde_json::to_string(first).unwrap();
     let first: DeferredUses = serde_json::from_str(&json).unwrap();
-    let Handoff { meta, uses } = part.into_handoff();
-    UsedPart::from_handoff(&meta, uses, &first)
+    UsedPart::from_handoff(part.into_handoff(), &first)
 }
 
 fn contains_line(bytes: &[u8], line: &[u8]) -> bool {
@@ -345,24 +344,69 @@ fn a_damaged_handoff_is_refused() {
     let mut reader = bufscope::parse::UsesReader::new(&first);
     reader.feed(body);
     let part = reader.finish().unwrap();
-    let Handoff { meta, uses } = part.into_handoff();
-    assert!(meta.len() > 100 && !uses.is_empty());
-    for cut in 0..meta.len() {
-        let read = UsedPart::from_handoff(&meta[..cut], uses.clone(), &first);
-        assert!(read.is_err(), "cut at {cut} of {} read", meta.len());
+    let h = part.into_handoff();
+    let (used, infos, names, uses) = (h.used, h.infos, h.names, h.uses);
+    assert!(used.len() > 100 && infos.len() > 100 && names.len() > 8 && !uses.is_empty());
+    let handoff = |used: &[u8], infos: &[u8], names: &[u8]| Handoff {
+        used: used.to_vec(),
+        infos: infos.to_vec(),
+        names: names.to_vec(),
+        uses: uses.clone(),
+    };
+    // Cut anywhere but at a record's end (or at all, for the names): refused.
+    for cut in 0..used.len() {
+        let read = UsedPart::from_handoff(handoff(&used[..cut], &infos, &names), &first);
+        assert_eq!(
+            read.is_err(),
+            cut % Handoff::USED_RECORD != 0,
+            "used cut at {cut}"
+        );
     }
-    for at in (0..meta.len()).step_by(7) {
-        let mut damaged = meta.clone();
-        damaged[at] ^= 0xA5;
-        // Read or refused, but no panic; and the part completes a module without one.
-        if let Ok(part) = UsedPart::from_handoff(&damaged, uses.clone(), &first) {
-            let mut module = load.modules[0].clone();
-            let mut c = part.complete(std::mem::take(&mut module));
-            while !c.step(1000) {}
+    for cut in 0..infos.len() {
+        let read = UsedPart::from_handoff(handoff(&used, &infos[..cut], &names), &first);
+        assert_eq!(
+            read.is_err(),
+            cut % Handoff::INFO_RECORD != 0,
+            "infos cut at {cut}"
+        );
+    }
+    for cut in 0..names.len() {
+        let read = UsedPart::from_handoff(handoff(&used, &infos, &names[..cut]), &first);
+        assert!(read.is_err(), "names cut at {cut} of {} read", names.len());
+    }
+    // Damaged: read or refused, but no panic; and the part completes a module without one.
+    for (which, len) in [(0, used.len()), (1, infos.len()), (2, names.len())] {
+        for at in (0..len).step_by(7) {
+            let mut bufs = [used.clone(), infos.clone(), names.clone()];
+            bufs[which][at] ^= 0xA5;
+            let [u, i, n] = &bufs;
+            if let Ok(part) = UsedPart::from_handoff(handoff(u, i, n), &first) {
+                let mut c = part.complete(load.modules[0].clone());
+                while !c.step(1000) {}
+            }
         }
     }
-    let mut longer = meta.clone();
+    let mut longer = names.clone();
     longer.push(0);
-    assert!(UsedPart::from_handoff(&longer, uses.clone(), &first).is_err());
-    assert!(UsedPart::from_handoff(&meta, uses, &first).is_ok());
+    assert!(UsedPart::from_handoff(handoff(&used, &infos, &longer), &first).is_err());
+    // In pieces of whole records, as the page takes them: the same as at once.
+    let mut u = bufscope::parse::Unpack::new(&names).unwrap();
+    for piece in used.chunks(Handoff::USED_RECORD * 5) {
+        u.used(piece).unwrap();
+    }
+    for piece in infos.chunks(Handoff::INFO_RECORD * 3) {
+        u.infos(piece).unwrap();
+    }
+    for chunk in uses.clone() {
+        u.uses(chunk);
+    }
+    let mut pieces = u.finish(&first).complete(load.modules[0].clone());
+    while !pieces.step(1000) {}
+    let whole = UsedPart::from_handoff(handoff(&used, &infos, &names), &first).unwrap();
+    let mut whole = whole.complete(load.modules[0].clone());
+    while !whole.step(1000) {}
+    assert_eq!(
+        fingerprint(&pieces.into_module()),
+        fingerprint(&whole.into_module())
+    );
 }

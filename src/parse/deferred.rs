@@ -31,7 +31,7 @@ use std::ops::Range;
 mod bounds;
 mod handoff;
 pub use bounds::{last_header, BodyEnd, BodyStart, Found};
-pub use handoff::Handoff;
+pub use handoff::{Handoff, Unpack};
 
 /// The body of one `Used values` section, skipped by the first read. (Serialisable, so
 /// that the page can hand it to the worker that reads the body.)

@@ -38,7 +38,7 @@ use file::File;
 
 pub use deferred::{
     complete, complete_through, last_header, lines_known, Bodies, BodyEnd, BodyStart, Completing,
-    DeferredUses, Found, Handoff, UsedPart, UsesReader,
+    DeferredUses, Found, Handoff, Unpack, UsedPart, UsesReader,
 };
 pub use input::is_gzip;
 pub use names::{folder_selection, is_ours, module_name};

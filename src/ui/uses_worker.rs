@@ -16,7 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use bufscope::parse::{DeferredUses, Handoff, UsedPart, UsesReader};
+use bufscope::parse::{DeferredUses, Handoff, Unpack, UsedPart, UsesReader};
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -80,7 +80,8 @@ impl UsesRead {
         }
     }
 
-    /// The bodies are fed: `["ok", meta, uses chunk…, wasm bytes]` (each buffer an
+    /// The bodies are fed: `["ok", used, infos, names, uses chunk…, wasm bytes]` (the
+    /// [`Handoff`]'s buffers, each an
     /// `ArrayBuffer`, to be transferred), or `["inexact", why]` when they do not read as
     /// one pass reads them.
     pub fn finish(&mut self) -> Result<Array, JsValue> {
@@ -91,9 +92,16 @@ impl UsesRead {
         let out = Array::new();
         match reader.finish() {
             Ok(part) => {
-                let Handoff { meta, uses } = part.into_handoff();
+                let Handoff {
+                    used,
+                    infos,
+                    names,
+                    uses,
+                } = part.into_handoff();
                 out.push(&"ok".into());
-                out.push(&Uint8Array::from(&meta[..]).buffer());
+                for buffer in [used, infos, names] {
+                    out.push(&Uint8Array::from(&buffer[..]).buffer());
+                }
                 for chunk in &uses {
                     out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
                 }
@@ -348,32 +356,56 @@ impl UsesJobs {
     }
 }
 
-/// A part from the worker's `["ok", meta, uses chunk…, wasm bytes]`: each buffer copied
-/// once into this instance's memory, a task each (a 1 GB dump's are hundreds of MB).
+/// Bytes of records taken back in one task (a few ms).
+const UNPACK_PIECE: u32 = 4 << 20;
+
+/// A part from the worker's `["ok", used, infos, names, uses chunk…, wasm bytes]`: each
+/// buffer copied once into this instance's memory, in pieces of whole records or a chunk
+/// at a time, a task each (a 1 GB dump's are hundreds of MB).
 async fn decode(out: &Array, first: &DeferredUses) -> Answer {
-    let n = out.length();
-    let bytes = |i: u32| {
-        out.get(i)
-            .dyn_into::<ArrayBuffer>()
-            .ok()
-            .map(|b| Uint8Array::new(&b).to_vec())
-    };
-    let Some(meta) = bytes(1) else {
-        return Answer::Failed("the worker's answer has no buffer".into());
-    };
-    let mut uses = Vec::new();
-    for i in 2..n.saturating_sub(1) {
-        match bytes(i).map(String::from_utf8) {
-            Some(Ok(text)) => uses.push(text),
-            _ => return Answer::Failed("the worker's uses are not text".into()),
+    match unpack(out).await {
+        Ok(u) => {
+            let worker_bytes = out
+                .get(out.length().saturating_sub(1))
+                .as_f64()
+                .unwrap_or(0.0);
+            Answer::Part(u.finish(first), worker_bytes)
         }
-        next_task().await;
-    }
-    let worker_bytes = out.get(n.saturating_sub(1)).as_f64().unwrap_or(0.0);
-    match UsedPart::from_handoff(&meta, uses, first) {
-        Ok(part) => Answer::Part(part, worker_bytes),
         Err(why) => Answer::Failed(why),
     }
+}
+
+async fn unpack(out: &Array) -> Result<Unpack, String> {
+    let buffer = |i: u32| {
+        out.get(i)
+            .dyn_into::<ArrayBuffer>()
+            .map(|b| Uint8Array::new(&b))
+            .map_err(|_| "the worker's answer lacks a buffer".to_string())
+    };
+    let mut u = Unpack::new(&buffer(3)?.to_vec())?;
+    for (i, record) in [(1, Handoff::USED_RECORD), (2, Handoff::INFO_RECORD)] {
+        let records = buffer(i)?;
+        let piece = UNPACK_PIECE / record as u32 * record as u32;
+        let mut at = 0;
+        while at < records.length() {
+            let end = records.length().min(at + piece);
+            let bytes = records.subarray(at, end).to_vec();
+            if i == 1 {
+                u.used(&bytes)?
+            } else {
+                u.infos(&bytes)?
+            }
+            at = end;
+            next_task().await;
+        }
+    }
+    for i in 4..out.length().saturating_sub(1) {
+        let text = String::from_utf8(buffer(i)?.to_vec())
+            .map_err(|_| "the worker's uses are not text".to_string())?;
+        u.uses(text);
+        next_task().await;
+    }
+    Ok(u)
 }
 
 /// The URLs of the app's wasm-bindgen glue and wasm module, as the page's boot script

@@ -1,10 +1,12 @@
 //! A [`UsedPart`] handed from one wasm instance to another: the page's worker reads a
 //! module's `Used values` bodies ([`super::UsesReader`]) while the page's own instance reads
-//! the rest and draws, then hands what it read back as bytes. The positions and uses text
-//! goes as it is, one buffer per chunk of its arena ([`Handoff::uses`], each moved between
-//! the instances, not copied twice); the rest in one buffer ([`Handoff::meta`]): the value
-//! ids with their uses' handles, the instruction facts, and the arena of the facts'
-//! strings, as little-endian 32-bit words followed by that arena's text.
+//! the rest and draws, then hands what it read back as buffers ([`Handoff`]), each moved
+//! between the instances, not copied twice: the positions and uses text as it is, one
+//! buffer per chunk of its arena; the value ids with their uses' handles, and the
+//! instruction facts, as fixed-size records of little-endian 32-bit words, so that the page
+//! can take them a slice of whole records at a time ([`Unpack`]: on a 1 GB dump they are
+//! about 120 MB, too much for one task); the arena of the facts' strings (small: a module's
+//! distinct op_names, opcodes and source files) in one buffer.
 //!
 //! Owns that layout. A buffer that does not read as one is an error, never a panic; a
 //! handle that fits no string of its arena reads as "" as everywhere else.
@@ -13,102 +15,162 @@ use super::super::assemble::Builder;
 use super::{DeferredUses, UsedPart};
 use crate::model::{Instruction, Str, Strings};
 
-/// Marks the layout, so that a buffer of another build's layout is refused.
-const MAGIC: u32 = u32::from_le_bytes(*b"BSU1");
+/// Marks the layout (the first word of [`Handoff::names`]), so that buffers of another
+/// build's layout are refused.
+const MAGIC: u32 = u32::from_le_bytes(*b"BSU2");
 
-/// A [`UsedPart`] as buffers ([`UsedPart::into_handoff`], [`UsedPart::from_handoff`]).
+/// A [`UsedPart`] as buffers ([`UsedPart::into_handoff`], [`Unpack`]).
 pub struct Handoff {
-    /// The value ids and their uses' handles, the instruction facts, the facts' strings.
-    pub meta: Vec<u8>,
+    /// `(value id, uses)` records ([`USED_RECORD`] bytes each).
+    pub used: Vec<u8>,
+    /// `(value id, instruction facts)` records ([`INFO_RECORD`] bytes each).
+    pub infos: Vec<u8>,
+    /// The facts' strings: the magic word, the arena's chunk count and lengths, its text.
+    pub names: Vec<u8>,
     /// The positions and uses text ([`crate::model::Module::uses_strings`]), chunk by chunk.
     pub uses: Vec<String>,
 }
 
+impl Handoff {
+    /// Bytes of a record of [`Handoff::used`]: value id, uses text's handle.
+    pub const USED_RECORD: usize = 12;
+    /// Bytes of a record of [`Handoff::infos`]: value id, opcode, op_name and source file
+    /// handles, source line, whether a stack frame id follows, the id.
+    pub const INFO_RECORD: usize = 40;
+}
+
+const USED_RECORD: usize = Handoff::USED_RECORD;
+const INFO_RECORD: usize = Handoff::INFO_RECORD;
+
 impl UsedPart {
-    /// The part as buffers, for another wasm instance ([`UsedPart::from_handoff`]).
+    /// The part as buffers, for another wasm instance ([`Unpack`]).
     pub fn into_handoff(self) -> Handoff {
         let b = self.builder;
-        let mut w = Words(Vec::new());
-        w.put(MAGIC);
-        w.count(b.used.len());
+        let mut used = Words(Vec::with_capacity(b.used.len() * USED_RECORD));
         for &(value, uses) in &b.used {
-            w.put(value);
-            w.str(uses);
+            used.put(value);
+            used.str(uses);
         }
-        w.count(b.infos.len());
+        let mut infos = Words(Vec::with_capacity(b.infos.len() * INFO_RECORD));
         for (value, i) in &b.infos {
-            w.put(*value);
-            w.str(i.name);
-            w.str(i.opcode);
-            w.str(i.op_name);
-            w.str(i.source_file);
-            w.put(i.source_line);
-            w.put(u32::from(i.stack_frame_id.is_some()));
-            w.put(i.stack_frame_id.unwrap_or(0));
+            infos.put(*value);
+            infos.str(i.opcode);
+            infos.str(i.op_name);
+            infos.str(i.source_file);
+            infos.put(i.source_line);
+            infos.put(u32::from(i.stack_frame_id.is_some()));
+            infos.put(i.stack_frame_id.unwrap_or(0));
         }
-        let names = b.module.strings.into_chunks();
-        w.count(names.len());
-        for c in &names {
-            w.count(c.len());
+        let chunks = b.module.strings.into_chunks();
+        let mut names = Words(Vec::new());
+        names.put(MAGIC);
+        names.count(chunks.len());
+        for c in &chunks {
+            names.count(c.len());
         }
-        let mut meta = w.0;
-        for c in &names {
-            meta.extend_from_slice(c.as_bytes());
+        for c in &chunks {
+            names.0.extend_from_slice(c.as_bytes());
         }
         Handoff {
-            meta,
+            used: used.0,
+            infos: infos.0,
+            names: names.0,
             uses: b.module.uses_strings.into_chunks(),
         }
     }
 
-    /// The part [`UsedPart::into_handoff`] gave, for the module whose first skipped body is
-    /// `first` (the same [`DeferredUses`] the reader started from).
-    pub fn from_handoff(
-        meta: &[u8],
-        uses: Vec<String>,
-        first: &DeferredUses,
-    ) -> Result<UsedPart, String> {
-        let mut r = Read(meta);
+    /// The part `h` holds, for the module whose first skipped body is `first` (the same
+    /// [`DeferredUses`] the reader started from): [`Unpack`] at once.
+    pub fn from_handoff(h: Handoff, first: &DeferredUses) -> Result<UsedPart, String> {
+        let mut u = Unpack::new(&h.names)?;
+        u.used(&h.used)?;
+        u.infos(&h.infos)?;
+        for chunk in h.uses {
+            u.uses(chunk);
+        }
+        Ok(u.finish(first))
+    }
+}
+
+/// A [`Handoff`] taken back a piece at a time: the names first, then the records of
+/// [`Handoff::used`] and [`Handoff::infos`] in slices of whole records, in order, and the
+/// uses chunks in order.
+pub struct Unpack {
+    names: Strings,
+    used: Vec<(u32, Str)>,
+    infos: Vec<(u32, Instruction)>,
+    uses: Vec<String>,
+}
+
+impl Unpack {
+    /// Starts from [`Handoff::names`].
+    pub fn new(names: &[u8]) -> Result<Unpack, String> {
+        let mut r = Read(names);
         if r.word()? != MAGIC {
             return Err("the handed-over uses are not of this build's layout".into());
         }
-        let n = r.count(3)?;
-        let mut used = Vec::with_capacity(n);
-        for _ in 0..n {
-            used.push((r.word()?, r.str()?));
+        let n = r.count()?;
+        let lens = (0..n).map(|_| r.word()).collect::<Result<Vec<u32>, _>>()?;
+        let mut chunks = Vec::with_capacity(n);
+        for l in lens {
+            chunks.push(r.text(l as usize)?);
         }
-        let n = r.count(12)?;
-        let mut infos = Vec::with_capacity(n);
-        for _ in 0..n {
+        if !r.0.is_empty() {
+            return Err("the handed-over names have bytes after their end".into());
+        }
+        Ok(Unpack {
+            names: Strings::from_chunks(chunks),
+            used: Vec::new(),
+            infos: Vec::new(),
+            uses: Vec::new(),
+        })
+    }
+
+    /// More records of [`Handoff::used`] (whole records only).
+    pub fn used(&mut self, records: &[u8]) -> Result<(), String> {
+        let mut r = Read::records(records, USED_RECORD)?;
+        self.used.reserve(records.len() / USED_RECORD);
+        while !r.0.is_empty() {
+            self.used.push((r.word()?, r.str()?));
+        }
+        Ok(())
+    }
+
+    /// More records of [`Handoff::infos`] (whole records only).
+    pub fn infos(&mut self, records: &[u8]) -> Result<(), String> {
+        let mut r = Read::records(records, INFO_RECORD)?;
+        self.infos.reserve(records.len() / INFO_RECORD);
+        while !r.0.is_empty() {
             let value = r.word()?;
-            let [name, opcode, op_name, source_file] = [r.str()?, r.str()?, r.str()?, r.str()?];
+            let [opcode, op_name, source_file] = [r.str()?, r.str()?, r.str()?];
             let source_line = r.word()?;
             let (has_frame, frame) = (r.word()?, r.word()?);
             let instruction = Instruction {
-                name,
+                name: Str::EMPTY,
                 opcode,
                 op_name,
                 source_file,
                 source_line,
                 stack_frame_id: (has_frame != 0).then_some(frame),
             };
-            infos.push((value, instruction));
+            self.infos.push((value, instruction));
         }
-        let n = r.count(1)?;
-        let lens = (0..n).map(|_| r.word()).collect::<Result<Vec<u32>, _>>()?;
-        let mut names = Vec::with_capacity(n);
-        for l in lens {
-            names.push(r.text(l as usize)?);
-        }
-        if !r.0.is_empty() {
-            return Err("the handed-over uses have bytes after their end".into());
-        }
+        Ok(())
+    }
+
+    /// The next chunk of [`Handoff::uses`].
+    pub fn uses(&mut self, chunk: String) {
+        self.uses.push(chunk);
+    }
+
+    /// The part, for the module whose first skipped body is `first`.
+    pub fn finish(self, first: &DeferredUses) -> UsedPart {
         let mut builder = Builder::new("", 0);
-        builder.module.strings = Strings::from_chunks(names);
-        builder.module.uses_strings = Strings::from_chunks(uses);
-        builder.used = used;
-        builder.infos = infos;
-        Ok(UsedPart::new(builder, first.parts.clone()))
+        builder.module.strings = self.names;
+        builder.module.uses_strings = Strings::from_chunks(self.uses);
+        builder.used = self.used;
+        builder.infos = self.infos;
+        UsedPart::new(builder, first.parts.clone())
     }
 }
 
@@ -134,16 +196,23 @@ struct Read<'a>(&'a [u8]);
 
 const CUT: &str = "the handed-over uses are cut short";
 
-impl Read<'_> {
+impl<'a> Read<'a> {
+    /// Records of `size` bytes: refused unless whole.
+    fn records(bytes: &'a [u8], size: usize) -> Result<Read<'a>, String> {
+        if bytes.len() % size != 0 {
+            return Err(CUT.into());
+        }
+        Ok(Read(bytes))
+    }
     fn word(&mut self) -> Result<u32, String> {
         let (w, rest) = self.0.split_first_chunk::<4>().ok_or(CUT)?;
         self.0 = rest;
         Ok(u32::from_le_bytes(*w))
     }
-    /// A count of entries of `words` words each: no more than the bytes left can hold.
-    fn count(&mut self, words: usize) -> Result<usize, String> {
+    /// A count of words to follow: no more than the bytes left can hold.
+    fn count(&mut self) -> Result<usize, String> {
         let n = self.word()? as usize;
-        if n > self.0.len() / (4 * words) {
+        if n > self.0.len() / 4 {
             return Err(CUT.into());
         }
         Ok(n)

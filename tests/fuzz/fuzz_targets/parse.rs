@@ -105,8 +105,7 @@ fn deferred(name: &str, bytes: &[u8], seed: u64) -> Option<bufscope::Load> {
         if !handed {
             return Ok(part);
         }
-        let bufscope::parse::Handoff { meta, uses } = part.into_handoff();
-        bufscope::parse::UsedPart::from_handoff(&meta, uses, first)
+        bufscope::parse::UsedPart::from_handoff(part.into_handoff(), first)
     };
     bufscope::parse::complete_through(
         &mut load.modules,
