@@ -1,27 +1,35 @@
-// Reads a module's `Used values` bodies in a wasm instance of its own, while the page draws
-// what the first read gave (src/ui/uses_worker.rs starts it, as a module worker, one per
-// read). A message is { glue, wasm } (the URLs of the app's wasm-bindgen glue and wasm
-// module, the page's own, which its CSP allows): the instance starts, so that it is ready
-// when the page has bodies for it. A job adds { files, names, bodies } (the files the
-// bodies are in, their names, the bodies as JSON) and a MessagePort to answer on. The
-// bodies are read in 16 MiB slices, the next asked for while the app's `UsesRead` parses
-// one (a browser's read of a slice costs a few ms whatever its size); the worker posts each
-// slice's size to the page as progress. The answer is what `UsesRead.finish` returns (its
-// buffers transferred, not copied), or { error } when the app could not start here or
-// could not read. Jobs are done one after the other.
+// Reads modules' `Used values` bodies in a wasm instance of its own, while the page draws
+// what the first read gave (src/ui/uses_worker.rs starts it with the page, as a module
+// worker, and keeps it). Its first message is { glue, wasm } (the URLs of the app's
+// wasm-bindgen glue and wasm module, the page's own, which its CSP allows): the instance
+// starts while the page loads, so that no request is made once a file is given. A job is
+// { id, files, names, bodies } (the files the bodies are in, their names, the bodies as
+// JSON) with a MessagePort to answer on; { cancel: id } calls a job off. The bodies are read
+// in 16 MiB slices, the next asked for while the app's `UsesRead` parses one (a browser's
+// read of a slice costs a few ms whatever its size); after each slice the worker posts
+// [id, bytes] to the page as progress. The answer is what `UsesRead.finish` returns (its
+// buffers transferred, not copied), or { error } when the app could not start here, could
+// not read, or the job was called off.
 const SLICE = 16 << 20;
+const calledOff = new Set();
 let app;
-onmessage = async ({ data: { glue, wasm, files, names, bodies }, ports: [port] }) => {
-  app ??= import(glue).then(async (g) => {
-    await g.default({ module_or_path: wasm });
-    return g;
-  });
-  if (!port) {
+onmessage = async ({ data, ports: [port] }) => {
+  if (data.glue) {
+    app ??= import(data.glue).then(async (g) => {
+      await g.default({ module_or_path: data.wasm });
+      return g;
+    });
     await app.catch(() => {});
     return;
   }
+  if (data.cancel !== undefined) {
+    calledOff.add(data.cancel);
+    return;
+  }
+  const { id, files, names, bodies } = data;
   let read;
   try {
+    if (!app) throw new Error('the worker was not started');
     read = new (await app).UsesRead(bodies);
     for (let i = 0; i < read.count(); i++) {
       const file = files[names.indexOf(read.file(i))];
@@ -32,9 +40,10 @@ onmessage = async ({ data: { glue, wasm, files, names, bodies }, ports: [port] }
       let next = slice(read.start(i));
       for (let at = read.start(i); at < end; at = Math.min(at + SLICE, end)) {
         const bytes = await next;
+        if (calledOff.has(id)) throw new Error('called off');
         if (at + SLICE < end) next = slice(at + SLICE);
         read.feed(new Uint8Array(bytes));
-        postMessage(bytes.byteLength);
+        postMessage([id, bytes.byteLength]);
       }
     }
     const out = read.finish();
@@ -42,6 +51,7 @@ onmessage = async ({ data: { glue, wasm, files, names, bodies }, ports: [port] }
   } catch (err) {
     port.postMessage({ error: String(err?.message ?? err) });
   } finally {
+    calledOff.delete(id);
     read?.free();
   }
   port.close();

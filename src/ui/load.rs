@@ -151,8 +151,8 @@ impl Flow {
     /// Read, join, analyse, show; then complete what was left for later.
     async fn run(self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
-        // The skipped bodies go to a worker as they are found, to be read while the page
-        // goes on.
+        // The skipped bodies go to the page's worker, where it has one, as they are found,
+        // to be read while the page goes on.
         let (st, generation) = (self.st, self.generation);
         let progress = move |fraction| {
             if st.generation.get_value() == generation {
@@ -164,7 +164,7 @@ impl Flow {
             return;
         };
         if let Some(jobs) = jobs.as_mut() {
-            jobs.read(&files, &fed.loader.deferred().cloned().collect::<Vec<_>>());
+            jobs.settle(&files, &fed.loader.deferred().cloned().collect::<Vec<_>>());
         }
         let mut timings = Timings {
             read: js_sys::Date::now() - started,

@@ -53,6 +53,7 @@ pub fn start() {
     }
     // Now, while the page loads: no request is made once a file is given.
     read::start_worker();
+    uses_worker::start_worker();
     hash::start();
     #[cfg(feature = "test-hooks")]
     install_memory_hook();

@@ -4,13 +4,16 @@
 //! script) and hands back what it read as buffers ([`Handoff`]), which the page turns into the
 //! [`UsedPart`] that completes the module (`load/complete.rs`).
 //!
-//! Owns both sides: the worker's reader ([`UsesRead`], exported to the worker's script) and the page's jobs ([`UsesJobs`]: one worker per read, started with the read so
-//! that its instance is ready; one job per module, posted as soon as the page jumps over
-//! the module's body, or once the read is over for a module with several bodies; the
-//! worker ended with the read). Where no worker can start (the single file opened from
-//! disk has no script URL to give it, or the browser has no module workers) or a job
-//! fails, the page reads the bodies on its own thread as before; where a body does not read
-//! as one pass would (the worker says so), the files are read again in one pass.
+//! Owns both sides: the worker's reader ([`UsesRead`], exported to the worker's script) and
+//! the page's jobs ([`UsesJobs`]). The worker is started with the page, and only on a
+//! machine of [`CORES`] or more logical processors: there it reads each body as soon as the
+//! page has jumped over it, while the page reads the rest and draws. With fewer, the two
+//! would share one core (on this project's 2-core machine the diagrams came later, 0.8–1.0 s
+//! after the pick of a 94 MB dump instead of 0.6–0.7 s) and the worker's instance would
+//! hold memory of its own besides, so the page reads the bodies itself once the diagrams
+//! are drawn, as it does where no worker can start (the single file opened from disk has
+//! no script URL to give it) or a job fails. Where a body does not read as one pass would
+//! (the worker says so), the files are read again in one pass.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -137,34 +140,86 @@ pub enum Answer {
     Failed(String),
 }
 
-/// The jobs of one read: a worker of its own, ended when the jobs are dropped.
-pub struct UsesJobs {
+/// The page's one worker for `Used values`, started with the page, as the reading worker
+/// is: its script, the app's glue and wasm are fetched while the page loads, so that no
+/// request is made once a file is given. It stays for the page's life and its instance is
+/// reused (its memory is the largest of the reads it did).
+struct PageWorker {
     worker: Worker,
-    /// The app's glue and wasm, for the worker to start its instance from.
-    glue: String,
-    wasm: String,
+    /// The answers still to come, of any read: a worker that fails (its script missing,
+    /// say) gives each an error instead, so that the page reads those bodies itself.
+    waiting: RefCell<Vec<js_sys::Function>>,
+    failed: Cell<bool>,
+    /// The last job's number.
+    jobs: Cell<u32>,
+}
+
+thread_local! {
+    static WORKER: Option<Rc<PageWorker>> = PageWorker::start();
+}
+
+/// Starts the page's `Used values` worker (once; later calls do nothing).
+pub fn start_worker() {
+    WORKER.with(|_| ());
+}
+
+impl PageWorker {
+    fn start() -> Option<Rc<PageWorker>> {
+        let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
+        if cores < CORES && !test_hooks::early() {
+            return None;
+        }
+        let (glue, wasm) = app_urls()?;
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options("uses_worker.js", &options).ok()?;
+        let me = Rc::new(PageWorker {
+            worker,
+            waiting: RefCell::default(),
+            failed: Cell::new(false),
+            jobs: Cell::new(0),
+        });
+        let weak = Rc::downgrade(&me);
+        let on_error = Closure::<dyn FnMut()>::new(move || {
+            let Some(me) = weak.upgrade() else { return };
+            me.failed.set(true);
+            let error = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&error, &"error".into(), &"the worker failed".into());
+            for resolve in me.waiting.borrow_mut().drain(..) {
+                let event = web_sys::MessageEventInit::new();
+                event.set_data(&error);
+                if let Ok(message) = MessageEvent::new_with_event_init_dict("message", &event) {
+                    let _ = resolve.call1(&JsValue::NULL, &message);
+                }
+            }
+        });
+        me.worker
+            .set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        // Lives as long as the page, as the worker does.
+        on_error.forget();
+        let start = js_sys::Object::new();
+        js_sys::Reflect::set(&start, &"glue".into(), &glue.into()).ok()?;
+        js_sys::Reflect::set(&start, &"wasm".into(), &wasm.into()).ok()?;
+        me.worker.post_message(&start).ok()?;
+        Some(me)
+    }
+}
+
+/// The jobs of one read, in the page's worker; those still under way when they are dropped
+/// (a newer read, Cancel) are called off.
+pub struct UsesJobs {
+    worker: Rc<PageWorker>,
     /// Each module's job: the bodies posted, the answer under way, the port it comes on.
     jobs: HashMap<String, Job>,
-    /// Jobs are posted while the page still reads and draws ([`EARLY_CORES`]).
-    early: bool,
-    /// The jobs' answers still to come: a worker that fails (its script missing, say) gives
-    /// each an error instead (`_on_error`), so that the page reads those bodies itself.
-    /// (None once it failed: no job is posted to it then.)
-    waiting: Rc<RefCell<Option<Vec<js_sys::Function>>>>,
-    _on_error: Closure<dyn FnMut()>,
-    /// Counts the bytes the worker has read and tells `progress` the fraction of those
-    /// posted.
-    _on_read: Closure<dyn FnMut(MessageEvent)>,
+    /// The bytes of the bodies posted, which the progress is a fraction of.
     posted: Rc<Cell<f64>>,
 }
 
-/// Logical processors from which the worker reads while the page reads and draws: with
-/// fewer, the two compete for one core's time and the diagrams come later (on this
-/// project's 2-core machine, 0.8–1.0 s after the pick instead of 0.6–0.7 s for a 94 MB dump),
-/// so jobs wait for the diagrams.
-const EARLY_CORES: f64 = 4.0;
+/// Logical processors from which the page has a `Used values` worker (see the module's doc).
+const CORES: f64 = 4.0;
 
 struct Job {
+    id: u32,
     bodies: Vec<DeferredUses>,
     answer: JsFuture,
     _port: MessagePort,
@@ -172,81 +227,61 @@ struct Job {
 
 impl Drop for UsesJobs {
     fn drop(&mut self) {
-        self.worker.terminate();
+        for job in self.jobs.values() {
+            let cancel = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&cancel, &"cancel".into(), &job.id.into());
+            let _ = self.worker.worker.post_message(&cancel);
+        }
     }
 }
 
 impl UsesJobs {
-    /// Starts a worker for a read, which starts its wasm instance while the page reads.
-    /// None where no worker can start (see the module's doc).
+    /// The jobs of a read, `progress` told the fraction of the bodies posted that the
+    /// worker has read. None where no worker could start (see the module's doc) or it
+    /// failed.
     pub fn new(progress: impl Fn(f64) + 'static) -> Option<UsesJobs> {
-        let (glue, wasm) = app_urls()?;
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options("uses_worker.js", &options).ok()?;
-        let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-        let waiting = Rc::new(RefCell::new(Some(Vec::<js_sys::Function>::new())));
-        let failed = waiting.clone();
-        let on_error = Closure::<dyn FnMut()>::new(move || {
-            let error = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&error, &"error".into(), &"the worker failed".into());
-            let pending = failed.borrow_mut().take().unwrap_or_default();
-            for resolve in pending {
-                let event = web_sys::MessageEventInit::new();
-                event.set_data(&error);
-                let message = MessageEvent::new_with_event_init_dict("message", &event);
-                if let Ok(message) = message {
-                    let _ = resolve.call1(&JsValue::NULL, &message);
-                }
-            }
-        });
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let worker = WORKER.with(Clone::clone).filter(|w| !w.failed.get())?;
+        let first_job = worker.jobs.get() + 1;
         let (posted, read) = (Rc::new(Cell::new(0.0)), Cell::new(0.0));
         let total = posted.clone();
+        // The worker's own messages: `[job, bytes]` for each slice it has read.
         let on_read = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            read.set(read.get() + e.data().as_f64().unwrap_or(0.0));
-            if total.get() > 0.0 {
+            let Ok(m) = e.data().dyn_into::<Array>() else {
+                return;
+            };
+            let (job, bytes) = (
+                m.get(0).as_f64().unwrap_or(0.0),
+                m.get(1).as_f64().unwrap_or(0.0),
+            );
+            if job >= f64::from(first_job) && total.get() > 0.0 {
+                read.set(read.get() + bytes);
                 progress((read.get() / total.get()).min(1.0));
             }
         });
-        worker.set_onmessage(Some(on_read.as_ref().unchecked_ref()));
-        let jobs = UsesJobs {
+        // The newest read's replaces the last one's; kept for the page's life (a small
+        // closure a read), since a call-off's last messages may still come.
+        worker
+            .worker
+            .set_onmessage(Some(on_read.as_ref().unchecked_ref()));
+        on_read.forget();
+        Some(UsesJobs {
             worker,
-            glue,
-            wasm,
             jobs: HashMap::new(),
-            early: cores >= EARLY_CORES || test_hooks::early(),
-            waiting,
-            _on_error: on_error,
-            _on_read: on_read,
             posted,
-        };
-        let start = jobs.request().ok()?;
-        jobs.worker.post_message(&start).ok()?;
-        Some(jobs)
+        })
     }
 
     /// The body just jumped over: read at once, while the page reads the rest of the
     /// file. A module with a second body waits for [`UsesJobs::read`].
     pub fn jumped(&mut self, files: &[Picked], body: &DeferredUses) {
-        if !self.early {
-            return;
-        }
         if self.jobs.remove(&body.module).is_none() {
             self.post(files, vec![body.clone()]);
         }
     }
 
-    /// The read is over: `deferred` lists every body skipped. With jobs posted early, a
-    /// module whose job reads other bodies (or none) gets one for these now.
-    pub fn read(&mut self, files: &[Picked], deferred: &[DeferredUses]) {
-        if self.early {
-            self.settle(files, deferred);
-        }
-    }
-
-    /// The diagrams are on screen: every module whose job does not read the bodies
-    /// `deferred` lists for it gets one for these.
+    /// The read is over: `deferred` lists every body skipped. Every module whose job does
+    /// not read the bodies listed for it (a second body, one found without a jump) gets one
+    /// for these.
     pub fn settle(&mut self, files: &[Picked], deferred: &[DeferredUses]) {
         let mut modules: Vec<&str> = deferred.iter().map(|d| d.module.as_str()).collect();
         modules.dedup();
@@ -278,16 +313,9 @@ impl UsesJobs {
         }
     }
 
-    /// The request that starts the worker's instance; a job's adds to it.
-    fn request(&self) -> Result<js_sys::Object, JsValue> {
-        let request = js_sys::Object::new();
-        js_sys::Reflect::set(&request, &"glue".into(), &self.glue.as_str().into())?;
-        js_sys::Reflect::set(&request, &"wasm".into(), &self.wasm.as_str().into())?;
-        Ok(request)
-    }
-
     fn job(&self, files: &[Picked], bodies: Vec<DeferredUses>) -> Result<Job, JsValue> {
-        if self.waiting.borrow().is_none() {
+        let w = &self.worker;
+        if w.failed.get() {
             return Err("the worker failed".into());
         }
         let json = serde_json::to_string(&bodies).map_err(|e| JsValue::from(e.to_string()))?;
@@ -303,21 +331,23 @@ impl UsesJobs {
         let port = channel.port1();
         let promise = js_sys::Promise::new(&mut |resolve, _| {
             port.set_onmessage(Some(&resolve));
-            if let Some(waiting) = self.waiting.borrow_mut().as_mut() {
-                waiting.push(resolve);
-            }
+            w.waiting.borrow_mut().push(resolve);
         });
-        let request = self.request()?;
+        let id = w.jobs.get() + 1;
+        w.jobs.set(id);
+        let request = js_sys::Object::new();
         for (key, value) in [
+            ("id", JsValue::from(id)),
             ("files", handed.into()),
             ("names", names.into()),
             ("bodies", json.into()),
         ] {
             js_sys::Reflect::set(&request, &JsValue::from_str(key), &value)?;
         }
-        self.worker
+        w.worker
             .post_message_with_transfer(&request, &Array::of1(&channel.port2()))?;
         Ok(Job {
+            id,
             bodies,
             answer: JsFuture::from(promise),
             _port: port,
@@ -425,8 +455,8 @@ fn app_urls() -> Option<(String, String)> {
     Some((url("data-js")?, url("data-wasm")?))
 }
 
-/// Browser tests post jobs early whatever the cores (`window.__bufscope_early_uses`), to
-/// test that path on a machine with few.
+/// Browser tests have the worker whatever the cores (`window.__bufscope_early_uses`, set
+/// before the app starts), to test it on a machine with few.
 mod test_hooks {
     #[cfg(feature = "test-hooks")]
     pub fn early() -> bool {

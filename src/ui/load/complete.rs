@@ -53,9 +53,6 @@ impl Flow {
             start(st, files.to_vec(), self.target, false);
             return;
         }
-        if let Some(jobs) = jobs.as_mut() {
-            jobs.settle(files, &deferred);
-        }
         let (mut parts, worker_bytes) =
             match self.read_parts(files, &deferred, &names, &mut jobs).await {
                 None => return,
