@@ -148,6 +148,10 @@ test('the peaks are listed; a click on one chooses its step, and next / previous
 
 test('the icicle draws, and a click on a frame highlights its values on the diagram', async () => {
   const frames = page.locator('#answers-icicle .frame');
+  // A part of the panel out of sight follows a new step two frames later (the last test
+  // ended on a step change): wait until the icicle is the step's.
+  await page.waitForFunction(() => document.querySelector('#answers-icicle .frame')?.dataset.bytes
+    === document.querySelector('#answers .answers-live')?.dataset.bytes, null, { timeout: 5000 }).catch(() => {});
   assert((await frames.count()) > 1, `${await frames.count()} frames`);
   const top = Number(await frames.first().getAttribute('data-bytes'));
   assert(top === (await live()).bytes, `the top frame holds ${top}, live bytes ${(await live()).bytes}`);
