@@ -146,12 +146,14 @@ test('the peaks are listed; a click on one chooses its step, and next / previous
   await waitStep(before.step);
 });
 
+/** A part of the panel out of sight follows a new step two frames later: waits until the
+ *  icicle's top frame holds the step's live bytes. */
+const icicleFollows = () => page.waitForFunction(() => document.querySelector('#answers-icicle .frame')?.dataset.bytes
+  === document.querySelector('#answers .answers-live')?.dataset.bytes, null, { timeout: 5000 }).catch(() => {});
+
 test('the icicle draws, and a click on a frame highlights its values on the diagram', async () => {
   const frames = page.locator('#answers-icicle .frame');
-  // A part of the panel out of sight follows a new step two frames later (the last test
-  // ended on a step change): wait until the icicle is the step's.
-  await page.waitForFunction(() => document.querySelector('#answers-icicle .frame')?.dataset.bytes
-    === document.querySelector('#answers .answers-live')?.dataset.bytes, null, { timeout: 5000 }).catch(() => {});
+  await icicleFollows();
   assert((await frames.count()) > 1, `${await frames.count()} frames`);
   const top = Number(await frames.first().getAttribute('data-bytes'));
   assert(top === (await live()).bytes, `the top frame holds ${top}, live bytes ${(await live()).bytes}`);
@@ -183,6 +185,7 @@ test('an icicle frame limiting the table follows the step: the table lists that 
     await page.locator('#answers-step').fill(String(step));
     await page.locator('#answers-step').press('Enter');
     await waitStep(step);
+    await icicleFollows();
   };
   // The frames below the top, unfiltered and zoomed out, by op_name path (each frame's
   // parent is the frame of the row above that spans it): path → [values, DOM index].
