@@ -66,24 +66,26 @@ pub fn start() {
 /// closure, made once, and nothing unless called. Only with the `test-hooks` feature.
 #[cfg(feature = "test-hooks")]
 fn install_memory_hook() {
-    use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+    use wasm_bindgen::{closure::Closure, JsValue};
     let Some(window) = web_sys::window() else {
         return;
     };
-    let hook = Closure::<dyn Fn() -> JsValue>::new(|| {
-        wasm_bindgen::memory()
-            .dyn_into::<js_sys::WebAssembly::Memory>()
-            .map_or(JsValue::NULL, |m| {
-                let bytes = m
-                    .buffer()
-                    .unchecked_into::<js_sys::ArrayBuffer>()
-                    .byte_length();
-                JsValue::from_f64(bytes as f64)
-            })
-    });
+    let hook = Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_f64(wasm_bytes()));
     let _ = js_sys::Reflect::set(&window, &"__bufscope_wasm_bytes".into(), hook.as_ref());
     // Lives as long as the page.
     hook.forget();
+}
+
+/// The size in bytes of this instance's WebAssembly memory (`wasm_bindgen::memory()`'s
+/// buffer; it only grows, so after a load it is the peak of that load): the page's, for the
+/// benchmark hook, or the `Used values` worker's, for its report.
+fn wasm_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0.0, |b| f64::from(b.byte_length()))
 }
 
 /// The modules of the last read that produced any: what the page shows below the report.

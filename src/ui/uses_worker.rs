@@ -108,7 +108,7 @@ impl UsesRead {
                 for chunk in &uses {
                     out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
                 }
-                out.push(&JsValue::from(wasm_bytes()));
+                out.push(&JsValue::from(super::wasm_bytes()));
             }
             Err(why) => {
                 out.push(&"inexact".into());
@@ -117,17 +117,6 @@ impl UsesRead {
         }
         Ok(out)
     }
-}
-
-/// The size of this instance's memory (it only grows: the peak of its work).
-fn wasm_bytes() -> f64 {
-    wasm_bindgen::memory()
-        .dyn_into::<js_sys::WebAssembly::Memory>()
-        .map_or(0.0, |m| {
-            m.buffer()
-                .dyn_into::<ArrayBuffer>()
-                .map_or(0.0, |b| f64::from(b.byte_length()))
-        })
 }
 
 /// What a job came to.
@@ -166,7 +155,7 @@ pub fn start_worker() {
 impl PageWorker {
     fn start() -> Option<Rc<PageWorker>> {
         let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-        if cores < CORES && !test_hooks::early() {
+        if cores < CORES && !test_hooks::forced() {
             return None;
         }
         let (glue, wasm) = app_urls()?;
@@ -459,7 +448,7 @@ fn app_urls() -> Option<(String, String)> {
 /// before the app starts), to test it on a machine with few.
 mod test_hooks {
     #[cfg(feature = "test-hooks")]
-    pub fn early() -> bool {
+    pub fn forced() -> bool {
         let key = wasm_bindgen::JsValue::from_str("__bufscope_early_uses");
         web_sys::window()
             .and_then(|w| js_sys::Reflect::get(&w, &key).ok())
@@ -467,7 +456,7 @@ mod test_hooks {
     }
 
     #[cfg(not(feature = "test-hooks"))]
-    pub fn early() -> bool {
+    pub fn forced() -> bool {
         false
     }
 }
