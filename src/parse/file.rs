@@ -177,6 +177,16 @@ pub(super) fn is_header(line: &[u8]) -> bool {
     header_section(line).is_some()
 }
 
+/// A stdout dump's wrapper line, `*** Begin NAME ***` or `*** End NAME ***` (what
+/// [`Lines::wrapper`] acts on); any other line starting `*** ` is an ordinary line of its
+/// section.
+pub(super) fn is_wrapper(line: &[u8]) -> bool {
+    let begin = line
+        .strip_prefix(b"*** Begin ")
+        .is_some_and(|l| l.ends_with(b" ***"));
+    begin || (line.starts_with(b"*** End ") && line.ends_with(b" ***"))
+}
+
 /// The section a header line opens wherever it stands (`Total bytes used: N` opens the wait
 /// for `Used values:`).
 fn header_section(line: &[u8]) -> Option<Section> {
@@ -272,7 +282,7 @@ impl Lines {
             self.offset -= with_end;
             self.line_no -= 1;
             self.end_skip(builders, false);
-            if !line.starts_with(b"*** ") && header_section(line).is_none() {
+            if !is_wrapper(line) && header_section(line).is_none() {
                 // One pass may read on in the section here: the skip guessed wrong.
                 if let Some(d) = self.deferred.last_mut() {
                     d.exact = false;
@@ -281,7 +291,7 @@ impl Lines {
             self.offset += with_end;
             self.line_no += 1;
         }
-        if line.starts_with(b"*** ") && self.wrapper(line, builders) {
+        if is_wrapper(line) && self.wrapper(line, builders) {
             return true;
         }
         match self.section {

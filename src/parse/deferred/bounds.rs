@@ -31,7 +31,7 @@ pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
         let raw = &bytes[start..end];
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if !matches!(line.first(), None | Some(b'<' | b' ')) {
-            if line.starts_with(b"*** ") {
+            if super::super::file::is_wrapper(line) {
                 return Found::Wrapper;
             }
             if super::super::file::is_header(line) {
