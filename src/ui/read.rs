@@ -258,12 +258,10 @@ pub async fn read_files(
                 Some(Ok(Some(stopped))) => {
                     look = false;
                     from = stopped;
-                    let Some((to, at_end)) = body_end(picked, &reader, stopped).await else {
+                    let Some((to, at_end)) = body_end(picked, &reader, stopped, &cancelled).await?
+                    else {
                         continue;
                     };
-                    if cancelled() {
-                        return None;
-                    }
                     if fed.loader.jump(to as u64, at_end) {
                         advanced(to - stopped);
                         from = to;
@@ -281,18 +279,31 @@ pub async fn read_files(
 }
 
 /// Where the `Used values` body being skipped ends, looked for from the end of the file
-/// ([`BodyEnd`]), `fed` bytes having been fed; none when no jump is to be made (or a slice
-/// could not be read).
-async fn body_end(picked: &Picked, reader: &Reader, fed: f64) -> Option<(f64, bool)> {
+/// ([`BodyEnd`]), `fed` bytes having been fed: `Some(None)` when no jump is to be made (or a
+/// slice could not be read); `None` once the read is cancelled (no slice is asked for after).
+async fn body_end(
+    picked: &Picked,
+    reader: &Reader,
+    fed: f64,
+    cancelled: &impl Fn() -> bool,
+) -> Option<Option<(f64, bool)>> {
     let size = picked.file.size();
     let mut look = BodyEnd::new(fed as u64, size as u64, CHUNK as u64);
     let mut buf = Vec::new();
     while let Some(r) = look.next() {
+        if cancelled() {
+            return None;
+        }
         let slice = reader.start(&picked.file, r.start as f64, r.end as f64);
-        slice.finish(&mut buf).await.ok()?;
+        if slice.finish(&mut buf).await.is_err() {
+            return Some(None);
+        }
         look.look(&buf);
     }
-    look.answer().map(|(to, at_end)| (to as f64, at_end))
+    if cancelled() {
+        return None;
+    }
+    Some(look.answer().map(|(to, at_end)| (to as f64, at_end)))
 }
 
 /// Feeds bytes `range` of `picked` to `feed`, slice by slice as [`read_files`] does;

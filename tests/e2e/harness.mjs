@@ -90,6 +90,9 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
+  if (process.env.E2E_USES_WORKER === '1') {
+    await context.addInitScript(() => { window.__bufscope_early_uses = true; });
+  }
   const page = context.pages()[0] || (await context.newPage());
   const app = {
     context,

@@ -12,6 +12,8 @@
 #   E2E_NO_BUILD=1 tests/e2e/run.sh    test the dist already in target/e2e-dist
 #   E2E_DIST=target/my-dist tests/e2e/run.sh   build into (and serve) another folder
 #   tests/e2e/run.sh app loading       only tests/e2e/app.test.mjs and loading.test.mjs
+#   E2E_USES_WORKER=1 tests/e2e/run.sh   the app given its `Used values` worker whatever
+#                                      the cores (as on a machine with 4 or more)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
