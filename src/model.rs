@@ -418,6 +418,17 @@ pub struct Module {
 }
 
 impl Module {
+    /// Gives back what the module's growing lists hold beyond their length (up to half of
+    /// each: the values of a 94 MB dump were 14 MiB for 9.5 of them), once it is joined.
+    pub fn shrink_to_fit(&mut self) {
+        self.allocations.shrink_to_fit();
+        self.values.shrink_to_fit();
+        self.instructions.shrink_to_fit();
+        if let Some(s) = self.schedule.as_mut() {
+            s.sequence.shrink_to_fit();
+        }
+    }
+
     pub fn str(&self, s: Str) -> &str {
         self.strings.get(s)
     }

@@ -183,7 +183,12 @@ impl UsesReader {
         match self.inexact {
             Some(why) => Err(why),
             None if warned => Err("the skipped `Used values` have warnings".into()),
-            None => Ok(UsedPart::new(self.builder, self.parts)),
+            None => {
+                // Kept until the module takes them: no room beyond their length.
+                self.builder.infos.shrink_to_fit();
+                self.builder.used.shrink_to_fit();
+                Ok(UsedPart::new(self.builder, self.parts))
+            }
         }
     }
 }

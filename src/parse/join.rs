@@ -133,7 +133,9 @@ impl Join {
 
     /// The joined and checked module (once [`Join::step`] said true).
     pub fn into_module(self) -> Module {
-        self.b.module
+        let mut module = self.b.module;
+        module.shrink_to_fit();
+        module
     }
 
     /// How many items the current phase has.

@@ -165,11 +165,14 @@ impl Unpack {
 
     /// The part, for the module whose first skipped body is `first`.
     pub fn finish(self, first: &DeferredUses) -> UsedPart {
+        let (mut used, mut infos) = (self.used, self.infos);
+        used.shrink_to_fit();
+        infos.shrink_to_fit();
         let mut builder = Builder::new("", 0);
         builder.module.strings = self.names;
         builder.module.uses_strings = Strings::from_chunks(self.uses);
-        builder.used = self.used;
-        builder.infos = self.infos;
+        builder.used = used;
+        builder.infos = infos;
         UsedPart::new(builder, first.parts.clone())
     }
 }
