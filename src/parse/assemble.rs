@@ -3,22 +3,20 @@
 //! every file is in and [`join`](super::join) joins and checks them.
 
 use super::buffer_assignment::ValueLine;
-use super::lex::text;
+use super::instr_names::InstrNames;
 use super::used_values::InstrInfo;
 use super::Part;
 use crate::model::{
-    InstrId, Instruction, LastInterned, LiveRange, Module, Schedule, Str, TableHash, Value, Warning,
+    InstrId, Instruction, LastInterned, LiveRange, Module, Schedule, Str, Value, Warning,
 };
-use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use hashbrown::HashMap;
 
 pub(crate) struct Builder {
     /// The module name without a ` (2)` suffix, for routing files.
     pub base_name: String,
     pub module: Module,
-    /// Instructions by name (compared through the arena: no second copy of the names).
-    /// (With each name's [`TableHash`], so that growing the table hashes no name again.)
-    instr_ids: HashTable<(Str, InstrId, TableHash)>,
-    hasher: DefaultHashBuilder,
+    /// Instructions by name.
+    instr_ids: InstrNames,
     /// `(value id, positions and uses text)` from `Used values`.
     pub used: Vec<(u32, Str)>,
     /// What `from instruction:` lines said, by the id of the value they came with.
@@ -54,8 +52,7 @@ impl Builder {
                 name: display,
                 ..Module::default()
             },
-            instr_ids: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
+            instr_ids: InstrNames::default(),
             used: Vec::new(),
             infos: Vec::new(),
             ranges: Vec::new(),
@@ -109,24 +106,7 @@ impl Builder {
 
     /// The instruction called `name`, added on first sight.
     pub fn instr(&mut self, name: &[u8]) -> InstrId {
-        let hash = TableHash::of(&self.hasher, name);
-        let m = &mut self.module;
-        let strings = &m.strings;
-        if let Some(&(_, id, _)) = self.instr_ids.find(hash.spread(), |&(s, _, h)| {
-            h == hash && strings.bytes(s) == name
-        }) {
-            return id;
-        }
-        // Names are unique in a module, so the table above is their interning.
-        let s = m.strings.push(&text(name));
-        let id = m.instructions.len() as InstrId;
-        m.instructions.push(Instruction {
-            name: s,
-            ..Instruction::default()
-        });
-        self.instr_ids
-            .insert_unique(hash.spread(), (s, id, hash), |&(_, _, h)| h.spread());
-        id
+        self.instr_ids.id(&mut self.module, name)
     }
 
     /// A shape index as printed (`{}`, `{0,1}`), interned (most are `{}`, in runs).

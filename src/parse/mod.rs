@@ -22,6 +22,7 @@ mod buffer_assignment;
 mod deferred;
 mod file;
 mod input;
+mod instr_names;
 mod join;
 mod lex;
 mod live_range;
