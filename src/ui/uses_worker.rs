@@ -135,9 +135,10 @@ pub enum Answer {
 /// reused (its memory is the largest of the reads it did).
 struct PageWorker {
     worker: Worker,
-    /// The answers still to come, of any read: a worker that fails (its script missing,
-    /// say) gives each an error instead, so that the page reads those bodies itself.
-    waiting: RefCell<Vec<js_sys::Function>>,
+    /// The answers still to come, of any read, by job: a worker that fails (its script
+    /// missing, say) gives each an error instead, so that the page reads those bodies
+    /// itself. A job leaves when it is answered or called off ([`PageWorker::done`]).
+    waiting: RefCell<Vec<(u32, js_sys::Function)>>,
     failed: Cell<bool>,
     /// The last job's number.
     jobs: Cell<u32>,
@@ -174,7 +175,7 @@ impl PageWorker {
             me.failed.set(true);
             let error = js_sys::Object::new();
             let _ = js_sys::Reflect::set(&error, &"error".into(), &"the worker failed".into());
-            for resolve in me.waiting.borrow_mut().drain(..) {
+            for (_, resolve) in me.waiting.borrow_mut().drain(..) {
                 let event = web_sys::MessageEventInit::new();
                 event.set_data(&error);
                 if let Ok(message) = MessageEvent::new_with_event_init_dict("message", &event) {
@@ -190,7 +191,21 @@ impl PageWorker {
         js_sys::Reflect::set(&start, &"glue".into(), &glue.into()).ok()?;
         js_sys::Reflect::set(&start, &"wasm".into(), &wasm.into()).ok()?;
         me.worker.post_message(&start).ok()?;
+        test_hooks::install_waiting(&me);
         Some(me)
+    }
+
+    /// Job `id` is answered or called off: no error is to be passed on to it.
+    fn done(&self, id: u32) {
+        self.waiting.borrow_mut().retain(|(job, _)| *job != id);
+    }
+
+    /// Calls off job `id`: the worker drops it (or its answer, if it is done).
+    fn call_off(&self, id: u32) {
+        let cancel = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&cancel, &"cancel".into(), &id.into());
+        let _ = self.worker.post_message(&cancel);
+        self.done(id);
     }
 }
 
@@ -217,9 +232,7 @@ struct Job {
 impl Drop for UsesJobs {
     fn drop(&mut self) {
         for job in self.jobs.values() {
-            let cancel = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&cancel, &"cancel".into(), &job.id.into());
-            let _ = self.worker.worker.post_message(&cancel);
+            self.worker.call_off(job.id);
         }
     }
 }
@@ -263,8 +276,9 @@ impl UsesJobs {
     /// The body just jumped over: read at once, while the page reads the rest of the
     /// file. A module with a second body waits for [`UsesJobs::read`].
     pub fn jumped(&mut self, files: &[Picked], body: &DeferredUses) {
-        if self.jobs.remove(&body.module).is_none() {
-            self.post(files, vec![body.clone()]);
+        match self.jobs.remove(&body.module) {
+            Some(job) => self.worker.call_off(job.id),
+            None => self.post(files, vec![body.clone()]),
         }
     }
 
@@ -281,7 +295,9 @@ impl UsesJobs {
                 .cloned()
                 .collect();
             if self.jobs.get(module).is_none_or(|j| j.bodies != bodies) {
-                self.jobs.remove(module);
+                if let Some(job) = self.jobs.remove(module) {
+                    self.worker.call_off(job.id);
+                }
                 self.post(files, bodies);
             }
         }
@@ -318,12 +334,12 @@ impl UsesJobs {
         }
         let channel = MessageChannel::new()?;
         let port = channel.port1();
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            port.set_onmessage(Some(&resolve));
-            w.waiting.borrow_mut().push(resolve);
-        });
         let id = w.jobs.get() + 1;
         w.jobs.set(id);
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            port.set_onmessage(Some(&resolve));
+            w.waiting.borrow_mut().push((id, resolve));
+        });
         let request = js_sys::Object::new();
         for (key, value) in [
             ("id", JsValue::from(id)),
@@ -359,7 +375,9 @@ impl UsesJobs {
         let Some(job) = self.jobs.remove(&first.module) else {
             return Answer::Failed(format!("no job for {}", first.module));
         };
-        let data = match job.answer.await {
+        let answer = job.answer.await;
+        self.worker.done(job.id);
+        let data = match answer {
             Ok(event) => event.unchecked_into::<MessageEvent>().data(),
             Err(e) => return Answer::Failed(js_error(e)),
         };
@@ -445,8 +463,28 @@ fn app_urls() -> Option<(String, String)> {
 }
 
 /// Browser tests have the worker whatever the cores (`window.__bufscope_early_uses`, set
-/// before the app starts), to test it on a machine with few.
+/// before the app starts), to test it on a machine with few, and can count the jobs whose
+/// answers are awaited (`window.__bufscope_uses_waiting()`).
 mod test_hooks {
+    #[cfg(feature = "test-hooks")]
+    pub fn install_waiting(worker: &std::rc::Rc<super::PageWorker>) {
+        use wasm_bindgen::closure::Closure;
+        use wasm_bindgen::JsCast;
+        let weak = std::rc::Rc::downgrade(worker);
+        let hook = Closure::<dyn Fn() -> f64>::new(move || {
+            weak.upgrade()
+                .map_or(0.0, |w| w.waiting.borrow().len() as f64)
+        });
+        if let Some(window) = web_sys::window() {
+            let key = wasm_bindgen::JsValue::from_str("__bufscope_uses_waiting");
+            let _ = js_sys::Reflect::set(&window, &key, hook.as_ref().unchecked_ref());
+        }
+        hook.forget();
+    }
+
+    #[cfg(not(feature = "test-hooks"))]
+    pub fn install_waiting(_: &std::rc::Rc<super::PageWorker>) {}
+
     #[cfg(feature = "test-hooks")]
     pub fn forced() -> bool {
         let key = wasm_bindgen::JsValue::from_str("__bufscope_early_uses");

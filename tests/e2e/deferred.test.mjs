@@ -28,6 +28,8 @@ const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame
 const dataView = async () => (await diagram().getAttribute('data-view')).split(',').map(Number);
 const hold = (on) => page.evaluate((on) => { window.__bufscope_hold_details = on; }, on);
 const status = () => page.evaluate(() => document.querySelector('#details-status')?.textContent ?? null);
+/** Jobs of the `Used values` worker whose answers the page still awaits (src/ui/uses_worker.rs). */
+const awaited = () => page.evaluate(() => window.__bufscope_uses_waiting?.() ?? -1);
 
 /** Starts sampling every animation frame (as tests/e2e gap.mjs does): the diagrams'
  *  canvases, how many of them are those of the first frame that had any, whether a module
@@ -172,6 +174,7 @@ test('the worker reads the Used values while the page reads on (as on a machine 
   await completesWith(true, 'early');
   const title = await page.locator('.report .files-line').getAttribute('title');
   assert(/by a worker/.test(title ?? ''), `the report's title: ${title}`);
+  assert((await awaited()) === 0, `the page still awaits ${await awaited()} answers of the worker`);
 });
 
 test('without its worker script the page reads the Used values itself', async () => {
@@ -202,6 +205,19 @@ if (!existsSync(BIG)) {
     console.log(`    94 MB: diagrams ${Math.round(shown - t0)} ms after the page was ready; ${frames} frames until complete ` +
       `(report: complete ${await page.locator('.report').getAttribute('data-complete-ms')} ms from the pick), ` +
       `every one with the diagrams; longest frame gap ${Math.round(gap)} ms`);
+    assert((await awaited()) === 0, `the page still awaits ${await awaited()} answers of the worker`);
+  });
+
+  test('a read replaced while the worker reads its Used values calls the worker\'s job off', async () => {
+    await app.load();
+    await app.pick(BIG);
+    await page.waitForFunction(() => window.__bufscope_uses_waiting() > 0, null, { timeout: 60000 });
+    await app.drop([dumpFile(TPU)]);
+    await app.waitForOutcome(path.basename(TPU));
+    await app.waitForDetails();
+    assert((await app.shownModule()) === MODULE, 'the TPU module is not on screen');
+    const left = await awaited();
+    assert(left === 0, `the page still awaits ${left} answers of the worker (the 94 MB read's job was not called off)`);
   });
 }
 
