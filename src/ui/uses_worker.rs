@@ -217,6 +217,9 @@ pub struct UsesJobs {
     jobs: HashMap<String, Job>,
     /// The bytes of the bodies posted, which the progress is a fraction of.
     posted: Rc<Cell<f64>>,
+    /// The worker's progress messages, for this read: the worker's handler while it is
+    /// the newest read's.
+    on_read: Closure<dyn FnMut(MessageEvent)>,
 }
 
 /// Logical processors from which the page has a `Used values` worker (see the module's doc).
@@ -233,6 +236,16 @@ impl Drop for UsesJobs {
     fn drop(&mut self) {
         for job in self.jobs.values() {
             self.worker.call_off(job.id);
+        }
+        // Unhooked before it is dropped, unless a newer read's has replaced it: a message
+        // still to come (a called-off job's last progress) then finds no handler.
+        let ours: &js_sys::Function = self.on_read.as_ref().unchecked_ref();
+        let worker = &self.worker.worker;
+        if worker
+            .onmessage()
+            .is_some_and(|f| js_sys::Object::is(&f, ours))
+        {
+            worker.set_onmessage(None);
         }
     }
 }
@@ -260,16 +273,15 @@ impl UsesJobs {
                 progress((read.get() / total.get()).min(1.0));
             }
         });
-        // The newest read's replaces the last one's; kept for the page's life (a small
-        // closure a read), since a call-off's last messages may still come.
+        // The newest read's replaces the last one's.
         worker
             .worker
             .set_onmessage(Some(on_read.as_ref().unchecked_ref()));
-        on_read.forget();
         Some(UsesJobs {
             worker,
             jobs: HashMap::new(),
             posted,
+            on_read,
         })
     }
 
