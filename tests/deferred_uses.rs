@@ -416,3 +416,29 @@ fn a_damaged_handoff_is_refused() {
         fingerprint(&whole.into_module())
     );
 }
+
+/// A module whose `Used values` body is empty and which has no allocations and no live
+/// ranges: one pass refuses it ("no buffer assignment was found"); the deferred read, which
+/// kept it for the entries its body might hold, must too (the fuzzer found it keeping it).
+#[test]
+fn a_module_with_nothing_but_an_empty_body_is_refused_both_ways() {
+    let m = fixture_module("cpu/jax0.6.2/cpu_tiny");
+    let (_, tiny) = m.dump_files().next().unwrap();
+    let wrapped = [
+        b"BufferAssignment:\nTotal bytes used: 0\n\nUsed values:\n".as_slice(),
+        b"*** Begin x.buffer-assignment.txt ***\n",
+        tiny,
+        b"\n*** End x.buffer-assignment.txt ***\n",
+    ]
+    .concat();
+    let name = "m.buffer-assignment.txt";
+    let load = load_both_ways(&[(name, &wrapped)], "an empty body, nothing else");
+    assert_eq!(load.modules.len(), 1, "only the wrapped module is read");
+    assert!(
+        load.errors
+            .iter()
+            .any(|e| e.contains("no buffer assignment")),
+        "errors: {:?}",
+        load.errors
+    );
+}

@@ -206,6 +206,16 @@ pub struct UsedPart {
 }
 
 impl UsedPart {
+    /// Why one pass would not have given `module` at all, if it would not: it has no
+    /// allocations and no live ranges, so only `Used values` entries could keep it
+    /// (`Join::new`), and these bodies have none. The files must then be read again in one
+    /// pass (which says so in an error).
+    pub fn refused(&self, module: &Module) -> Option<String> {
+        let bare = module.allocations.is_empty() && module.schedule.is_none();
+        (bare && self.builder.used.is_empty())
+            .then(|| format!("{}: one pass finds no buffer assignment in it", module.name))
+    }
+
     fn new(builder: Builder, parts: Vec<(Part, String)>) -> UsedPart {
         UsedPart {
             builder,
@@ -456,6 +466,9 @@ impl Bodies {
                 Some(first) => through(reader.finish()?, first)?,
                 None => reader.finish()?,
             };
+            if let Some(why) = part.refused(m) {
+                return Err(why);
+            }
             let mut completing = part.complete(std::mem::take(m));
             while !completing.step(usize::MAX) {}
             *m = completing.into_module();

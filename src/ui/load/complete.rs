@@ -53,18 +53,30 @@ impl Flow {
             start(st, files.to_vec(), self.target, false);
             return;
         }
-        let (mut parts, worker_bytes) =
-            match self.read_parts(files, &deferred, &names, &mut jobs).await {
-                None => return,
-                Some(Ok(read)) => read,
-                Some(Err(why)) => {
-                    // The skip guessed wrong (a damaged dump): read it all in one pass.
-                    leptos::logging::log!("bufscope: reading again in one pass: {why}");
-                    st.details.set(None);
-                    start(st, files.to_vec(), self.target, false);
-                    return;
-                }
-            };
+        let read = match self.read_parts(files, &deferred, &names, &mut jobs).await {
+            None => return,
+            Some(read) => read.and_then(|(parts, bytes)| {
+                // A module one pass would not give (no buffer assignment) is one pass's too.
+                let refused = st.view.with_untracked(|o| {
+                    let modules = o.as_ref().map_or(&[][..], |o| &o.modules[..]);
+                    modules
+                        .iter()
+                        .zip(&parts)
+                        .find_map(|(s, p)| p.as_ref()?.refused(&s.module))
+                });
+                refused.map_or(Ok((parts, bytes)), Err)
+            }),
+        };
+        let (mut parts, worker_bytes) = match read {
+            Ok(read) => read,
+            Err(why) => {
+                // The skip guessed wrong (a damaged dump): read it all in one pass.
+                leptos::logging::log!("bufscope: reading again in one pass: {why}");
+                st.details.set(None);
+                start(st, files.to_vec(), self.target, false);
+                return;
+            }
+        };
         // What can be done with the modules still on screen, in pieces.
         for part in parts.iter_mut().flatten() {
             while !part.prepare(PREPARE_PIECE) {
