@@ -207,12 +207,11 @@ pub struct UsedPart {
 
 impl UsedPart {
     /// Why one pass would not have given `module` at all, if it would not: it has no
-    /// allocations and no live ranges, so only `Used values` entries could keep it
-    /// (`Join::new`), and these bodies have none. The files must then be read again in one
+    /// allocations and no live ranges, so only `Used values` entries could keep it, and
+    /// these bodies have none (the rule of `join::nothing_to_join`). The files must then be read again in one
     /// pass (which says so in an error).
     pub fn refused(&self, module: &Module) -> Option<String> {
-        let bare = module.allocations.is_empty() && module.schedule.is_none();
-        (bare && self.builder.used.is_empty())
+        super::join::nothing_to_join(module, self.builder.used.is_empty())
             .then(|| format!("{}: one pass finds no buffer assignment in it", module.name))
     }
 

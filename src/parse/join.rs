@@ -48,13 +48,19 @@ enum Phase {
     Done,
 }
 
+/// Whether `m` is no module one pass gives: no allocations, no live ranges and (`no_uses`)
+/// no `Used values` entries. [`Join::new`] refuses it; a deferred read, which could not tell
+/// before its bodies were read, refuses it then ([`super::UsedPart::refused`]).
+pub(super) fn nothing_to_join(m: &Module, no_uses: bool) -> bool {
+    m.allocations.is_empty() && no_uses && m.schedule.is_none()
+}
+
 impl Join {
     /// Starts joining and checking `builder`'s module, to be done in pieces by
     /// [`Join::step`]; a module with nothing but a memory-usage report is an error.
     pub fn new(builder: Builder) -> Result<Join, String> {
         let m = &builder.module;
-        let no_uses = builder.used.is_empty() && !builder.deferred;
-        if m.allocations.is_empty() && no_uses && m.schedule.is_none() {
+        if nothing_to_join(m, builder.used.is_empty() && !builder.deferred) {
             let what = if m.memory_report.is_some() {
                 "only a memory-usage report"
             } else {

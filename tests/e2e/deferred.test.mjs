@@ -12,7 +12,7 @@
 // intake, and the diagrams' canvases must be the same elements throughout (not made again).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, TPU, assert, dumpFile, open, run, skip, test } from './harness.mjs';
+import { SHARED, TPU, assert, dumpFile, forceUsesWorker, open, run, skip, test } from './harness.mjs';
 
 const app = await open({ viewport: { width: 1280, height: 720 } });
 const { page } = app;
@@ -169,7 +169,7 @@ async function completesWith(byWorker, what) {
 
 test('the worker reads the Used values while the page reads on (as on a machine of 4 cores or more)', async () => {
   // From here on, in this page, the app starts with its worker whatever the cores.
-  await page.addInitScript(() => { window.__bufscope_early_uses = true; });
+  await forceUsesWorker(page);
   await app.load();
   await completesWith(true, 'early');
   const title = await page.locator('.report .files-line').getAttribute('title');

@@ -71,6 +71,13 @@ export const dumpFile = (file) => ({ name: path.basename(file), bytes: readFileS
  * errors and warnings, page errors, failed requests and every request's URL. On failure to
  * launch, prints the closing line and exits 1.
  */
+/** From the next page load on, the app in `target` (a page or a browser context) has its
+ *  `Used values` worker whatever the machine's cores (`__bufscope_early_uses`,
+ *  src/ui/uses_worker.rs), as on a machine with 4 or more. */
+export async function forceUsesWorker(target) {
+  await target.addInitScript(() => { window.__bufscope_early_uses = true; });
+}
+
 export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'bufscope-e2e-'));
   let context;
@@ -90,9 +97,7 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
-  if (process.env.E2E_USES_WORKER === '1') {
-    await context.addInitScript(() => { window.__bufscope_early_uses = true; });
-  }
+  if (process.env.E2E_USES_WORKER === '1') await forceUsesWorker(context);
   const page = context.pages()[0] || (await context.newPage());
   const app = {
     context,

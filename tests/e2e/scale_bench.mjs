@@ -19,7 +19,7 @@
 // beside the browser's, and which targets are met. A tab that crashes is reported, not fatal.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { open } from './harness.mjs';
+import { forceUsesWorker, open } from './harness.mjs';
 import { panZoom, stats } from './frames.mjs';
 
 const [, , base, nativeFile, ...files] = process.argv;
@@ -39,9 +39,7 @@ const LOAD_TIMEOUT = 900000;
 const app = await open();
 // BENCH_USES_WORKER=1: the app gets its `Used values` worker whatever the machine's cores
 // (src/ui/uses_worker.rs; on fewer than 4 it reads them on the page's thread).
-if (process.env.BENCH_USES_WORKER === '1') {
-  await app.context.addInitScript(() => { window.__bufscope_early_uses = true; });
-}
+if (process.env.BENCH_USES_WORKER === '1') await forceUsesWorker(app.context);
 app.page.on('crash', () => {});
 const log = (s) => console.log(`[bench] ${s}`);
 
