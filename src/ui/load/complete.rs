@@ -16,7 +16,7 @@ use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
 use super::super::uses_worker::{Answer, UsesJobs};
-use super::super::Outcome;
+use super::super::{AppState, Outcome};
 use super::{start, Flow, JOIN_PIECE};
 
 /// Instruction facts per task ([`UsedPart::prepare`]): three strings each looked up.
@@ -55,17 +55,8 @@ impl Flow {
         }
         let read = match self.read_parts(files, &deferred, &names, &mut jobs).await {
             None => return,
-            Some(read) => read.and_then(|(parts, bytes)| {
-                // A module one pass would not give (no buffer assignment) is one pass's too.
-                let refused = st.view.with_untracked(|o| {
-                    let modules = o.as_ref().map_or(&[][..], |o| &o.modules[..]);
-                    modules
-                        .iter()
-                        .zip(&parts)
-                        .find_map(|(s, p)| p.as_ref()?.refused(&s.module))
-                });
-                refused.map_or(Ok((parts, bytes)), Err)
-            }),
+            // A module one pass would not give (no buffer assignment) is one pass's too.
+            Some(read) => read.and_then(|read| refused(st, &read.0).map_or(Ok(read), Err)),
         };
         let (mut parts, worker_bytes) = match read {
             Ok(read) => read,
@@ -228,6 +219,18 @@ impl Flow {
         }
         Some(reader.finish().map(Some))
     }
+}
+
+/// Why one pass would not give one of the modules on screen, completed by `parts` (one
+/// per module, none for those read whole), if it would not ([`UsedPart::refused`]).
+fn refused(st: AppState, parts: &[Option<UsedPart>]) -> Option<String> {
+    st.view.with_untracked(|o| {
+        let modules = o.as_ref().map_or(&[][..], |o| &o.modules[..]);
+        modules
+            .iter()
+            .zip(parts)
+            .find_map(|(s, p)| p.as_ref()?.refused(&s.module))
+    })
 }
 
 /// `shown` completed by `part`: in place when nothing else holds it (the views do not),
