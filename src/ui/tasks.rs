@@ -31,12 +31,19 @@ pub fn now_ms() -> f64 {
 /// Waits for the next frame when none was drawn for [`FRAME_DUE_MS`] and the page is
 /// visible (a hidden page draws no frames), so that work in pieces lets the page paint.
 pub async fn let_paint() {
+    if now_ms() - LAST_FRAME.with(Cell::get) >= FRAME_DUE_MS {
+        next_frame().await;
+    }
+}
+
+/// Waits for the next animation frame; whether it did (a hidden page draws none, and
+/// this returns at once).
+pub async fn next_frame() -> bool {
     let Some(window) = web_sys::window() else {
-        return;
+        return false;
     };
-    let hidden = window.document().is_none_or(|d| d.hidden());
-    if hidden || now_ms() - LAST_FRAME.with(Cell::get) < FRAME_DUE_MS {
-        return;
+    if window.document().is_none_or(|d| d.hidden()) {
+        return false;
     }
     let promise = js_sys::Promise::new(&mut |resolve, _reject| {
         if window.request_animation_frame(&resolve).is_err() {
@@ -45,6 +52,7 @@ pub async fn let_paint() {
     });
     let _ = JsFuture::from(promise).await;
     LAST_FRAME.with(|t| t.set(now_ms()));
+    true
 }
 
 /// Resolves in a later task of the event loop, after a frame if one is due

@@ -332,7 +332,10 @@ test('(p5) values without a live range are listed apart, per memory space', asyn
       continue;
     }
     assert(Number(await list.getAttribute('data-count')) === s.timeless.length, `colour ${s.color}: wrong count of values without a live range`);
+    // The list is made when opened.
+    assert((await list.locator('.timeless-item').count()) === 0, `colour ${s.color}: the closed list was made`);
     await list.locator('summary').click();
+    await list.locator('.timeless-item').first().waitFor();
     const names = await list.locator('.timeless-item .link').allTextContents();
     assert(sameSet(names, s.timeless.map((v) => v.name)), `colour ${s.color}: listed ${names.join(', ')}`);
     // Selecting one shows its details, with no live range.

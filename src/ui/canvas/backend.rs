@@ -5,7 +5,10 @@
 //!   page's diagrams look like the CLI's SVGs.
 //! * Text is measured with the canvas (`measureText`). plotters' own measure on wasm adds a
 //!   styled `<span>` to the page, which the page's Content-Security-Policy forbids (and which
-//!   costs a layout per label).
+//!   costs a layout per label). Widths are kept, by font and text, for the frames after.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use plotters_backend::text_anchor::Pos;
 use plotters_backend::{
@@ -147,16 +150,53 @@ impl DrawingBackend for Canvas2d<'_> {
     ) -> Result<(u32, u32), Error> {
         let size = style.size() / SVG_FONT_RATIO;
         // The font string plotters-canvas sets for drawing the same text.
-        self.ctx.set_font(&format!(
+        let font = format!(
             "{} {size}px {}",
             style.style().as_str(),
             style.family().as_str()
-        ));
-        let width = self
-            .ctx
-            .measure_text(text)
-            .map(|m| m.width())
-            .unwrap_or(0.0);
+        );
+        let width = measured(&font, text).unwrap_or_else(|| {
+            self.ctx.set_font(&font);
+            let width = self
+                .ctx
+                .measure_text(text)
+                .map(|m| m.width())
+                .unwrap_or(0.0);
+            remember(font, text, width);
+            width
+        });
         Ok((width.ceil().max(0.0) as u32, size.ceil().max(0.0) as u32))
     }
+}
+
+/// Texts measured at most before the cache starts again.
+const MEASURED_MAX: usize = 8192;
+
+/// Widths by text, by font.
+type Widths = HashMap<String, HashMap<String, f64>>;
+
+thread_local! {
+    /// Widths measured so far: setting a font and measuring costs microseconds, and a
+    /// diagram measures the same axis labels and block names frame after frame.
+    static MEASURED: RefCell<(Widths, usize)> = RefCell::new((HashMap::new(), 0));
+}
+
+/// The width of `text` in `font`, when measured before.
+fn measured(font: &str, text: &str) -> Option<f64> {
+    MEASURED.with(|m| m.borrow().0.get(font)?.get(text).copied())
+}
+
+fn remember(font: String, text: &str, width: f64) {
+    MEASURED.with(|m| {
+        let (widths, count) = &mut *m.borrow_mut();
+        if *count >= MEASURED_MAX {
+            widths.clear();
+            *count = 0;
+        }
+        widths
+            .entry(font)
+            .or_default()
+            .insert(text.to_owned(), width);
+        *count += 1;
+    });
 }

@@ -39,6 +39,10 @@ use crate::ui::uses;
 const LEVEL_PIECE: usize = 100_000;
 /// Values gathered into a space's index per frame (about 15 ms in wasm).
 const INDEX_PIECE: usize = 400_000;
+/// A frame that has built a piece of the first drawing (the index, a level of detail) goes
+/// on to the next piece, or to drawing, while it has run for less than this (ms): a small
+/// space is drawn in its first frame, not its third.
+const FIRST_FRAME_MS: f64 = 20.0;
 
 /// What a frame has to redraw (each level includes the ones after it).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -107,6 +111,8 @@ pub(crate) struct Diagram {
     pub(super) st: RefCell<State>,
     /// A frame has been asked for and not drawn yet.
     pending: Cell<bool>,
+    /// The diagram itself (the base layer) has been drawn once.
+    drawn: Cell<bool>,
     /// Whether the levels of detail are being built ([`Diagram::prepare_levels`]).
     preparing: Cell<bool>,
     /// The resize observer, and its callback (which must live as long as it).
@@ -180,6 +186,7 @@ impl Diagram {
             base: Offscreen::new()?,
             marked: Offscreen::new()?,
             pending: Cell::new(false),
+            drawn: Cell::new(false),
             preparing: Cell::new(false),
             observer: RefCell::new(None),
         });
@@ -198,6 +205,12 @@ impl Diagram {
             Err(e) => leptos::logging::warn!("bufscope: no ResizeObserver: {e:?}"),
         }
         Ok(d)
+    }
+
+    /// Whether the diagram waits for its first drawing: a frame is asked for and the
+    /// diagram has never been drawn (one with no room on the page asks for none).
+    pub(super) fn first_drawing_due(&self) -> bool {
+        !self.drawn.get() && self.pending.get()
     }
 
     pub(super) fn focus(&self) -> Focus {
@@ -323,15 +336,20 @@ impl Diagram {
         if st.size.0 == 0 || st.size.1 == 0 {
             return false;
         }
-        let built = if self.index.get().is_none() {
-            self.build_index();
-            true
-        } else if dirty == Layer::Base {
-            let font_size = Style::default().font_size * st.scale;
-            let plot = Layout::new(st.size, font_size).diagram;
-            self.index().prepare_view(&st.view, plot)
-        } else {
-            false
+        let built = loop {
+            let built = if self.index.get().is_none() {
+                self.build_index();
+                true
+            } else if dirty == Layer::Base {
+                let font_size = Style::default().font_size * st.scale;
+                let plot = Layout::new(st.size, font_size).diagram;
+                self.index().prepare_view(&st.view, plot)
+            } else {
+                false
+            };
+            if !built || now_ms() - started >= FIRST_FRAME_MS {
+                break built;
+            }
         };
         if built {
             drop(st);
@@ -426,6 +444,7 @@ impl Diagram {
             let _ = self
                 .wrapper
                 .set_attribute("data-view", &format!("{},{},{},{}", v.x0, v.x1, v.y0, v.y1));
+            self.drawn.set(true);
         }
         if dirty <= Layer::Marks {
             let focus = self.focus();

@@ -34,3 +34,15 @@ pub(crate) fn with_diagram<R>(color: Option<u32>, f: impl FnOnce(&Rc<Diagram>) -
     })?;
     Some(f(&d))
 }
+
+/// Whether a diagram on the page waits for its first drawing
+/// ([`Diagram::first_drawing_due`]): work that can wait (completing the modules) lets the
+/// diagrams be drawn first.
+pub(crate) fn first_drawing_due() -> bool {
+    DIAGRAMS.with(|all| {
+        all.borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .any(|d| d.canvas.is_connected() && d.first_drawing_due())
+    })
+}

@@ -13,11 +13,16 @@ use leptos::prelude::*;
 
 use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 
+use super::super::canvas::first_drawing_due;
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
+use super::super::tasks;
 use super::super::uses_worker::{Answer, UsesJobs};
 use super::super::{AppState, Outcome};
 use super::{start, Flow, JOIN_PIECE};
+
+/// Longest wait (ms) for the diagrams' first drawing before completing the modules.
+const FIRST_DRAWING_WAIT_MS: f64 = 2000.0;
 
 /// Instruction facts per task ([`UsedPart::prepare`]): three strings each looked up.
 const PREPARE_PIECE: usize = JOIN_PIECE / 3;
@@ -35,6 +40,13 @@ impl Flow {
         while held() {
             if !self.pause().await {
                 return;
+            }
+        }
+        // The diagrams are drawn first (a frame or two); completing can wait for them.
+        let since = tasks::now_ms();
+        while first_drawing_due() && tasks::now_ms() - since < FIRST_DRAWING_WAIT_MS {
+            if !tasks::next_frame().await || !self.current() {
+                break;
             }
         }
         // What is on screen, by name; the modules themselves stay where the views read them.

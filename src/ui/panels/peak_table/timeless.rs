@@ -35,32 +35,14 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
     let total = query::total_size(m, &values);
     let count = values.len();
     let limit = RwSignal::new(FIRST);
-    let values = Arc::new(values);
-    let items = {
-        let values = values.clone();
-        move || {
-            let shown = focus.shown();
-            let m = &shown.module;
-            values
-                .iter()
-                .take(limit.get())
-                .filter_map(|&v| {
-                    let value = m.values.get(v as usize)?;
-                    let name = clip_middle(&m.value_name(value), CELL_CHARS);
-                    let shape = clip_middle(m.str(value.shape), CELL_CHARS);
-                    Some(view! {
-                        <li class="timeless-item" data-value=v.to_string()
-                            class:selected=move || focus.selected.get() == Some(v)>
-                            <button type="button" class="link" on:click=move |_| focus.selected.set(Some(v))>{name}</button>
-                            <span class="size" title=format!("{} B", fmt::grouped(value.size))>{fmt::human(value.size)}</span>
-                            <code class="shape">{shape}</code>
-                        </li>
-                    })
-                })
-                .collect_view()
-        }
-    };
+    // The list is made when it is first opened: closed, it costs the page nothing.
+    let opened = RwSignal::new(false);
+    let details = NodeRef::<leptos::html::Details>::new();
+    let items = items(focus, Arc::new(values), limit, opened);
     let more = move || {
+        if !opened.get() {
+            return None;
+        }
         let shown_now = limit.get().min(count);
         (count > shown_now).then(|| {
             view! {
@@ -71,7 +53,12 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
         })
     };
     Some(view! {
-        <details class="timeless" data-color=color.to_string() data-count=count.to_string()>
+        <details class="timeless" data-color=color.to_string() data-count=count.to_string()
+            node_ref=details on:toggle=move |_| {
+                if details.get_untracked().is_some_and(|d| d.open()) {
+                    opened.set(true);
+                }
+            }>
             <summary>
                 {format!(
                     "{} value{} without a live range in {} (thread-local; not drawn) — {}",
@@ -85,4 +72,38 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
             {more}
         </details>
     })
+}
+
+/// The first `limit` of `values` as list items, once the list has been `opened`.
+fn items(
+    focus: Focus,
+    values: Arc<Vec<u32>>,
+    limit: RwSignal<usize>,
+    opened: RwSignal<bool>,
+) -> impl Fn() -> Option<AnyView> {
+    move || {
+        if !opened.get() {
+            return None;
+        }
+        let shown = focus.shown();
+        let m = &shown.module;
+        let items = values
+            .iter()
+            .take(limit.get())
+            .filter_map(|&v| {
+                let value = m.values.get(v as usize)?;
+                let name = clip_middle(&m.value_name(value), CELL_CHARS);
+                let shape = clip_middle(m.str(value.shape), CELL_CHARS);
+                Some(view! {
+                    <li class="timeless-item" data-value=v.to_string()
+                        class:selected=move || focus.selected.get() == Some(v)>
+                        <button type="button" class="link" on:click=move |_| focus.selected.set(Some(v))>{name}</button>
+                        <span class="size" title=format!("{} B", fmt::grouped(value.size))>{fmt::human(value.size)}</span>
+                        <code class="shape">{shape}</code>
+                    </li>
+                })
+            })
+            .collect_view();
+        Some(items.into_any())
+    }
 }
