@@ -7,7 +7,7 @@
 //! choice of which of them to read ([`select`]), and the sliced, cancellable reading
 //! ([`read_files`]). What is shown, and when, is [`super`]'s business.
 
-use bufscope::parse::{BodyEnd, DeferredUses};
+use bufscope::parse::DeferredUses;
 use bufscope::Loader;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -20,7 +20,8 @@ use web_sys::{
 };
 
 use super::tasks::let_paint;
-/// The yield between pieces of work, also used by [`super`]'s loading flow.
+
+mod tail;
 
 /// Bytes per slice handed to the loader. Each slice is parsed in one go between two
 /// awaits, about 10 ms in the browser; each slice also costs about 1 ms of waiting for the
@@ -32,6 +33,9 @@ const GZ_CHUNK: f64 = 256.0 * 1024.0;
 const FIRST_CHUNK: f64 = 64.0 * 1024.0;
 /// Slices asked for ahead of the one being parsed.
 const AHEAD: usize = 2;
+/// Most reads under way at once in one read of files: [`AHEAD`] forward, and those of the
+/// search for a skipped body's end ([`tail`]).
+const MOST_ASKED: usize = AHEAD + tail::MOST_ASKED + 2;
 
 /// A file to read and the name it is read under (its path inside a folder, if any).
 #[derive(Clone)]
@@ -230,10 +234,12 @@ pub async fn read_files(
         // Once a `Used values` body is being skipped, its end is looked for (once) from
         // the end of the file, and reading goes on there.
         let mut look = defer;
+        let mut tail = tail::Tail::new(defer);
         loop {
             let mut slices = Slices::new(from, size);
             let (loader, parse_ms) = (&mut fed.loader, &mut fed.parse_ms);
             let feed = |bytes: &[u8]| {
+                tail.first_slice(&reader, &picked.file, bytes);
                 let t = js_sys::Date::now();
                 loader.feed(bytes);
                 *parse_ms += js_sys::Date::now() - t;
@@ -258,8 +264,8 @@ pub async fn read_files(
                 Some(Ok(Some(stopped))) => {
                     look = false;
                     from = stopped;
-                    let Some((to, at_end)) = body_end(picked, &reader, stopped, &cancelled).await?
-                    else {
+                    let found = tail::body_end(picked, &reader, stopped, &cancelled, &mut tail);
+                    let Some((to, at_end)) = found.await? else {
                         continue;
                     };
                     if fed.loader.jump(to as u64, at_end) {
@@ -276,34 +282,6 @@ pub async fn read_files(
     }
     progress(1.0);
     Some(fed)
-}
-
-/// Where the `Used values` body being skipped ends, looked for from the end of the file
-/// ([`BodyEnd`]), `fed` bytes having been fed: `Some(None)` when no jump is to be made (or a
-/// slice could not be read); `None` once the read is cancelled (no slice is asked for after).
-async fn body_end(
-    picked: &Picked,
-    reader: &Reader,
-    fed: f64,
-    cancelled: &impl Fn() -> bool,
-) -> Option<Option<(f64, bool)>> {
-    let size = picked.file.size();
-    let mut look = BodyEnd::new(fed as u64, size as u64, CHUNK as u64);
-    let mut buf = Vec::new();
-    while let Some(r) = look.next() {
-        if cancelled() {
-            return None;
-        }
-        let slice = reader.start(&picked.file, r.start as f64, r.end as f64);
-        if slice.finish(&mut buf).await.is_err() {
-            return Some(None);
-        }
-        look.look(&buf);
-    }
-    if cancelled() {
-        return None;
-    }
-    Some(look.answer().map(|(to, at_end)| (to as f64, at_end)))
 }
 
 /// Feeds bytes `range` of `picked` to `feed`, slice by slice as [`read_files`] does;
@@ -503,7 +481,7 @@ impl ReadWorker {
         let promise = js_sys::Promise::new(&mut |resolve, _reject| {
             answer.set_onmessage(Some(&resolve));
             let mut waiting = self.waiting.borrow_mut();
-            if waiting.len() > 2 * AHEAD + 2 {
+            if waiting.len() > MOST_ASKED {
                 waiting.pop_front();
             }
             waiting.push_back(resolve);

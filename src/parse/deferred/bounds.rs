@@ -82,14 +82,30 @@ impl BodyEnd {
         if self.found.is_some() {
             return None;
         }
+        Some(self.range_before(self.from))
+    }
+
+    /// The bytes [`BodyEnd::next`] gives in turn from here while no header is found, the
+    /// last reaching the bytes fed: what a reader may ask for before it looks at them. A
+    /// search made as if nothing was fed (`fed` 0) gives the same ranges as any other until
+    /// that one comes near the bytes fed.
+    pub fn ahead(&self) -> impl Iterator<Item = Range<u64>> + '_ {
+        let floor = self.fed.saturating_sub(1);
+        let mut from = self.found.is_none().then_some(self.from);
+        std::iter::from_fn(move || {
+            let range = self.range_before(from?);
+            from = (range.start > floor).then_some(range.start);
+            Some(range)
+        })
+    }
+
+    /// The slice to look at when the part looked at so far is `from..size`.
+    fn range_before(&self, from: u64) -> Range<u64> {
         // From the byte before the first unfed one, so that a line starting right there is
         // seen to start after a line end.
         let own = (self.slice - self.overlap()).max(1);
-        let start = self
-            .from
-            .saturating_sub(own)
-            .max(self.fed.saturating_sub(1));
-        Some(start..(self.from + self.overlap()).min(self.size))
+        let start = from.saturating_sub(own).max(self.fed.saturating_sub(1));
+        start..(from + self.overlap()).min(self.size)
     }
 
     /// Bytes each slice reads past its own part: [`OVERLAP`], or half a small slice.
@@ -183,6 +199,39 @@ impl BodyStart {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ahead` lists the ranges `next` gives in turn when no header is found, down to the
+    /// bytes fed, for any sizes; a search as if nothing was fed agrees until near them.
+    #[test]
+    fn ahead_lists_what_next_gives() {
+        for (fed, size, slice) in [
+            (0, 100, 10),
+            (37, 100, 10),
+            (99, 100, 7),
+            (0, 5, 64),
+            (3, 9000, 8192),
+            (100, 100, 16),
+        ] {
+            let mut look = BodyEnd::new(fed, size, slice);
+            let planned: Vec<_> = look.ahead().collect();
+            let mut given = Vec::new();
+            while let Some(r) = look.next() {
+                given.push(r.clone());
+                look.look(&vec![b'x'; (r.end - r.start) as usize]);
+            }
+            assert_eq!(planned, given, "fed {fed}, size {size}, slice {slice}");
+            let blind: Vec<_> = BodyEnd::new(0, size, slice).ahead().collect();
+            let same = planned
+                .iter()
+                .zip(&blind)
+                .take_while(|(a, b)| a == b)
+                .count();
+            assert!(
+                same + 1 >= planned.len(),
+                "fed {fed}, size {size}, slice {slice}: {planned:?} / {blind:?}"
+            );
+        }
+    }
 
     /// The first `Used values:` line is found in any slicing, at the file's start too, with
     /// its body's offset and first line; a line that only contains it, or a CRLF header,
