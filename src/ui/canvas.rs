@@ -32,7 +32,7 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use self::draw::{Diagram, Layer};
 pub(crate) use self::palette::page_style;
-pub(crate) use self::registry::{first_drawing_due, with_diagram};
+pub(crate) use self::registry::{first_drawings, with_diagram};
 use super::state::{Focus, Shared};
 
 /// Where a component's diagram goes once its elements are on the page.

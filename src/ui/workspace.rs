@@ -9,17 +9,22 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use web_sys::PointerEvent;
 
+use super::canvas::first_drawings;
 use super::diagram::Diagrams;
 use super::export::ExportMenu;
 use super::panels::{Answers, Details, Header, HoverLine, ModuleInfo, PeakTable, SearchBox};
 use super::state::{Focus, Shown};
+use super::tasks::next_frame;
 
 /// The side panel's width at first (CSS pixels), and the least a panel is resized to.
 const SIDE_PX: f64 = 360.0;
 const MIN_PX: f64 = 120.0;
+/// Longest wait (ms) for the diagrams' first drawing before the panels are made.
+const PANELS_WAIT_MS: f64 = 1000.0;
 
 /// The dock's height at first: a quarter of the window, within 150 to 340 px.
 fn dock_px() -> f64 {
@@ -45,6 +50,15 @@ pub fn Workspace(
     super::hash::follow(focus);
     let side = Panel::new(SIDE_PX);
     let dock = Panel::new(dock_px());
+    // The panels' contents are made once the diagrams are drawn, the dock's table first,
+    // the rest a frame later: the diagrams come first, and no frame makes them all.
+    let (table, rest) = (RwSignal::new(false), RwSignal::new(false));
+    spawn_local(async move {
+        first_drawings(PANELS_WAIT_MS).await;
+        table.try_set(true);
+        next_frame().await;
+        rest.try_set(true);
+    });
     view! {
         <article class="module workspace"
             style:--side-width=move || format!("{:.0}px", side.size.get())
@@ -70,16 +84,18 @@ pub fn Workspace(
                     {splitter(side, Axis::Width, "Resize the details panel")}
                     {fold_button(side, "side-fold", "details")}
                     <div class="side-scroll">
-                        <Details focus=focus />
+                        {move || rest.get().then(|| view! { <Details focus=focus /> })}
                     </div>
                 </div>
                 <div class="dock">
                     {splitter(dock, Axis::Height, "Resize the panel below the diagrams")}
                     {fold_button(dock, "dock-fold", "tables")}
                     <div class="dock-scroll">
-                        <PeakTable focus=focus />
-                        {move || answers(focus)}
-                        {move || module_info(focus)}
+                        {move || table.get().then(|| view! { <PeakTable focus=focus /> })}
+                        {move || rest.get().then(|| view! {
+                            {move || answers(focus)}
+                            {move || module_info(focus)}
+                        })}
                     </div>
                 </div>
             </div>

@@ -7,6 +7,7 @@ use std::rc::{Rc, Weak};
 
 use super::draw::Diagram;
 use super::hooks;
+use crate::ui::tasks::{next_frame, now_ms};
 
 thread_local! {
     static DIAGRAMS: RefCell<Vec<Weak<Diagram>>> = const { RefCell::new(Vec::new()) };
@@ -35,10 +36,23 @@ pub(crate) fn with_diagram<R>(color: Option<u32>, f: impl FnOnce(&Rc<Diagram>) -
     Some(f(&d))
 }
 
-/// Whether a diagram on the page waits for its first drawing
-/// ([`Diagram::first_drawing_due`]): work that can wait (completing the modules) lets the
-/// diagrams be drawn first.
-pub(crate) fn first_drawing_due() -> bool {
+/// Waits a frame (by which diagrams just put on the page have asked for theirs), then a
+/// frame at a time, `most_ms` at most, until no diagram on the page waits for its first
+/// drawing ([`Diagram::first_drawing_due`]), so that what can wait (completing the modules,
+/// the panels around the diagrams) lets the diagrams be drawn first.
+pub(crate) async fn first_drawings(most_ms: f64) {
+    let since = now_ms();
+    if !next_frame().await {
+        return;
+    }
+    while first_drawing_due() && now_ms() - since < most_ms {
+        if !next_frame().await {
+            return;
+        }
+    }
+}
+
+fn first_drawing_due() -> bool {
     DIAGRAMS.with(|all| {
         all.borrow()
             .iter()

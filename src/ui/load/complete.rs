@@ -13,10 +13,9 @@ use leptos::prelude::*;
 
 use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 
-use super::super::canvas::first_drawing_due;
+use super::super::canvas::first_drawings;
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
-use super::super::tasks;
 use super::super::uses_worker::{Answer, UsesJobs};
 use super::super::{AppState, Outcome};
 use super::{start, Flow, JOIN_PIECE};
@@ -43,11 +42,10 @@ impl Flow {
             }
         }
         // The diagrams are drawn first (a frame or two); completing can wait for them.
-        let since = tasks::now_ms();
-        while first_drawing_due() && tasks::now_ms() - since < FIRST_DRAWING_WAIT_MS {
-            if !tasks::next_frame().await || !self.current() {
-                break;
-            }
+        first_drawings(FIRST_DRAWING_WAIT_MS).await;
+        // In a task of its own, not the frame's that puts the panels on the page.
+        if !self.pause().await {
+            return;
         }
         // What is on screen, by name; the modules themselves stay where the views read them.
         let (known, names) = st.view.with_untracked(|o| {
