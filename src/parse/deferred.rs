@@ -20,7 +20,7 @@
 //! pass. Gzip files are read in one pass (their byte offsets are not the text's).
 
 use super::assemble::Builder;
-use super::join::Join;
+use super::join::{Chosen, Join};
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
 use super::Part;
@@ -203,6 +203,8 @@ pub struct UsedPart {
     places: HashMap<Str, u32>,
     /// Each fact's three strings as places in `distinct` ([`UsedPart::prepare`]).
     named: Vec<[u32; 3]>,
+    /// The fact each instruction of the module takes ([`UsedPart::choose`]).
+    chosen: Option<Chosen>,
 }
 
 impl UsedPart {
@@ -222,6 +224,7 @@ impl UsedPart {
             distinct: vec![Str::EMPTY],
             places: HashMap::new(),
             named: Vec::new(),
+            chosen: None,
         }
     }
 
@@ -252,15 +255,28 @@ impl UsedPart {
         self.named.len() == self.builder.infos.len()
     }
 
+    /// Chooses, for up to `work` instruction facts, which instruction of `module` (the one
+    /// to complete, only read: it may be on screen meanwhile) takes it, so that
+    /// [`UsedPart::complete`] only gives them; true once all are looked at.
+    pub fn choose(&mut self, module: &Module, work: usize) -> bool {
+        let chosen = match &mut self.chosen {
+            Some(c) if c.fits(module) => c,
+            c => c.insert(Chosen::new(module)),
+        };
+        chosen.step(module, &self.builder.infos, work)
+    }
+
     /// Gives the bodies to `module` (the one [`DeferredUses::module`] names): the join that
     /// completes it.
     pub fn complete(mut self, module: Module) -> Completing {
         while !self.prepare(usize::MAX) {}
+        while !self.choose(&module, usize::MAX) {}
         let UsedPart {
             builder: read,
             parts,
             distinct,
             named,
+            chosen,
             ..
         } = self;
         let mut b = Builder::resume(module, parts);
@@ -288,8 +304,9 @@ impl UsedPart {
         // Only `Used values` writes this arena: the module's is still empty.
         b.module.uses_strings = read.module.uses_strings;
         b.used = read.used;
+        let chosen = chosen.unwrap_or_else(|| Chosen::new(&b.module));
         Completing {
-            join: Join::resume(b),
+            join: Join::resume(b, chosen),
         }
     }
 }

@@ -31,6 +31,8 @@ pub(crate) struct Join {
     /// `(line, message)` about `BufferLiveRange` lines.
     problems: Vec<(u64, String)>,
     by_id: Option<IdIndex>,
+    /// The fact each instruction takes (phase `Infos`).
+    chosen: Option<Chosen>,
     /// `Used values` ids in no allocation.
     unknown: Vec<u32>,
 }
@@ -85,6 +87,7 @@ impl Join {
             orphans: Vec::new(),
             problems: Vec::new(),
             by_id: None,
+            chosen: None,
             unknown: Vec::new(),
         })
     }
@@ -115,12 +118,14 @@ impl Join {
 
     /// Joins a module read without its `Used values` body ([`Builder::deferred`], its
     /// live ranges joined and totals checked by an earlier [`Join`]) to that body, read
-    /// into `builder` since ([`Builder::resume`]).
-    pub fn resume(builder: Builder) -> Join {
+    /// into `builder` since ([`Builder::resume`]), with the facts `chosen` already (all
+    /// of `builder`'s looked at: [`Chosen::step`]).
+    pub fn resume(builder: Builder, chosen: Chosen) -> Join {
+        let done = chosen.done;
         let mut join = Join {
             b: builder,
             phase: Phase::Infos,
-            done: 0,
+            done,
             braces: Str::EMPTY,
             first: Vec::new(),
             next: Vec::new(),
@@ -128,6 +133,7 @@ impl Join {
             orphans: Vec::new(),
             problems: Vec::new(),
             by_id: None,
+            chosen: Some(chosen),
             unknown: Vec::new(),
         };
         if join.b.used.is_empty() {
@@ -224,22 +230,9 @@ impl Join {
     }
 
     fn infos(&mut self, range: std::ops::Range<usize>) {
-        let m = &mut self.b.module;
-        let by_id = self.by_id.get_or_insert_with(|| IdIndex::new(&m.values));
-        for &(value_id, info) in &self.b.infos[range] {
-            let Some(v) = by_id.get(value_id) else {
-                continue;
-            };
-            let instruction = m.values[v as usize].instruction;
-            if let Some(i) = m.instructions.get_mut(instruction as usize) {
-                if i.opcode.is_empty() {
-                    *i = Instruction {
-                        name: i.name,
-                        ..info
-                    };
-                }
-            }
-        }
+        let m = &self.b.module;
+        let chosen = self.chosen.get_or_insert_with(|| Chosen::new(m));
+        chosen.step(m, &self.b.infos[..range.end], usize::MAX);
     }
 
     fn used(&mut self, range: std::ops::Range<usize>) {
@@ -294,7 +287,10 @@ impl Join {
                 }
             }
             Phase::Infos => {
-                self.b.infos = Vec::new();
+                let infos = std::mem::take(&mut self.b.infos);
+                if let Some(chosen) = self.chosen.take() {
+                    self.by_id = Some(chosen.apply(&mut self.b.module, &infos));
+                }
                 Phase::Used
             }
             Phase::Used => {
@@ -406,6 +402,73 @@ impl Join {
                 b.warn(Part::Report, 0, format!("the memory-usage report says {total} bytes but the allocations add up to {sum}"));
             }
         }
+    }
+}
+
+/// Which `from instruction:` fact each instruction takes, as one pass gives them in turn to
+/// an instruction whose opcode is still empty: the first fact with an opcode, else the last.
+/// Chosen in pieces ([`Chosen::step`]) reading the module only, so that a module on screen
+/// can have them chosen before it is completed; given in one pass over the instructions.
+pub(crate) struct Chosen {
+    by_id: IdIndex,
+    /// By instruction: the fact it takes, or [`NONE`].
+    chosen: Vec<u32>,
+    /// The module's values when chosen.
+    values: usize,
+    /// Facts looked at so far.
+    done: usize,
+}
+
+impl Chosen {
+    /// Nothing chosen yet for the instructions of `m`.
+    pub fn new(m: &Module) -> Chosen {
+        Chosen {
+            by_id: IdIndex::new(&m.values),
+            chosen: vec![NONE; m.instructions.len()],
+            values: m.values.len(),
+            done: 0,
+        }
+    }
+
+    /// Whether these choices are for module `m` (the same instructions and values).
+    pub fn fits(&self, m: &Module) -> bool {
+        self.chosen.len() == m.instructions.len() && self.values == m.values.len()
+    }
+
+    /// Looks at up to `work` more of `infos` (the facts by value id, in the order read);
+    /// true once all are looked at.
+    pub fn step(&mut self, m: &Module, infos: &[(u32, Instruction)], work: usize) -> bool {
+        let to = infos.len().min(self.done.saturating_add(work.max(1)));
+        for k in self.done..to {
+            let Some(v) = self.by_id.get(infos[k].0) else {
+                continue;
+            };
+            let instruction = m.values[v as usize].instruction as usize;
+            if let Some(c) = self.chosen.get_mut(instruction) {
+                let taken = infos.get(*c as usize).map(|(_, i)| i.opcode);
+                if taken.is_none_or(|opcode| opcode.is_empty()) {
+                    *c = k as u32;
+                }
+            }
+        }
+        self.done = to;
+        to == infos.len()
+    }
+
+    /// Gives each instruction of `m` whose opcode is empty the fact chosen for it; the
+    /// index by value id, for the join's next phase.
+    fn apply(self, m: &mut Module, infos: &[(u32, Instruction)]) -> IdIndex {
+        for (i, &c) in m.instructions.iter_mut().zip(&self.chosen) {
+            if let Some((_, info)) = infos.get(c as usize) {
+                if i.opcode.is_empty() {
+                    *i = Instruction {
+                        name: i.name,
+                        ..*info
+                    };
+                }
+            }
+        }
+        self.by_id
     }
 }
 

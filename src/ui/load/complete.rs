@@ -13,18 +13,21 @@ use leptos::prelude::*;
 
 use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 
-use super::super::canvas::first_drawings;
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
 use super::super::uses_worker::{Answer, UsesJobs};
 use super::super::{AppState, Outcome};
 use super::{start, Flow, JOIN_PIECE};
+use crate::ui::canvas::first_drawings;
 
 /// Longest wait (ms) for the diagrams' first drawing before completing the modules.
 const FIRST_DRAWING_WAIT_MS: f64 = 2000.0;
 
 /// Instruction facts per task ([`UsedPart::prepare`]): three strings each looked up.
 const PREPARE_PIECE: usize = JOIN_PIECE / 3;
+/// Instruction facts per task ([`UsedPart::choose`]): a value and an instruction each
+/// looked up, both far apart in memory.
+const CHOOSE_PIECE: usize = JOIN_PIECE / 2;
 
 impl Flow {
     /// Step 4: the modules on screen completed from `deferred`.
@@ -78,13 +81,8 @@ impl Flow {
                 return;
             }
         };
-        // What can be done with the modules still on screen, in pieces.
-        for part in parts.iter_mut().flatten() {
-            while !part.prepare(PREPARE_PIECE) {
-                if !self.pause().await {
-                    return;
-                }
-            }
+        if !self.prepare(&mut parts).await {
+            return;
         }
         if self.current() {
             self.put_back(parts);
@@ -93,6 +91,33 @@ impl Flow {
         if self.pause().await {
             self.show_complete(started, worker_bytes);
         }
+    }
+
+    /// What can be done with the modules still on screen, in pieces: each part's strings
+    /// found ([`UsedPart::prepare`]) and the facts its instructions take chosen, reading its
+    /// module on screen ([`UsedPart::choose`]). False when the read was abandoned.
+    async fn prepare(&self, parts: &mut [Option<UsedPart>]) -> bool {
+        for (i, part) in parts.iter_mut().enumerate() {
+            let Some(part) = part else { continue };
+            while !part.prepare(PREPARE_PIECE) {
+                if !self.pause().await {
+                    return false;
+                }
+            }
+            loop {
+                let chose = self.st.view.with_untracked(|o| {
+                    let shown = o.as_ref()?.modules.get(i)?;
+                    Some(part.choose(&shown.module, CHOOSE_PIECE))
+                });
+                if chose != Some(false) {
+                    break;
+                }
+                if !self.pause().await {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The modules on screen replaced by their complete forms, in one task (no frame shows
