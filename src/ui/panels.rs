@@ -12,7 +12,7 @@ mod search;
 
 pub use answers::Answers;
 pub use details::Details;
-pub use peak_table::PeakTable;
+pub use peak_table::{prepare_table, PeakTable};
 pub use search::SearchBox;
 
 use bufscope::analysis::Space;

@@ -16,9 +16,11 @@ use web_sys::PointerEvent;
 use super::canvas::first_drawings;
 use super::diagram::Diagrams;
 use super::export::ExportMenu;
-use super::panels::{Answers, Details, Header, HoverLine, ModuleInfo, PeakTable, SearchBox};
+use super::panels::{
+    prepare_table, Answers, Details, Header, HoverLine, ModuleInfo, PeakTable, SearchBox,
+};
 use super::state::{Focus, Shown};
-use super::tasks::next_frame;
+use super::tasks::{next_frame, next_task};
 
 /// The side panel's width at first (CSS pixels), and the least a panel is resized to.
 const SIDE_PX: f64 = 360.0;
@@ -55,6 +57,12 @@ pub fn Workspace(
     let (table, rest) = (RwSignal::new(false), RwSignal::new(false));
     spawn_local(async move {
         first_drawings(PANELS_WAIT_MS).await;
+        // The table's live set in a task of its own (unless the workspace is gone).
+        if table.is_disposed() {
+            return;
+        }
+        prepare_table(focus);
+        next_task().await;
         table.try_set(true);
         next_frame().await;
         rest.try_set(true);

@@ -141,6 +141,19 @@ impl Table {
     }
 }
 
+/// Computes ahead what the table shows first (the fullest space's live set at its step,
+/// which [`Shown::live_set`](crate::ui::state::Shown::live_set) keeps), so that the task
+/// that makes the table does less.
+pub fn prepare_table(focus: Focus) {
+    untrack(|| {
+        let shown = focus.shown_untracked();
+        let space = super::fullest_space(&shown.analysis.spaces);
+        if let Some(step) = focus.step_in(space) {
+            shown.live_set(space, step);
+        }
+    });
+}
+
 #[component]
 pub fn PeakTable(focus: Focus) -> impl IntoView {
     let t = Table::new(focus);
