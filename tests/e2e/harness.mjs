@@ -66,11 +66,6 @@ export function assert(cond, message) {
 /** `{ name, bytes }` of a file on disk, for `app.drop`. */
 export const dumpFile = (file) => ({ name: path.basename(file), bytes: readFileSync(file) });
 
-/**
- * Starts headless Chromium with a fresh profile and one 1200×900 page. Records console
- * errors and warnings, page errors, failed requests and every request's URL. On failure to
- * launch, prints the closing line and exits 1.
- */
 /** From the next page load on, the app in `target` (a page or a browser context) has its
  *  `Used values` worker whatever the machine's cores (`__bufscope_early_uses`,
  *  src/ui/uses_worker.rs), as on a machine with 4 or more. */
@@ -78,6 +73,34 @@ export async function forceUsesWorker(target) {
   await target.addInitScript(() => { window.__bufscope_early_uses = true; });
 }
 
+/** Watches, in `page`, the next read of the file called `name`: `window.__load` gets the
+ *  time of the file input's `change` (`change`), of the first frame with the module's
+ *  diagram drawn (`shown`) and of the first frame with it complete (`complete`, its
+ *  `Used values` read), and every gap between animation frames over 50 ms after the pick
+ *  (`gaps`: [start, length] in ms from the pick). */
+export async function watchLoad(page, name) {
+  await page.evaluate((name) => {
+    const m = (window.__load = { change: null, shown: null, complete: null, gaps: [] });
+    document.addEventListener('change', () => { m.change ??= performance.now(); }, { capture: true });
+    let last = performance.now();
+    const tick = () => {
+      const now = performance.now();
+      if (m.change !== null && now - last > 50) m.gaps.push([Math.round(last - m.change), Math.round(now - last)]);
+      last = now;
+      if (m.shown === null && document.querySelector('.files-line')?.textContent === `Read ${name}`
+        && document.querySelector('.diagram')?.dataset.view) m.shown = now;
+      if (m.shown !== null && m.complete === null && !document.querySelector('#details-status')) m.complete = now;
+      if (m.complete === null) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, name);
+}
+
+/**
+ * Starts headless Chromium with a fresh profile and one 1200×900 page. Records console
+ * errors and warnings, page errors, failed requests and every request's URL. On failure to
+ * launch, prints the closing line and exits 1.
+ */
 export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'bufscope-e2e-'));
   let context;

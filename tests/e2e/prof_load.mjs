@@ -7,7 +7,7 @@
 //   [UNTIL=complete] node tests/e2e/prof_load.mjs http://127.0.0.1:PORT/ [FILE]
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, open } from './harness.mjs';
+import { SHARED, open, watchLoad } from './harness.mjs';
 import { mainThread, report } from './profile.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
@@ -17,18 +17,7 @@ const { page } = app;
 await app.load();
 const name = path.basename(file);
 const until = process.env.UNTIL === 'complete' ? 'complete' : 'diagram';
-await page.evaluate((name) => {
-  const m = (window.__load = { change: null, shown: null, complete: null });
-  document.addEventListener('change', () => { m.change ??= performance.now(); }, { capture: true });
-  const tick = () => {
-    const now = performance.now();
-    if (m.shown === null && document.querySelector('.files-line')?.textContent === `Read ${name}`
-      && document.querySelector('.diagram')?.dataset.view) m.shown = now;
-    if (m.shown !== null && m.complete === null && !document.querySelector('#details-status')) m.complete = now;
-    if (m.complete === null) requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}, name);
+await watchLoad(page, name);
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
