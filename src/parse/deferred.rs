@@ -204,14 +204,14 @@ pub struct UsedPart {
     /// Each fact's three strings as places in `distinct` ([`UsedPart::prepare`]).
     named: Vec<[u32; 3]>,
     /// The fact each instruction of the module takes ([`UsedPart::choose`]).
-    chosen: Option<Chosen>,
+    chosen: Chosen,
 }
 
 impl UsedPart {
     /// Why one pass would not have given `module` at all, if it would not: it has no
     /// allocations and no live ranges, so only `Used values` entries could keep it, and
-    /// these bodies have none (the rule of `join::nothing_to_join`). The files must then be read again in one
-    /// pass (which says so in an error).
+    /// these bodies have none (the rule of `join::nothing_to_join`). The files must then be
+    /// read again in one pass (which says so in an error).
     pub fn refused(&self, module: &Module) -> Option<String> {
         super::join::nothing_to_join(module, self.builder.used.is_empty())
             .then(|| format!("{}: one pass finds no buffer assignment in it", module.name))
@@ -224,7 +224,7 @@ impl UsedPart {
             distinct: vec![Str::EMPTY],
             places: HashMap::new(),
             named: Vec::new(),
-            chosen: None,
+            chosen: Chosen::default(),
         }
     }
 
@@ -259,11 +259,10 @@ impl UsedPart {
     /// to complete, only read: it may be on screen meanwhile) takes it, so that
     /// [`UsedPart::complete`] only gives them; true once all are looked at.
     pub fn choose(&mut self, module: &Module, work: usize) -> bool {
-        let chosen = match &mut self.chosen {
-            Some(c) if c.fits(module) => c,
-            c => c.insert(Chosen::new(module)),
-        };
-        chosen.step(module, &self.builder.infos, work)
+        if !self.chosen.fits(module) {
+            self.chosen = Chosen::new(module);
+        }
+        self.chosen.step(module, &self.builder.infos, work)
     }
 
     /// Gives the bodies to `module` (the one [`DeferredUses::module`] names): the join that
@@ -304,7 +303,6 @@ impl UsedPart {
         // Only `Used values` writes this arena: the module's is still empty.
         b.module.uses_strings = read.module.uses_strings;
         b.used = read.used;
-        let chosen = chosen.unwrap_or_else(|| Chosen::new(&b.module));
         Completing {
             join: Join::resume(b, chosen),
         }

@@ -409,6 +409,7 @@ impl Join {
 /// an instruction whose opcode is still empty: the first fact with an opcode, else the last.
 /// Chosen in pieces ([`Chosen::step`]) reading the module only, so that a module on screen
 /// can have them chosen before it is completed; given in one pass over the instructions.
+#[derive(Default)]
 pub(crate) struct Chosen {
     by_id: IdIndex,
     /// By instruction: the fact it takes, or [`NONE`].
@@ -477,6 +478,13 @@ impl Chosen {
 enum IdIndex {
     Dense(Vec<u32>),
     Sparse(HashMap<u32, u32>),
+}
+
+/// No values.
+impl Default for IdIndex {
+    fn default() -> Self {
+        IdIndex::Dense(Vec::new())
+    }
 }
 
 impl IdIndex {

@@ -33,9 +33,9 @@ const GZ_CHUNK: f64 = 256.0 * 1024.0;
 const FIRST_CHUNK: f64 = 64.0 * 1024.0;
 /// Slices asked for ahead of the one being parsed.
 const AHEAD: usize = 2;
-/// Most reads under way at once in one read of files: [`AHEAD`] forward, and those of the
-/// search for a skipped body's end ([`tail`]).
-const MOST_ASKED: usize = AHEAD + tail::MOST_ASKED + 2;
+/// Most reads under way at once in one read of files: the slice waited for and [`AHEAD`]
+/// more forward, and those of the search for a skipped body's end ([`tail`]).
+const MOST_ASKED: usize = 1 + AHEAD + tail::MOST_ASKED;
 
 /// A file to read and the name it is read under (its path inside a folder, if any).
 #[derive(Clone)]

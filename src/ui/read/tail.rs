@@ -17,12 +17,9 @@ use super::{Picked, Reader, Slice, CHUNK};
 const FIRST: usize = 4;
 /// Slices of the search under way at once.
 const SEARCH_AHEAD: usize = 4;
-/// Most reads this module has under way at once.
-pub(super) const MOST_ASKED: usize = if FIRST > SEARCH_AHEAD {
-    FIRST
-} else {
-    SEARCH_AHEAD
-};
+/// Most reads this module has under way at once (those asked first, not all taken by the
+/// search, beside the search's own).
+pub(super) const MOST_ASKED: usize = FIRST + SEARCH_AHEAD;
 /// Files smaller than this are searched without asking ahead (a slice or two).
 const WORTH_IT: f64 = 4.0 * CHUNK;
 
