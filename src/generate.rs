@@ -3,10 +3,16 @@
 //! The program of a one-file dump (allocations, `Used values`, `HloLiveRange`) is repeated
 //! K times inside one module, as if the compiled program ran its body K times in a row:
 //! copy k gets fresh value ids (`id + k × span`), allocation indices, parameter numbers and
-//! instruction names (`name.cK`; copy 0 keeps the originals), and its schedule follows the
+//! instruction names, and its schedule follows the
 //! previous copy's (`step + k × max`). `Total bytes used` and `max` are recomputed; XLA's
 //! peak list and stack-trace breakdown are copy 0's, which stay true because no other copy
 //! is live at that step. Only the native binary has this; the core does no I/O.
+//!
+//! Names are renamed as XLA names instructions: a name ending in a number (`add.5`) keeps its
+//! stem and gets a number of its own in copy k (`add.{5 + k × names}`, `names` being one more
+//! than the largest such number in the source), so that a big generated module is named like
+//! a big real one; a name without one (`Arg_0`, or `add.05`, whose number XLA would not
+//! print) gets `.cK`. Copy 0 keeps the originals.
 
 use std::io::{self, Write};
 
@@ -82,6 +88,10 @@ fn split(src: &[u8]) -> Result<Sections<'_>, String> {
 struct Copy {
     k: u64,
     id_span: u64,
+    /// What copy k adds to the number a name ends in, per copy ([`Spans::names`]).
+    name_span: u64,
+    /// The largest number a name given to [`Copy::name`] ended in (how `name_span` is found).
+    largest_suffix: std::cell::Cell<u64>,
     allocations: u64,
     parameters: u64,
     max: u64,
@@ -89,9 +99,20 @@ struct Copy {
 
 impl Copy {
     fn name(&self, out: &mut Vec<u8>, name: &[u8]) {
-        out.extend_from_slice(name);
-        if self.k > 0 {
-            out.extend_from_slice(format!(".c{}", self.k).as_bytes());
+        let numbered = numbered(name);
+        if let Some((_, n)) = numbered {
+            self.largest_suffix.set(self.largest_suffix.get().max(n));
+        }
+        match numbered {
+            _ if self.k == 0 => out.extend_from_slice(name),
+            Some((stem, n)) => {
+                out.extend_from_slice(stem);
+                out.extend_from_slice((n + self.k * self.name_span).to_string().as_bytes());
+            }
+            None => {
+                out.extend_from_slice(name);
+                out.extend_from_slice(format!(".c{}", self.k).as_bytes());
+            }
         }
     }
 
@@ -108,6 +129,18 @@ impl Copy {
         self.name(out, &s[name_start..name_start + name_len]);
         name_start + name_len
     }
+}
+
+/// A name ending in `.N` as XLA prints numbers (1 to 9 digits, no leading zero): the name up
+/// to and with the dot, and N.
+fn numbered(name: &[u8]) -> Option<(&[u8], u64)> {
+    let dot = memchr::memrchr(b'.', name)?;
+    let digits = &name[dot + 1..];
+    let canonical = digits == b"0" || digits.first().is_some_and(|&d| d != b'0');
+    if !canonical || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some((&name[..=dot], leading_number(digits).0?))
 }
 
 fn name_char(c: u8) -> bool {
@@ -216,11 +249,42 @@ pub fn generate(src: &[u8], copies: u64, out: &mut impl Write) -> Result<u64, St
     Ok(w.bytes)
 }
 
-/// What each copy adds to value ids, allocation indices and parameter numbers.
+/// What each copy adds to value ids, allocation indices, parameter numbers and the numbers
+/// names end in.
 struct Spans {
     ids: u64,
     allocations: u64,
     parameters: u64,
+    names: u64,
+}
+
+/// A line rewriter for copy k.
+type Rewrite = fn(&Copy, &mut Vec<u8>, &[u8]);
+
+impl Sections<'_> {
+    /// Each section whose lines every copy rewrites, with its rewriter, in the dump's order.
+    fn rewritten(&self) -> [(&[&[u8]], Rewrite); 4] {
+        [
+            (&self.allocations, allocation_line),
+            (&self.used, used_line),
+            (&self.sequence, sequence_line),
+            (&self.ranges, range_line),
+        ]
+    }
+}
+
+impl Copy {
+    fn new(k: u64, spans: &Spans, max: u64) -> Copy {
+        Copy {
+            k,
+            id_span: spans.ids,
+            name_span: spans.names,
+            largest_suffix: Default::default(),
+            allocations: spans.allocations,
+            parameters: spans.parameters,
+            max,
+        }
+    }
 }
 
 impl Spans {
@@ -244,26 +308,37 @@ impl Spans {
             .filter_map(|rest| leading_number(rest).0)
             .max()
             .map_or(0, |m| m + 1);
-        Spans {
+        let mut spans = Spans {
             ids: max_id + 1,
             allocations,
             parameters,
+            names: 0,
+        };
+        spans.names = name_span(s, &spans);
+        spans
+    }
+}
+
+/// One more than the largest number a renamed name ends in: copy 1's lines rewritten once,
+/// for nothing, through the same [`Copy::name`] as the copies'.
+fn name_span(s: &Sections, spans: &Spans) -> u64 {
+    let c = Copy::new(1, spans, s.max);
+    let mut buf = Vec::new();
+    for (lines, rewrite) in s.rewritten() {
+        for line in lines {
+            buf.clear();
+            rewrite(&c, &mut buf, line);
         }
     }
+    c.largest_suffix.get() + 1
 }
 
 /// The dump: each section with every copy's lines, the totals recomputed, the tail as is.
 fn write_copies(s: &Sections, spans: &Spans, copies: u64, w: &mut impl Write) -> io::Result<()> {
     let mut buf = Vec::with_capacity(1 << 16);
-    let mut section = |w: &mut dyn Write, lines: &[&[u8]], f: fn(&Copy, &mut Vec<u8>, &[u8])| {
+    let mut section = |w: &mut dyn Write, lines: &[&[u8]], f: Rewrite| {
         for k in 0..copies {
-            let c = Copy {
-                k,
-                id_span: spans.ids,
-                allocations: spans.allocations,
-                parameters: spans.parameters,
-                max: s.max,
-            };
+            let c = Copy::new(k, spans, s.max);
             for line in lines {
                 f(&c, &mut buf, line);
                 buf.push(b'\n');
@@ -359,6 +434,8 @@ mod tests {
             assert!(w.is_empty(), "{w:?}");
             assert_eq!(m.allocations.len(), 3 * one.allocations.len());
             assert_eq!(m.values.len(), 3 * one.values.len());
+            // No two copies' names meet.
+            assert_eq!(m.instructions.len(), 3 * one.instructions.len());
             assert_eq!(m.total_bytes(), 3 * one.total_bytes());
             let (s1, s3) = (one.schedule.as_ref().unwrap(), m.schedule.as_ref().unwrap());
             assert_eq!(s3.max, 3 * s1.max);
@@ -377,6 +454,38 @@ mod tests {
                 3 * a1.spaces[0].allocated_bytes
             );
         }
+    }
+
+    /// Copy k numbers a numbered name past every copy before it; other names get `.cK`.
+    #[test]
+    fn names_are_numbered_as_xla_numbers_them() {
+        let spans = Spans {
+            ids: 0,
+            allocations: 0,
+            parameters: 0,
+            names: 100,
+        };
+        let renamed = |k, name: &str| {
+            let mut out = Vec::new();
+            Copy::new(k, &spans, 0).name(&mut out, name.as_bytes());
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(renamed(0, "add.5"), "add.5");
+        assert_eq!(renamed(2, "add.5"), "add.205");
+        assert_eq!(renamed(1, "a.b.0"), "a.b.100");
+        assert_eq!(renamed(1, "Arg_0"), "Arg_0.c1");
+        assert_eq!(renamed(3, "add.05"), "add.05.c3");
+        assert_eq!(renamed(1, "x.1234567890"), "x.1234567890.c1");
+        // The span is one more than the largest number a source's names end in.
+        let s = split(SCAN.as_bytes()).unwrap();
+        let largest = s
+            .sequence
+            .iter()
+            .filter_map(|l| numbered(l.rsplit(|&c| c == b':').next().unwrap()))
+            .map(|(_, n)| n)
+            .max()
+            .unwrap();
+        assert!(Spans::of(&s).names > largest);
     }
 
     #[test]
