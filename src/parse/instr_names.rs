@@ -19,13 +19,25 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 /// 16 MiB); larger ones go through the table.
 const MAX_SUFFIX: usize = 1 << 22;
 
+/// A suffix slot: the instruction and its name's handle, so that checking the name reads
+/// the slot and the name, not the module's instruction too (a cache miss per name, the
+/// largest cost of the lookup).
+#[derive(Clone, Copy)]
+struct Slot {
+    id: InstrId,
+    name: Str,
+}
+
 /// No instruction in a slot.
-const EMPTY: InstrId = InstrId::MAX;
+const EMPTY: Slot = Slot {
+    id: InstrId::MAX,
+    name: Str::EMPTY,
+};
 
 #[derive(Default)]
 pub(crate) struct InstrNames {
     /// By numeric suffix: the instruction whose name ends with `.N`, the first seen.
-    by_suffix: Vec<InstrId>,
+    by_suffix: Vec<Slot>,
     /// The other names, compared through the arena (no second copy of the names), with
     /// each name's [`TableHash`] so that growing the table hashes no name again.
     table: HashTable<(Str, InstrId, TableHash)>,
@@ -38,16 +50,16 @@ impl InstrNames {
         let slot = suffix(name).filter(|&n| n < MAX_SUFFIX);
         if let Some(n) = slot {
             match self.by_suffix.get(n).copied().unwrap_or(EMPTY) {
-                EMPTY => {
-                    let id = add(m, name).1;
+                slot if slot.id == EMPTY.id => {
+                    let (name, id) = add(m, name);
                     if n >= self.by_suffix.len() {
                         let len = (n + 1).next_power_of_two().clamp(1024, MAX_SUFFIX);
                         self.by_suffix.resize(len, EMPTY);
                     }
-                    self.by_suffix[n] = id;
+                    self.by_suffix[n] = Slot { id, name };
                     return id;
                 }
-                id if named(m, id) == Some(name) => return id,
+                slot if m.strings.bytes(slot.name) == name => return slot.id,
                 _ => {}
             }
         }
@@ -77,12 +89,6 @@ fn suffix(name: &[u8]) -> Option<usize> {
             .iter()
             .fold(0, |n, &d| n * 10 + usize::from(d - b'0')),
     )
-}
-
-/// The bytes of instruction `id`'s name.
-fn named(m: &Module, id: InstrId) -> Option<&[u8]> {
-    let i = m.instructions.get(id as usize)?;
-    Some(m.strings.bytes(i.name))
 }
 
 /// A new instruction called `name` (names are unique in a module, so this table is their
