@@ -2,10 +2,12 @@
 //! instruction added on first sight.
 //!
 //! XLA makes a module's instruction names unique with a numeric suffix (`multiply.176354`,
-//! `Arg_0.1`), and those numbers are nearly all distinct within a module. So a name is
-//! looked for first in a slot per suffix (an array index: no hashing, no table probe, which
-//! were a third of the page's parse of a 94 MB dump), and only names without a suffix, with
-//! a suffix beyond [`MAX_SUFFIX`] or whose slot another name holds go through a hash table.
+//! `Arg_0.1`). The numbers are not unique across stems (`add.1501`, `copy.1501`), but most
+//! names have one no earlier name has: in the 94 MB jax 0.6.2 dump, 112,435 of its 162,265
+//! instructions. So a name is looked for first in a slot per suffix (an array index: no
+//! hashing, no table probe, which were a third of the page's parse of that dump), and only
+//! names without a suffix, with a suffix beyond [`MAX_SUFFIX`] or whose slot another name
+//! holds go through a hash table.
 //!
 //! Owns the invariant that makes this exact: a name's instruction is in its suffix slot or
 //! in the table, never both, and a slot, once taken, is never given to another name. So an
