@@ -6,8 +6,10 @@
 //! not become millions of small heap strings; the text of `from instruction:` lines is not
 //! kept, only what a user needs from it ([`Instruction`]).
 
-use hashbrown::{DefaultHashBuilder, HashTable};
-use std::hash::BuildHasher;
+use hashbrown::HashTable;
+
+mod table_hash;
+pub use table_hash::TableHash;
 
 /// A handle to a string in a module's [`Strings`] arena. `Str::EMPTY` is the empty string.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,7 +49,6 @@ pub struct Strings {
     /// Interned handles with their [`TableHash`], so that growing the table does not hash
     /// every string again (that took 200 ms at once in wasm on a 1 GB dump).
     table: HashTable<(Str, TableHash)>,
-    hasher: DefaultHashBuilder,
 }
 
 /// Bytes as text, invalid UTF-8 replaced (`String::from_utf8_lossy`, with the fast check of
@@ -96,22 +97,6 @@ impl LastInterned {
     }
 }
 
-/// 32 bits of a string's hash, kept beside it in a hash table; the table works with
-/// [`TableHash::spread`] of them, which it can recompute when it grows without the string.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TableHash(u32);
-
-impl TableHash {
-    pub fn of(hasher: &DefaultHashBuilder, bytes: &[u8]) -> TableHash {
-        TableHash(hasher.hash_one(bytes) as u32)
-    }
-
-    /// The 64-bit hash the table uses: the 32 bits multiplied out over all 64.
-    pub fn spread(self) -> u64 {
-        u64::from(self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-}
-
 impl Strings {
     /// Bytes per chunk (a longer text gets a chunk of its own, and the handles after it
     /// skip as many chunks as it spans).
@@ -148,7 +133,7 @@ impl Strings {
         if text.is_empty() {
             return Str::EMPTY;
         }
-        let hash = TableHash::of(&self.hasher, text);
+        let hash = TableHash::of(text);
         let found = self
             .table
             .find(hash.spread(), |&(s, h)| h == hash && self.bytes(s) == text);

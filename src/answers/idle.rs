@@ -12,7 +12,7 @@
 
 use std::sync::Mutex;
 
-use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
+use hashbrown::{HashMap, HashTable};
 use serde::Serialize;
 
 use crate::answers::LiveSet;
@@ -29,7 +29,6 @@ use crate::model::{Module, Str, TableHash, Value};
 pub struct ScheduleIndex {
     /// `(hash of the name, the name in the module's arena, step)`, found by the hash.
     steps: HashTable<(TableHash, Str, u32)>,
-    hasher: DefaultHashBuilder,
     /// Whether any value has its `Used values` entry (without, the table stays empty).
     has_uses: bool,
     /// Value → its idle stretches (`None`: no `Used values` entry).
@@ -40,7 +39,6 @@ impl ScheduleIndex {
     pub fn new(module: &Module) -> ScheduleIndex {
         let mut index = ScheduleIndex {
             steps: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
             has_uses: has_uses(module),
             stretches: Mutex::new(HashMap::new()),
         };
@@ -53,7 +51,7 @@ impl ScheduleIndex {
                 continue;
             };
             let name = module.str(i.name);
-            let hash = TableHash::of(&index.hasher, name.as_bytes());
+            let hash = TableHash::of(name.as_bytes());
             // One probe: the first step of a name listed twice stays.
             index
                 .steps
@@ -68,7 +66,7 @@ impl ScheduleIndex {
     }
 
     fn find(&self, module: &Module, name: &str) -> Option<&(TableHash, Str, u32)> {
-        let hash = TableHash::of(&self.hasher, name.as_bytes());
+        let hash = TableHash::of(name.as_bytes());
         self.steps
             .find(hash.spread(), |e| e.0 == hash && module.str(e.1) == name)
     }
