@@ -69,8 +69,13 @@ pub(crate) fn leading_u64(i: In) -> Option<(u64, In)> {
     if digits == 0 {
         return None;
     }
-    let mut n: u64 = 0;
-    for &c in &i[..digits] {
+    // Up to 19 digits cannot overflow, so only longer numbers are checked: a checked
+    // 64-bit product is a 128-bit library call in wasm32, once per digit.
+    let (short, long) = i[..digits].split_at(digits.min(19));
+    let mut n = short
+        .iter()
+        .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'));
+    for &c in long {
         n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
     }
     Some((n, &i[digits..]))
@@ -185,6 +190,24 @@ pub(crate) fn split_glued(line: In) -> (In, Option<ShortValue>) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Numbers of up to 19 digits are read unchecked, longer ones checked: `u64::MAX` reads,
+    /// one more does not, and leading zeros do not count against the bound.
+    #[test]
+    fn leading_numbers_at_the_bounds() {
+        let n = |s: &str| leading_u64(s.as_bytes()).map(|(n, rest)| (n, rest.len()));
+        assert_eq!(
+            n("9999999999999999999 x"),
+            Some((9_999_999_999_999_999_999, 2))
+        );
+        assert_eq!(n("18446744073709551615"), Some((u64::MAX, 0)));
+        assert_eq!(n("18446744073709551616"), None);
+        assert_eq!(n("99999999999999999999"), None);
+        assert_eq!(n("0000000000000000000000042"), Some((42, 0)));
+        assert_eq!(n("x"), None);
+        assert_eq!(leading_u32(b"4294967296"), None);
+        assert_eq!(leading_u32(b"4294967295,"), Some((u32::MAX, &b","[..])));
+    }
 
     /// Value tokens, position and use lines, and strings made of their pieces, cut and
     /// spliced at random (for checking the hand-written readers against nom's).
