@@ -3,10 +3,10 @@
 //! The program of a one-file dump (allocations, `Used values`, `HloLiveRange`) is repeated
 //! K times inside one module, as if the compiled program ran its body K times in a row:
 //! copy k gets fresh value ids (`id + k × span`), allocation indices, parameter numbers and
-//! instruction names, and its schedule follows the
-//! previous copy's (`step + k × max`). `Total bytes used` and `max` are recomputed; XLA's
-//! peak list and stack-trace breakdown are copy 0's, which stay true because no other copy
-//! is live at that step. Only the native binary has this; the core does no I/O.
+//! instruction names, and its schedule follows the previous copy's (`step + k × max`).
+//! `Total bytes used` and `max` are recomputed; XLA's peak list and stack-trace breakdown are
+//! copy 0's, which stay true because no other copy is live at that step. Only the native
+//! binary has this; the core does no I/O.
 //!
 //! Names are renamed as XLA names instructions: a name ending in a number (`add.5`) keeps its
 //! stem and gets a number of its own in copy k (`add.{5 + k × names}`, `names` being one more
@@ -14,6 +14,7 @@
 //! a big real one; a name without one (`Arg_0`, or `add.05`, whose number XLA would not
 //! print) gets `.cK`. Copy 0 keeps the originals.
 
+use bufscope::parse::numbered_name;
 use std::io::{self, Write};
 
 /// What a source dump must have, by header line, in this order.
@@ -131,16 +132,9 @@ impl Copy {
     }
 }
 
-/// A name ending in `.N` as XLA prints numbers (1 to 9 digits, no leading zero): the name up
-/// to and with the dot, and N.
+/// [`numbered_name`] as a stem and a `u64`.
 fn numbered(name: &[u8]) -> Option<(&[u8], u64)> {
-    let dot = memchr::memrchr(b'.', name)?;
-    let digits = &name[dot + 1..];
-    let canonical = digits == b"0" || digits.first().is_some_and(|&d| d != b'0');
-    if !canonical || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some((&name[..=dot], leading_number(digits).0?))
+    numbered_name(name).map(|(stem, n)| (stem, u64::from(n)))
 }
 
 fn name_char(c: u8) -> bool {

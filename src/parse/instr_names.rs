@@ -20,7 +20,7 @@
 //! after the ones that did not match means the name is new. A suffix has no leading zero
 //! (`add.05` goes to the table), so a stem and a suffix are one name.
 
-use super::lex::text;
+use super::lex::{numbered_name, text};
 use crate::model::{InstrId, Instruction, Module, Str, TableHash};
 use hashbrown::HashTable;
 
@@ -158,17 +158,11 @@ fn pages_allowed(names: usize) -> usize {
     FREE_PAGES + names / 16
 }
 
-/// A name ending in `.N` as XLA prints its numbers (at most 9 digits, no leading zero),
-/// with N below [`MAX_SUFFIX`]: the name up to and with the dot, and N.
+/// [`numbered_name`] with N below [`MAX_SUFFIX`]: the name up to and with the dot, and N.
 fn suffixed(name: &[u8]) -> Option<(&[u8], usize)> {
-    let dot = memchr::memrchr(b'.', name)?;
-    let digits = &name[dot + 1..];
-    let printed = digits == b"0" || digits.first().is_some_and(|&d| d != b'0');
-    if !printed || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let n = (digits.iter()).fold(0, |n, &d| n * 10 + usize::from(d - b'0'));
-    (n < MAX_SUFFIX).then_some((&name[..=dot], n))
+    let (stem, n) = numbered_name(name)?;
+    let n = n as usize;
+    (n < MAX_SUFFIX).then_some((stem, n))
 }
 
 /// A new instruction called `name` (names are unique in a module, so this table is their

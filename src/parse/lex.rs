@@ -63,6 +63,21 @@ pub(crate) fn is_shape_index(i: In) -> bool {
     }
 }
 
+/// A name ending in `.N` as XLA prints its numbers (1 to 9 digits, no leading zero): the
+/// name up to and with the dot, and N. XLA makes a module's names unique with such a number
+/// (`multiply.176354`); `Arg_0` and `add.05` have none. The one reading of it, for the
+/// instruction names of a parse and for `bufscope generate`'s renaming.
+pub fn numbered_name(name: In) -> Option<(In, u32)> {
+    let dot = memchr::memrchr(b'.', name)?;
+    let digits = &name[dot + 1..];
+    let printed = digits == b"0" || digits.first().is_some_and(|&d| d != b'0');
+    if !printed || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = (digits.iter()).fold(0, |n, &d| n * 10 + u32::from(d - b'0'));
+    Some((&name[..=dot], n))
+}
+
 /// [`u64`] without nom's error values: the number at the start of `i` and what follows.
 pub(crate) fn leading_u64(i: In) -> Option<(u64, In)> {
     let digits = i.iter().take_while(|c| c.is_ascii_digit()).count();

@@ -42,6 +42,7 @@ pub use deferred::{
     DeferredUses, Found, Handoff, Unpack, UsedPart, UsesReader,
 };
 pub use input::is_gzip;
+pub use lex::numbered_name;
 pub use names::{folder_selection, is_ours, module_name};
 pub use oom_search::OomFile;
 
