@@ -100,7 +100,7 @@ struct Copy {
 
 impl Copy {
     fn name(&self, out: &mut Vec<u8>, name: &[u8]) {
-        let numbered = numbered(name);
+        let numbered = numbered_name(name).map(|(stem, n)| (stem, u64::from(n)));
         if let Some((_, n)) = numbered {
             self.largest_suffix.set(self.largest_suffix.get().max(n));
         }
@@ -130,11 +130,6 @@ impl Copy {
         self.name(out, &s[name_start..name_start + name_len]);
         name_start + name_len
     }
-}
-
-/// [`numbered_name`] as a stem and a `u64`.
-fn numbered(name: &[u8]) -> Option<(&[u8], u64)> {
-    numbered_name(name).map(|(stem, n)| (stem, u64::from(n)))
 }
 
 fn name_char(c: u8) -> bool {
@@ -475,8 +470,8 @@ mod tests {
         let largest = s
             .sequence
             .iter()
-            .filter_map(|l| numbered(l.rsplit(|&c| c == b':').next().unwrap()))
-            .map(|(_, n)| n)
+            .filter_map(|l| numbered_name(l.rsplit(|&c| c == b':').next().unwrap()))
+            .map(|(_, n)| u64::from(n))
             .max()
             .unwrap();
         assert!(Spans::of(&s).names > largest);

@@ -34,7 +34,8 @@ const WAYS: usize = 4;
 /// seen: no page is copied as suffixes grow.
 const PAGE: usize = 1 << 10;
 
-/// Pages made at most, whatever the names: beyond [`pages_allowed`], a page is refused.
+/// Pages that may be made however few the names are ([`pages_allowed`] adds one per 16
+/// names); a page asked for beyond the allowance is refused.
 const FREE_PAGES: usize = 16;
 
 /// A slot: the instruction and its name's stem.
@@ -71,7 +72,8 @@ pub(crate) struct InstrNames {
     pages: Vec<Page>,
     /// How many pages are [`Page::Made`].
     made: usize,
-    /// The stems of the names in slots, as ids into `stem_bytes`.
+    /// The stems of the names with a suffix (interned before their group is looked at), as
+    /// ids into `stem_bytes`.
     stems: HashTable<(u32, TableHash)>,
     /// Each stem's bytes, by id.
     stem_bytes: Vec<Box<[u8]>>,

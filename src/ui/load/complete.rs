@@ -3,9 +3,10 @@
 //! files' bytes ([`read::read_range`]) while the first modules stay on screen
 //! ([`UsesReader`], into arenas of its own), and what can be done with those modules only
 //! read is done in pieces ([`UsedPart::prepare`], [`UsedPart::choose`]); then, in one task,
-//! each module is taken from the view, completed in place ([`UsedPart`]) and put back. The views read their module through their `Focus` and keep none, so they stay as
-//! they are (scroll, panels, zoom, selection; the diagrams keep their index: the blocks do
-//! not change) and show the complete module from the next frame. Where a body does not
+//! each module is taken from the view, completed in place ([`UsedPart`]) and put back. The
+//! views read their module through their `Focus` and keep none, so they stay as they are
+//! (scroll, panels, zoom, selection; the diagrams keep their index: the blocks do not
+//! change) and show the complete module from the next frame. Where a body does not
 //! read as one pass would have read it, the files are read again in one pass.
 
 use std::sync::Arc;
