@@ -8,6 +8,7 @@
 
 use hashbrown::HashTable;
 
+pub mod hlo;
 mod table_hash;
 pub use table_hash::TableHash;
 
@@ -400,6 +401,9 @@ pub struct Module {
     pub strings: Strings,
     /// The positions and uses of values, apart so that the names stay close in memory.
     pub uses_strings: Strings,
+    /// The HLO module text read beside the dump (`*after_optimizations.txt`), when given:
+    /// computations, loops, operands, stack frames.
+    pub hlo: Option<Box<hlo::HloText>>,
 }
 
 impl Module {
