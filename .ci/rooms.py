@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rooms past the house sizes: source files under src/ over 600 lines and functions over 80
 lines (`#[cfg(test)]` modules left out). Prints one line each; `./dev rooms` runs it.
-With --deps, prints instead the module dependency edges of src/ (who uses whom)."""
+`.ci/deps.py` (`./dev deps`) borrows its lexing of Rust."""
 import os
 import re
 import sys
@@ -90,44 +90,5 @@ def rooms(root):
                 print(f'{p}:{line} fn {name}: {count} lines')
 
 
-def module_of(root, path):
-    parts = os.path.relpath(path, root)[:-3].split('/')
-    if parts[-1] == 'mod':
-        parts = parts[:-1]
-    return '/'.join(parts[:2]) if parts[0] in ('ui', 'render', 'parse') and len(parts) > 1 else parts[0]
-
-
-# Names src/lib.rs re-exports at the crate root, and the module they come from.
-REEXPORTS = {n: 'parse' for n in ('Loader', 'Load', 'Finishing', 'load_files', 'module_name')}
-
-
-def deps(root):
-    """Edges between modules (ui/, render/ and parse/ split one level down), from `crate::`,
-    `bufscope::` and `super::` paths outside test modules."""
-    files = [os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs
-             if f.endswith('.rs') and f != 'tests.rs']
-    mods = {module_of(root, p) for p in files}
-    edges = {}
-    for p in files:
-        me = module_of(root, p)
-        src = without_tests(blank_out(open(p, encoding='utf-8', errors='replace').read()))
-        paths = re.findall(r'\b(?:crate|bufscope)::((?:\w+::)*\w+)', src)
-        for group in re.findall(r'\b(?:crate|bufscope)::((?:\w+::)*)\{([^}]*)\}', src):
-            paths += [group[0] + w for w in re.findall(r'\w+', group[1])]
-        own = os.path.relpath(p, root)[:-3].split('/')
-        if own[-1] == 'mod':
-            own = own[:-1]
-        paths += ['::'.join(own[:-1] + [t]) for t in re.findall(r'\bsuper::(\w+)', src)]
-        paths = [REEXPORTS.get(q, q) for q in paths]
-        for q in paths:
-            seg = q.split('::')
-            target = '/'.join(seg[:2]) if len(seg) > 1 and '/'.join(seg[:2]) in mods else seg[0]
-            if target in mods and target != me and not me.startswith(target + '/'):
-                edges.setdefault(me, set()).add(target)
-    for m in sorted(edges):
-        print(f"{m} -> {', '.join(sorted(edges[m]))}")
-
-
 if __name__ == '__main__':
-    root = 'src'
-    (deps if '--deps' in sys.argv else rooms)(root)
+    rooms('src')

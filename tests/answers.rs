@@ -547,15 +547,17 @@ fn peaks_and_answers_serialize() {
 /// and the time each answer takes for one step (printed, not asserted).
 #[test]
 fn deep_unrolled_500_answers_and_timings() {
-    let Some(dir) = common::shared_dumps_dir() else {
-        println!("SKIPPED: ../shared/dumps is not there");
+    let test = "deep_unrolled_500_answers_and_timings";
+    if cfg!(debug_assertions) {
+        // Not a skip for want of ../shared: `./dev test` runs this file again in release.
+        common::skip_in_debug(test, "the 94 MB dump (`cargo test --release --test answers` runs it)");
+        return;
+    }
+    let Some(dir) = common::shared_dumps_or_skip(test) else {
         return;
     };
     let path = dir.join("cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt");
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("SKIPPED: {} is not there", path.display());
-        return;
-    };
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let m = bufscope::load_files([(
         "cpu_deep_unrolled_500.buffer-assignment.txt",
         bytes.as_slice(),

@@ -22,7 +22,6 @@ use bufscope::model::Module;
 use common::*;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
-use std::io::Write;
 
 /// Compares two lists as multisets, showing the first differences rather than everything.
 fn assert_same_sorted<T: Ord + Debug + Clone>(label: &str, what: &str, got: &[T], want: &[T]) {
@@ -601,9 +600,9 @@ fn shared_deep_unrolled_500_reads_exactly() {
     let test = "shared_deep_unrolled_500_reads_exactly";
     if cfg!(debug_assertions) {
         // Not a skip for want of ../shared: `./dev test` runs this file again in release.
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "SKIPPED: {test}: the 94 MB {DEEP} in a debug build (`cargo test --release --test real_dumps` runs it)"
+        common::skip_in_debug(
+            test,
+            &format!("the 94 MB {DEEP} (`cargo test --release --test real_dumps` runs it)"),
         );
         return;
     }

@@ -5,7 +5,7 @@
 //! benchmark's scripted pan and zoom. `--json` prints one object, which `./dev bench` and
 //! `tests/e2e/scale_bench.mjs` read.
 
-use super::input::CHUNK;
+use super::CHUNK;
 use super::{write_stdout, CmdResult, Failure};
 use bufscope::pipeline::{Analysed, Loaded, Pipeline, Progress};
 use bufscope::render;

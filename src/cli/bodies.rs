@@ -16,7 +16,7 @@
 //! number), and any I/O error, gives `None`: the caller reads the files again in one pass,
 //! which says what went wrong.
 
-use super::input::CHUNK;
+use super::CHUNK;
 use bufscope::parse::{Bodies, BodyEnd, BodyStart, DeferredUses};
 use bufscope::pipeline::{Loaded, Pipeline};
 use bufscope::Loader;

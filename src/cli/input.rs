@@ -4,15 +4,13 @@
 //! pass would), and choosing the module to draw. Problems with single files go to stderr;
 //! no module at all is a [`Failure`].
 
-use super::Failure;
+use super::{Failure, CHUNK};
 use bufscope::pipeline::{Analysed, Loaded, Pipeline};
 use bufscope::units::human_bytes;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Files are read and fed to the pipeline in chunks of this size.
-pub const CHUNK: usize = 4 << 20;
 
 /// Reads every dump file named by `paths` (files, or folders of dumps), joins and analyses
 /// the modules; a file that is not a dump gives its out-of-memory messages. Nothing read

@@ -26,6 +26,9 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// Files are read and fed to the pipeline in chunks of this size.
+pub const CHUNK: usize = 4 << 20;
+
 const PATHS: &str = "\
 PATH is a dump file or a folder. A file named explicitly is read whatever its name; from a
 folder (not recursively) bufscope reads the files ending in buffer-assignment.txt,

@@ -2,9 +2,8 @@
 //! `Used values` entries, live ranges, instruction facts), kept in a [`Builder`] until
 //! every file is in and [`join`](super::join) joins and checks them.
 
-use super::buffer_assignment::ValueLine;
 use super::instr_names::InstrNames;
-use super::used_values::InstrInfo;
+use super::records::{InstrInfo, ValueLine};
 use super::Part;
 use crate::model::{
     InstrId, Instruction, LastInterned, LiveRange, Module, Schedule, Str, Value, Warning,

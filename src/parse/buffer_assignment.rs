@@ -4,6 +4,7 @@
 //! ([`Allocations`]), which adds the allocations and values to the module.
 
 use super::lex::{all, i64, leading_u64, short_value, u32, u64, In, Res, ShortValue};
+use super::records::ValueLine;
 use super::section::{Cx, Flow, SectionReader};
 use crate::model::{AllocFlags, Allocation, EntryParameter};
 use nom::bytes::complete::{tag, take_until};
@@ -108,14 +109,6 @@ fn bars_end(i: In) -> Res<In> {
             nom::error::ErrorKind::Char,
         ))),
     }
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct ValueLine<'a> {
-    pub value: ShortValue<'a>,
-    pub size: u64,
-    pub offset: u64,
-    pub shape: &'a [u8],
 }
 
 /// ` value: <...> (size=N,offset=N): SHAPE`

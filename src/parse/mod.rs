@@ -29,6 +29,7 @@ mod live_range;
 mod names;
 pub mod oom;
 pub mod oom_search;
+mod records;
 mod report;
 mod section;
 mod used_values;

@@ -5,6 +5,7 @@
 //! keeps each value's positions and uses and its instruction's facts for the join.
 
 use super::lex::{self, In};
+use super::records::InstrInfo;
 use super::section::{Cx, Flow, SectionReader};
 use crate::model::{Warning, USES_MARK};
 
@@ -35,17 +36,6 @@ fn is_index_tail(i: In) -> bool {
         Some(index) => lex::is_shape_index(index),
         None => i.is_empty(),
     }
-}
-
-/// What is kept of an instruction's text.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct InstrInfo<'a> {
-    pub name: &'a [u8],
-    pub opcode: &'a [u8],
-    pub op_name: Option<std::borrow::Cow<'a, [u8]>>,
-    pub source_file: Option<std::borrow::Cow<'a, [u8]>>,
-    pub source_line: Option<u32>,
-    pub stack_frame_id: Option<u32>,
 }
 
 /// `%NAME = SHAPE opcode(operands), attr=..., metadata={...}, ...`

@@ -83,6 +83,12 @@ pub fn skip(test: &str, needs: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// Marks the calling test as left to the release run (`./dev test` runs its file again with
+/// `--release`): prints `SKIPPED: TEST: NOTE in a debug build` on the terminal, never fails.
+pub fn skip_in_debug(test: &str, what: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {test}: {what} in a debug build");
+}
+
 /// `../shared/dumps`, or `None` after reporting `test` as skipped ([`skip`]).
 pub fn shared_dumps_or_skip(test: &str) -> Option<PathBuf> {
     let dir = shared_dumps_dir();

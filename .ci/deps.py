@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""The module dependency edges of src/, read from the code (`./dev deps`), and the check that
+ARCHITECTURE.md's list of them is true (`./dev deps --check`, run by CI).
+
+Reads every `use` tree (braces, `as`, `self`, `super::`, `crate::`, `bufscope::`, and uniform
+paths into child modules) and every `crate::`/`bufscope::`/`super::` path in code, outside
+comments, strings and `#[cfg(test)]` modules. Modules are folded to units: the core's
+top-level modules (`parse`, `answers`, …) and the app's `ui/X` rooms (`ui` itself is
+`src/ui/mod.rs`). An edge A → B means a file of A names something of B.
+
+Also finds import cycles between sibling files (files of one folder naming each other,
+directly or through other siblings); a child naming its parent module is not a cycle.
+
+  deps.py            prints the edges, then the sibling cycles
+  deps.py --check    exit 1 when the fenced `deps` block of ARCHITECTURE.md differs from
+                     the edges, or when there is a sibling cycle
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rooms import blank_out, without_tests  # noqa: E402
+
+ROOT = 'src'
+
+
+def module_path(path):
+    """src/ui/panels/answers.rs → ('ui', 'panels', 'answers'); lib.rs and main.rs → ()."""
+    parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+    if parts in (['lib'], ['main']):
+        return ()
+    if parts[-1] == 'mod':
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+def use_trees(src):
+    """The `use` declarations' trees as text (without `use` and `;`), and the source with them
+    blanked out."""
+    trees = []
+
+    def take(m):
+        trees.append(m.group(2))
+        return re.sub(r'[^\n]', ' ', m.group(0))
+
+    rest = re.sub(r'\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]*);', take, src)
+    return trees, rest
+
+
+def expand(tree):
+    """`a::{b, c::{d, e as f}, self}` → [['a','b'], ['a','c','d'], ['a','c','e'], ['a']]."""
+    tree = re.sub(r'\s+', '', tree)
+    out = []
+
+    def walk(prefix, text):
+        # Split text at top-level commas.
+        depth, start, items = 0, 0, []
+        for i, ch in enumerate(text):
+            if ch == '{':
+                depth += 1
+            elif ch == '}':
+                depth -= 1
+            elif ch == ',' and depth == 0:
+                items.append(text[start:i])
+                start = i + 1
+        items.append(text[start:])
+        for item in items:
+            if not item:
+                continue
+            brace = item.find('{')
+            if brace >= 0 and item.endswith('}'):
+                head = [s for s in item[:brace].split('::') if s]
+                walk(prefix + head, item[brace + 1:-1])
+            else:
+                segs = [s for s in item.split('::') if s]
+                if segs and segs[-1] == 'self':
+                    segs = segs[:-1]
+                out.append(prefix + segs)
+
+    walk([], tree)
+    return out
+
+
+def split_as(tree):
+    """Drops `as NAME` renames before whitespace is removed."""
+    return re.sub(r'\s+as\s+\w+', '', tree)
+
+
+class Crate:
+    def __init__(self):
+        self.files = {}
+        for dp, _, fs in os.walk(ROOT):
+            for f in fs:
+                if f.endswith('.rs') and f != 'tests.rs' and not dp.endswith(os.sep + 'tests'):
+                    p = os.path.join(dp, f)
+                    self.files[p] = module_path(p)
+        self.modules = set(self.files.values())
+        self.reexports = self.root_reexports()
+
+    def root_reexports(self):
+        """Names lib.rs re-exports at the crate root, and the module path they come from."""
+        src = without_tests(blank_out(open(os.path.join(ROOT, 'lib.rs')).read()))
+        out = {}
+        trees, _ = use_trees(src)
+        for t in trees:
+            for p in expand(split_as(t)):
+                if len(p) > 1:
+                    out[p[-1]] = tuple(p[:-1])
+        return out
+
+    def resolve(self, me, segs):
+        """The module a path names from module `me`, or None (another crate, std)."""
+        if not segs:
+            return None
+        if segs[0] in ('crate', 'bufscope'):
+            path = tuple(segs[1:])
+            if len(path) == 1 and path[0] in self.reexports:
+                return self.reexports[path[0]]
+        elif segs[0] == 'super':
+            base = list(me)
+            while segs and segs[0] == 'super':
+                base = base[:-1]
+                segs = segs[1:]
+            path = tuple(base) + tuple(segs)
+        elif segs[0] == 'self':
+            path = tuple(me) + tuple(segs[1:])
+        elif tuple(me) + (segs[0],) in self.modules:
+            path = tuple(me) + tuple(segs)
+        elif me == () and (segs[0],) in self.modules:
+            path = tuple(segs)
+        else:
+            return None
+        # The longest prefix that is a module.
+        for n in range(len(path), -1, -1):
+            if path[:n] in self.modules:
+                return path[:n]
+        return None
+
+    def references(self, path):
+        """The module paths file `path` names."""
+        me = self.files[path]
+        src = without_tests(blank_out(open(path, encoding='utf-8', errors='replace').read()))
+        trees, code = use_trees(src)
+        found = set()
+        for t in trees:
+            for segs in expand(split_as(t)):
+                target = self.resolve(me, segs)
+                if target is not None:
+                    found.add(target)
+        for m in re.finditer(r'\b((?:crate|bufscope|super|self)(?:::\w+)+)', code):
+            target = self.resolve(me, m.group(1).split('::'))
+            if target is not None:
+                found.add(target)
+        # Uniform paths into child modules in code: `child::item`.
+        for m in re.finditer(r'(?<![:\w])(\w+)::\w', code):
+            child = tuple(me) + (m.group(1),)
+            if child in self.modules:
+                found.add(child)
+        found.discard(me)
+        return found
+
+
+def unit(path):
+    if not path:
+        return 'root'
+    if path[0] == 'ui' and len(path) > 1:
+        return 'ui/' + path[1]
+    return path[0]
+
+
+def edges(crate):
+    out = {}
+    for p, me in crate.files.items():
+        a = unit(me)
+        for t in crate.references(p):
+            b = unit(t)
+            if b != a and b != 'root' and a != 'root':
+                out.setdefault(a, set()).add(b)
+    return out
+
+
+def sibling_cycles(crate):
+    """Strongly connected groups of sibling files (same parent module) naming each other."""
+    graph = {}
+    for p, me in crate.files.items():
+        if not me:
+            continue
+        parent = me[:-1]
+        for t in crate.references(p):
+            # A sibling, or something inside a sibling.
+            if len(t) > len(parent) and t[:len(parent)] == parent and t[:len(me)] != me:
+                sib = t[:len(parent) + 1]
+                if sib != me and sib in crate.modules:
+                    graph.setdefault(me, set()).add(sib)
+    index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted('::'.join(c) for c in comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return sorted(comps)
+
+
+def documented(text):
+    """The edges in ARCHITECTURE.md's fenced ```deps block: one `A → B, C` per line."""
+    m = re.search(r'```deps\n(.*?)```', text, re.S)
+    if m is None:
+        return None
+    out = {}
+    for line in m.group(1).splitlines():
+        if '→' not in line:
+            continue
+        a, bs = line.split('→', 1)
+        out[a.strip()] = {b.strip() for b in bs.split(',') if b.strip()}
+    return out
+
+
+def render(e):
+    return [f"{a} → {', '.join(sorted(e[a]))}" for a in sorted(e)]
+
+
+def check(e, cycles, text):
+    """The differences between the code's edges and those of ARCHITECTURE.md's text, and the
+    sibling cycles, as lines; none when the map is true."""
+    doc = documented(text)
+    if doc is None:
+        return ['ARCHITECTURE.md has no ```deps block']
+    out = []
+    for a in sorted(set(e) | set(doc)):
+        have, said = e.get(a, set()), doc.get(a, set())
+        out += [f'in the code, not in ARCHITECTURE.md: {a} → {b}' for b in sorted(have - said)]
+        out += [f'in ARCHITECTURE.md, not in the code: {a} → {b}' for b in sorted(said - have)]
+    return out + ['sibling import cycle: ' + ' ↔ '.join(c) for c in cycles]
+
+
+def self_test(e, text):
+    """The check must fail when one edge is taken out of the block, and when one is added."""
+    m = re.search(r'```deps\n(.*?)```', text, re.S)
+    first = next(l for l in m.group(1).splitlines() if ',' in l)
+    fewer = first.rsplit(',', 1)[0]
+    assert check(e, [], text.replace(first, fewer, 1)), 'an edge removed was not found'
+    assert check(e, [], text.replace(first, first + ', nowhere', 1)), 'an edge added was not found'
+    assert check(e, [['a', 'b']], text), 'a cycle was not reported'
+
+
+def main():
+    crate = Crate()
+    e = edges(crate)
+    cycles = sibling_cycles(crate)
+    if '--check' not in sys.argv:
+        print('\n'.join(render(e)))
+        for c in cycles:
+            print('cycle: ' + ' ↔ '.join(c))
+        return 0
+    text = open('ARCHITECTURE.md', encoding='utf-8').read()
+    self_test(e, text)
+    problems = check(e, cycles, text)
+    print('\n'.join(problems) if problems else
+          f'deps: ARCHITECTURE.md agrees with the code ({sum(map(len, e.values()))} edges), no sibling import cycle')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
