@@ -3,7 +3,7 @@
 //! plain memchr line count, measures the heap that takes (the counting allocator of
 //! `main.rs`), and times drawing the space with the most blocks over the browser
 //! benchmark's scripted pan and zoom. `--json` prints one object, which `./dev bench` and
-//! `tests/e2e/scale_bench.mjs` read.
+//! `tests/bench/scale_bench.mjs` read.
 
 use super::CHUNK;
 use super::{write_stdout, CmdResult, Failure};
@@ -345,7 +345,7 @@ struct DrawBench {
 }
 
 /// Times drawing the space with the most blocks into a [`render::Raster`] over the views of
-/// the browser benchmark's scripted pan and zoom (tests/e2e/frames.mjs: 20 wheel zooms in at
+/// the browser benchmark's scripted pan and zoom (tests/bench/frames.mjs: 20 wheel zooms in at
 /// a drifting point, 20 drags, 20 zooms out, twice), starting from the whole space; `zoom`
 /// says which axes (time, offsets) the zooms change.
 fn draw_bench(modules: &[Analysed], zoom: (bool, bool)) -> DrawBench {
@@ -389,7 +389,7 @@ fn draw_bench(modules: &[Analysed], zoom: (bool, bool)) -> DrawBench {
     }
 }
 
-/// The viewports of the scripted pan and zoom of tests/e2e/frames.mjs, through the same
+/// The viewports of the scripted pan and zoom of tests/bench/frames.mjs, through the same
 /// rules the canvas applies ([`render::interaction`]: a wheel zoom at the pointer on the axes
 /// `zoom` says, a drag of 30 px left and 8 px down, each view constrained as the canvas does).
 fn scripted_views(

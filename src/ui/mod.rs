@@ -62,7 +62,7 @@ pub fn start() {
 
 /// Benchmark hook: `window.__bufscope_wasm_bytes()` is the size in bytes of the app's
 /// WebAssembly memory now (`wasm_bindgen::memory()`'s buffer; it only grows, so after a
-/// load it is the peak of that load). Read by `tests/e2e/scale_bench.mjs`; costs one
+/// load it is the peak of that load). Read by `tests/bench/scale_bench.mjs`; costs one
 /// closure, made once, and nothing unless called. Only with the `test-hooks` feature.
 #[cfg(feature = "test-hooks")]
 fn install_memory_hook() {

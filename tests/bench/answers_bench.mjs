@@ -8,10 +8,10 @@
 // *.test.mjs only); it needs a dist built with `--features test-hooks` (the curve's
 // position of a step), as tests/e2e/run.sh builds target/e2e-dist:
 //   node tests/e2e/serve.mjs target/e2e-dist 0 &
-//   node tests/e2e/answers_bench.mjs http://127.0.0.1:PORT/ [FILE]
+//   node tests/bench/answers_bench.mjs http://127.0.0.1:PORT/ [FILE]
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, open } from './harness.mjs';
+import { SHARED, open } from '../e2e/harness.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
 if (!existsSync(file)) {

@@ -1,5 +1,5 @@
 // Frame-time benchmark of the interactive diagram on the 94 MB dump (not part of the tests).
-//   node tests/e2e/frame_bench.mjs http://127.0.0.1:PORT/ [DUMP] [STEPS]
+//   node tests/bench/frame_bench.mjs http://127.0.0.1:PORT/ [DUMP] [STEPS]
 // Serve a release build first, e.g.
 //   trunk build --release --features test-hooks --dist target/e2e-dist && node tests/e2e/serve.mjs target/e2e-dist 0
 // Loads the dump into the page (setInputFiles on #file-input), then scripts STEPS (default
@@ -9,7 +9,7 @@
 // * draw times: the app's own measure of each frame it drew (`window.__bufscope_draw_ms`,
 //   filled by src/ui/canvas/hooks.rs when the page defines it);
 // each as frames, median and worst. The sequence itself is `panZoom` in frames.mjs, which
-// tests/e2e/scale_bench.mjs (`./dev bench`) runs too.
+// tests/bench/scale_bench.mjs (`./dev bench`) runs too.
 import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,7 +24,7 @@ const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..',
 const dump = process.argv[3] || path.join(repo, '..', 'shared', 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
 const steps = Number(process.argv[4] || 120);
 if (!base || !existsSync(dump)) {
-  console.error('usage: node tests/e2e/frame_bench.mjs BASE_URL [DUMP] [STEPS] (the dump must exist)');
+  console.error('usage: node tests/bench/frame_bench.mjs BASE_URL [DUMP] [STEPS] (the dump must exist)');
   process.exit(2);
 }
 

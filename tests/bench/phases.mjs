@@ -1,5 +1,5 @@
 // A load's phases and frame gaps, run after run, for comparing builds (not a test):
-//   [RUNS=3] node tests/e2e/phases.mjs http://127.0.0.1:PORT/ [FILE]
+//   [RUNS=3] node tests/bench/phases.mjs http://127.0.0.1:PORT/ [FILE]
 // FILE defaults to the 94 MB dump of ../shared. Each run opens the app in a fresh page of
 // one headless Chromium, picks FILE and prints one JSON line: when the diagram was shown
 // and the module complete (ms after the pick, as scale_bench.mjs measures them), every gap
@@ -7,7 +7,7 @@
 // (read, parse, join, analyse, complete). The first run of a browser is usually slower.
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { SHARED, open, watchLoad } from './harness.mjs';
+import { SHARED, open, watchLoad } from '../e2e/harness.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
 if (!existsSync(file)) { console.log(`SKIPPED: ${file} is not there`); process.exit(0); }

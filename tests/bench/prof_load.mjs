@@ -4,10 +4,10 @@
 // main thread's time by trace event and the top self and total times by function
 // (profile.mjs); the profile goes to target/load-UNTIL.cpuprofile. Wasm names need a build
 // without wasm-opt (see prof_show.mjs). Not a test:
-//   [UNTIL=complete] node tests/e2e/prof_load.mjs http://127.0.0.1:PORT/ [FILE]
+//   [UNTIL=complete] node tests/bench/prof_load.mjs http://127.0.0.1:PORT/ [FILE]
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, open, watchLoad } from './harness.mjs';
+import { SHARED, open, watchLoad } from '../e2e/harness.mjs';
 import { mainThread, report } from './profile.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');

@@ -7,10 +7,10 @@
 // The sorts and scrolls are timed in the page; the rest from here (Playwright's round trips
 // included).
 // Not a test (run.sh runs *.test.mjs only):
-//   node tests/e2e/table_bench.mjs http://127.0.0.1:PORT/
+//   node tests/bench/table_bench.mjs http://127.0.0.1:PORT/
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, open, search } from './harness.mjs';
+import { SHARED, open, search } from '../e2e/harness.mjs';
 
 const file = path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
 if (!existsSync(file)) {

@@ -6,10 +6,10 @@
 // (wasm names need a build without wasm-opt: copy target/e2e-dist and put
 // target/wasm-bindgen/release/bufscope_bg.wasm in place of its `*_bg.wasm`); the profiles
 // go to target/answers-*.cpuprofile. Not a test:
-//   node tests/e2e/prof_show.mjs http://127.0.0.1:PORT/ [FILE]
+//   node tests/bench/prof_show.mjs http://127.0.0.1:PORT/ [FILE]
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHARED, open } from './harness.mjs';
+import { SHARED, open } from '../e2e/harness.mjs';
 import { mainThread, report } from './profile.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');

@@ -1,6 +1,6 @@
 // Scale benchmark in the browser, side by side with the native figures (not a test file:
 // `./dev bench` runs it; run.sh runs *.test.mjs only).
-//   node tests/e2e/scale_bench.mjs BASE_URL NATIVE.jsonl FILE...
+//   node tests/bench/scale_bench.mjs BASE_URL NATIVE.jsonl FILE...
 // BASE_URL serves a release build (tests/e2e/serve.mjs on loopback); NATIVE.jsonl holds one
 // `bufscope bench --json` line per FILE. For each FILE, in a fresh page of one headless
 // Chromium (src/ui keeps nothing between pages, and a wasm memory only grows, so each file
@@ -19,12 +19,12 @@
 // beside the browser's, and which targets are met. A tab that crashes is reported, not fatal.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { forceUsesWorker, open } from './harness.mjs';
+import { forceUsesWorker, open } from '../e2e/harness.mjs';
 import { panZoom, stats } from './frames.mjs';
 
 const [, , base, nativeFile, ...files] = process.argv;
 if (!nativeFile || files.length === 0) {
-  console.error('usage: node tests/e2e/scale_bench.mjs BASE_URL NATIVE.jsonl FILE...');
+  console.error('usage: node tests/bench/scale_bench.mjs BASE_URL NATIVE.jsonl FILE...');
   process.exit(2);
 }
 const native = new Map(
