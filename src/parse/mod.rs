@@ -46,7 +46,7 @@ pub use input::is_gzip;
 pub use lex::numbered_name;
 pub use names::{
     folder_plan, folder_selection, hlo_module_names, is_error_text, is_hlo_text, is_ours,
-    module_name, FolderPlan,
+    module_name, skipped_sentence, FolderPlan,
 };
 pub use oom_search::OomFile;
 

@@ -119,6 +119,12 @@ pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
     FolderPlan { dumps, hlo, skipped }
 }
 
+/// The one sentence for files skipped ([`FolderPlan::skipped`], `Load::skipped`).
+pub fn skipped_sentence(n: usize) -> String {
+    let files = if n == 1 { "file" } else { "files" };
+    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO before optimizations, MLIR, object code, …)")
+}
+
 /// Whether the name says memory-usage report.
 pub(crate) fn is_report(file: &str) -> bool {
     strip_gz(base(file)).ends_with("memory-usage-report.txt")
