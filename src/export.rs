@@ -124,6 +124,7 @@ pub fn source_lines_csv(rows: &[SourceLine]) -> String {
         "percent_live",
         "running_bytes",
         "values",
+        "function",
     ]);
     for r in rows {
         let line = if r.line > 0 {
@@ -138,6 +139,7 @@ pub fn source_lines_csv(rows: &[SourceLine]) -> String {
             format!("{:.2}", r.percent),
             r.running_bytes.to_string(),
             r.count.to_string(),
+            r.function.clone(),
         ]);
     }
     csv.finish()

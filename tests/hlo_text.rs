@@ -279,3 +279,70 @@ fn chunked_reading_is_the_same() {
         assert_eq!(r.finish(), whole, "chunks of {size}");
     }
 }
+
+/// The CPU `mlp_train` dump folder (tests/fixtures/folders), read as the command line reads
+/// a folder: its dumps, then its HLO texts, each joined to its module; nothing skipped,
+/// no error.
+fn mlp_train_folder() -> bufscope::parse::Load {
+    let dir = common::fixtures_dir().join("folders/mlp_train");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // XLA's other output beside the dump, as --xla_dump_to writes it.
+    names.push("module_0004.jit_mlp_train_step.cpu_before_optimizations.txt".into());
+    names.push("module_0004.jit_mlp_train_step.debug_options".into());
+    names.push("module_0004.jit_mlp_train_step.ir-no-opt.ll".into());
+    let plan = bufscope::parse::folder_plan(&names);
+    assert_eq!((plan.dumps.len(), plan.hlo.len(), plan.skipped), (12, 3, 3));
+    let mut loader = bufscope::Loader::new();
+    for &i in plan.dumps.iter().chain(&plan.hlo) {
+        loader.begin_file(&names[i]);
+        loader.feed(&std::fs::read(dir.join(&names[i])).unwrap());
+        loader.end_file();
+    }
+    loader.skipped_files(plan.skipped);
+    loader.finish()
+}
+
+#[test]
+fn a_dump_folder_joins_its_hlo_texts() {
+    let load = mlp_train_folder();
+    assert!(load.errors.is_empty(), "{:?}", load.errors);
+    assert_eq!(load.skipped, 3);
+    assert_eq!(load.modules.len(), 3);
+    for m in &load.modules {
+        let hlo = m.hlo.as_ref().unwrap_or_else(|| panic!("{} has no HLO text", m.name));
+        assert_eq!(hlo.devices(), 1);
+        assert!(m.files.iter().any(|f| f.ends_with("cpu_after_optimizations.txt")), "{:?}", m.files);
+    }
+    let m = load.modules.iter().find(|m| m.name.contains("mlp_train_step")).unwrap();
+    let value = |name: &str| m.values.iter().find(|v| m.value_name(v) == name).unwrap_or_else(|| panic!("no {name}"));
+    // A parameter is named by its pytree path (`metadata={op_name="params[0][\'w\']"}`).
+    let w = value("params_0___w__.1");
+    assert_eq!(bufscope::query::parameter_path(m, w), Some("params[0]['w']"));
+    assert_eq!(bufscope::query::display_name(m, w), "params_0___w__.1 params[0]['w']");
+    // `%ynn_fusion.9 = f32[128,512]{1,0} fusion(%x.1, %params_0___w__.1), kind=kCustom,
+    // calls=%fused_computation.9, … stack_frame_id=7}` in the entry computation main.24.
+    let fusion = value("ynn_fusion.9");
+    assert_eq!(bufscope::query::parameter_path(m, fusion), None);
+    let view = bufscope::query::instruction_view(m, fusion).unwrap();
+    assert_eq!((view.opcode.as_str(), view.shape.as_str()), ("fusion", "f32[128,512]{1,0}"));
+    assert_eq!((view.computation.as_str(), view.in_entry), ("main.24", true));
+    assert_eq!(view.calls, [("calls", "fused_computation.9".to_string())]);
+    let names: Vec<&str> = view.operands.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["x.1", "params_0___w__.1"]);
+    for o in &view.operands {
+        let v = o.value.unwrap_or_else(|| panic!("{} has no value", o.name));
+        assert_eq!(m.value_name(&m.values[v as usize]), o.name);
+    }
+    assert_eq!(view.attributes[0].key, "kind");
+    // Its source line is resolved through the text's tables: a file and a function.
+    match bufscope::query::source_location(m, fusion) {
+        Some(bufscope::query::SourceLocation::File { file, line, function }) => {
+            assert!(file.ends_with("programs.py") && line > 0 && !function.is_empty(), "{file}:{line} {function}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

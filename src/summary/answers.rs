@@ -341,13 +341,8 @@ fn lists(a: &StepAnswers) -> String {
     let pct = |p: f64| format!("{p:.1} %");
     let mut rows = vec![head(["source line", "bytes", "share", "running"])];
     rows.extend(a.source_lines.iter().map(|s| {
-        let place = if s.line > 0 {
-            format!("{}:{}", s.file, s.line)
-        } else {
-            s.file.clone()
-        };
         [
-            clip_front(&place, 60),
+            clip_front(&s.label(), 60),
             human_bytes(s.bytes),
             pct(s.percent),
             human_bytes(s.running_bytes),
