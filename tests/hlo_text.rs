@@ -346,3 +346,36 @@ fn a_dump_folder_joins_its_hlo_texts() {
         other => panic!("{other:?}"),
     }
 }
+
+/// MaxText's parameters are named `param.N` in the dump; the HLO text's op_name of each
+/// `parameter` is its pytree path, which the categories read whole. Before the HLO text was
+/// read, all of them were "inputs (heuristic)" (5,746.6 MiB at the peak of HBM).
+#[test]
+fn maxtext_parameters_by_their_paths() {
+    let Some(dir) = common::shared_dumps_or_skip("maxtext_parameters_by_their_paths") else {
+        return;
+    };
+    use bufscope::answers::categories::{category, Category};
+    let stem = "tpu-aot/maxtext0.2.5/tpu_v5e-16_maxtext_llama3.1-8b_pdb1";
+    let files: Vec<(String, Vec<u8>)> = [".buffer-assignment.txt", ".buffer-assignment-values.txt", ".live-range.txt", ".after_optimizations.txt"]
+        .iter()
+        .map(|s| (format!("{stem}{s}"), std::fs::read(dir.join(format!("{stem}{s}"))).unwrap()))
+        .collect();
+    let load = bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    assert!(load.errors.is_empty(), "{:?}", load.errors);
+    let m = &load.modules[0];
+    assert_eq!(m.hlo.as_ref().unwrap().devices(), 16);
+    let at = |name: &str| m.values.iter().position(|v| m.value_name(v) == name).unwrap_or_else(|| panic!("no {name}")) as u32;
+    let path = |name: &str| bufscope::query::parameter_path(m, &m.values[at(name) as usize]);
+    // `%param.84 = f32[256,32,14336]… parameter(2), metadata={op_name="state[\'model\']…[\'wi_1\'][\'kernel\'].value"}`
+    assert_eq!(path("param.84"), Some("state['model']['decoder']['layers']['mlp']['wi_1']['kernel'].value"));
+    assert_eq!(category(m, at("param.84")), Category::ModelParameters);
+    // `%param.112 = … parameter(34), metadata={op_name="state[\'optimizer\'][\'opt_state\'][0][\'mu\']…"}`
+    assert_eq!(category(m, at("param.112")), Category::OptimizerState);
+    // `%param.124 = u32[] parameter(50), metadata={op_name="state[\'optimizer\'][\'step\'].value"}`
+    assert_eq!(category(m, at("param.124")), Category::OptimizerState);
+    // `%param.74 = s32[1,2048] parameter(51), metadata={op_name="data[\'inputs\']"}`
+    assert_eq!(category(m, at("param.74")), Category::Inputs);
+    // `%copy.207 = bf16[1,2048,4096] copy(%fusion.446), metadata={op_name="jit(train_step)/transpose(jvp())/while"}`
+    assert_eq!(category(m, at("copy.207")), Category::Gradients);
+}
