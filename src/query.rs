@@ -94,11 +94,14 @@ pub fn compile(pattern: &str) -> Result<Matcher, String> {
 }
 
 /// The values (indices into [`Module::values`], ascending) whose name (`name{index}`, as XLA
-/// prints it) or whose instruction's op_name matches `re`. Each distinct op_name is tried
-/// once, however many values share it.
+/// prints it), whose instruction's op_name, whose source location (`file:line function`,
+/// [`source_location`], a stack frame resolved) or whose pytree path as a parameter
+/// ([`parameter_path`]) matches `re`. Each distinct op_name and source is tried once,
+/// however many values share it.
 pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
     // op_names are interned and shared by many instructions: try each distinct one once.
     let mut by_op: hashbrown::HashMap<Str, bool> = hashbrown::HashMap::new();
+    let mut by_source: hashbrown::HashMap<(Str, u32, Option<u32>), bool> = hashbrown::HashMap::new();
     let mut name = String::new();
     let mut out = Vec::new();
     for (i, v) in module.values.iter().enumerate() {
@@ -117,6 +120,22 @@ pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
         name.push_str(module.str(instr.name));
         name.push_str(module.str(v.index));
         if re.is_match(&name) {
+            out.push(i as u32);
+            continue;
+        }
+        let key = (instr.source_file, instr.source_line, instr.stack_frame_id);
+        let source_match = (!instr.source_file.is_empty() || instr.stack_frame_id.is_some())
+            && *by_source.entry(key).or_insert_with(|| match source_location(module, v) {
+                Some(SourceLocation::File { file, line, function }) => {
+                    re.is_match(&format!("{file}:{line} {function}"))
+                }
+                _ => false,
+            });
+        let path_match = || {
+            value_kind(module, v) == crate::analysis::ValueKind::Parameter
+                && parameter_path(module, v).is_some_and(|p| re.is_match(p))
+        };
+        if source_match || path_match() {
             out.push(i as u32);
         }
     }

@@ -323,6 +323,12 @@ fn a_dump_folder_joins_its_hlo_texts() {
     let w = value("params_0___w__.1");
     assert_eq!(bufscope::query::parameter_path(m, w), Some("params[0]['w']"));
     assert_eq!(bufscope::query::display_name(m, w), "params_0___w__.1 params[0]['w']");
+    // Search finds values by their resolved source lines and by their paths.
+    let by_path = bufscope::query::search(m, "0\\]\\['w'").unwrap();
+    let names: Vec<String> = by_path.iter().map(|&v| m.value_name(&m.values[v as usize])).collect();
+    assert!(names.contains(&"params_0___w__.1".to_string()), "{names:?}");
+    assert!(names.contains(&"opt_state_0__mu_0___w__.1".to_string()), "{names:?}");
+    assert!(!bufscope::query::search(m, "programs.py:").unwrap().is_empty());
     // `%ynn_fusion.9 = f32[128,512]{1,0} fusion(%x.1, %params_0___w__.1), kind=kCustom,
     // calls=%fused_computation.9, … stack_frame_id=7}` in the entry computation main.24.
     let fusion = value("ynn_fusion.9");

@@ -305,25 +305,43 @@ pub fn read_hlo(file: &str, bytes: &[u8]) -> HloRead {
     r.finish()
 }
 
-/// Joins a read HLO text to its module by file stem ([`super::names::hlo_module_names`]):
-/// the module's `hlo` is set and the text's warnings added to the module's. Returns the
-/// module's position, or the sentence saying that no module of that name was read.
-pub fn attach(modules: &mut [Module], read: HloRead) -> Result<usize, String> {
-    let stems = super::names::hlo_module_names(&read.file);
-    let found = modules
-        .iter()
-        .position(|m| stems.iter().any(|s| *s == m.name) && m.hlo.is_none());
-    let Some(k) = found else {
-        let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
-        return Err(format!(
+/// Which of `modules` (by name) an HLO text named `file` belongs to, by file stem
+/// ([`super::names::hlo_module_names`]); `taken(k)` says a module has its text already. The
+/// sentence saying that no module of that name was read, else.
+pub fn module_for<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    taken: impl Fn(usize) -> bool,
+    file: &str,
+) -> Result<usize, String> {
+    let stems = super::names::hlo_module_names(file);
+    let found = (names.into_iter().enumerate())
+        .position(|(k, name)| stems.iter().any(|s| s == name) && !taken(k));
+    found.ok_or_else(|| {
+        let base = file.rsplit(['/', '\\']).next().unwrap_or_default();
+        format!(
             "{base} is an HLO module text, but no dump of its module ({}) was read beside it.",
             stems.first().map_or("", String::as_str)
-        ));
-    };
-    let m = &mut modules[k];
+        )
+    })
+}
+
+/// Gives `module` its HLO text: `hlo` set, the text's file listed and its warnings added.
+pub fn attach_to(module: &mut Module, read: HloRead) {
     let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
-    m.files.push(base.to_string());
-    m.warnings.extend(read.warnings);
-    m.hlo = Some(Box::new(read.text));
+    module.files.push(base.to_string());
+    module.warnings.extend(read.warnings);
+    module.hlo = Some(Box::new(read.text));
+}
+
+/// Joins a read HLO text to its module among `modules` ([`module_for`], [`attach_to`]).
+/// Returns the module's position, or the sentence saying that no module of that name was
+/// read.
+pub fn attach(modules: &mut [Module], read: HloRead) -> Result<usize, String> {
+    let k = module_for(
+        modules.iter().map(|m| m.name.as_str()),
+        |k| modules[k].hlo.is_some(),
+        &read.file,
+    )?;
+    attach_to(&mut modules[k], read);
     Ok(k)
 }
