@@ -95,6 +95,10 @@ fn every_real_hlo_text_reads_whole_within_its_size() {
     if let Ok(n) = listed {
         assert_eq!(n, TEXTS.len(), "an HLO text in ../shared is missing from TEXTS");
     }
+    println!(
+        "an HloInstruction's own fields: {} bytes (before its strings)",
+        std::mem::size_of::<bufscope::model::hlo::HloInstruction>()
+    );
     for &(path, comps, instrs, entry, parts, frames) in TEXTS {
         let bytes = std::fs::read(dir.join(path)).unwrap();
         let (r, kept) = read_measured(path, &bytes);
@@ -384,4 +388,33 @@ fn maxtext_parameters_by_their_paths() {
     assert_eq!(category(m, at("param.74")), Category::Inputs);
     // `%copy.207 = bf16[1,2048,4096] copy(%fusion.446), metadata={op_name="jit(train_step)/transpose(jvp())/while"}`
     assert_eq!(category(m, at("copy.207")), Category::Gradients);
+}
+
+/// `bufscope summary --json` on the folder: the HLO texts read with the dumps, the source
+/// lines resolved (file, line, function), the devices said, the other files counted on
+/// stderr.
+#[test]
+fn summary_of_a_folder_reads_its_hlo_texts() {
+    let dir = common::fixtures_dir().join("folders/mlp_train");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(["summary", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let modules = json["modules"].as_array().unwrap();
+    assert_eq!(modules.len(), 3);
+    let m = modules.iter().find(|m| m["name"].as_str().unwrap().contains("mlp_train_step")).unwrap();
+    assert_eq!((m["devices"].as_u64(), m["num_partitions"].as_u64(), m["replica_count"].as_u64()), (Some(1), Some(1), Some(1)));
+    let rows = m["memory_spaces"][0]["answers"]["source_lines"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for r in rows {
+        let file = r["file"].as_str().unwrap();
+        assert!(file == "(no source)" || file.ends_with("programs.py"), "{r}");
+        if file != "(no source)" {
+            assert!(r["line"].as_u64().unwrap() > 0 && !r["function"].as_str().unwrap().is_empty(), "{r}");
+        }
+    }
 }
