@@ -55,6 +55,9 @@ test('a dump folder picked whole: source lines, stacks, an instruction with a wo
     assert((await page.locator('#details .call-stack li').count()) > 0, 'no call stack');
     const source = await page.locator('#details .source').textContent();
     assert(/programs\.py:\d+ in /.test(source), `source: ${source}`);
+    await page.locator('#details .call-stack').scrollIntoViewIfNeeded();
+    await app.screenshot('folder-01-stack.png');
+    await page.locator('#details .hlo-instruction').scrollIntoViewIfNeeded();
     await app.screenshot('folder-01-instruction.png');
     // The second operand's link selects the parameter, named by its pytree path.
     const link = page.locator('#details .operand-link', { hasText: '%params_0___w__.1' });
