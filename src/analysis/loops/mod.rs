@@ -244,4 +244,4 @@ fn nest(loops: &mut [Loop]) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -20,12 +20,12 @@ pub enum TripSource {
 }
 
 /// An instruction of `comp` by name.
-pub(super) fn find<'a>(comp: &'a Computation, name: &str) -> Option<&'a HloInstruction> {
+pub fn find<'a>(comp: &'a Computation, name: &str) -> Option<&'a HloInstruction> {
     comp.instructions.iter().find(|i| i.name == name)
 }
 
 /// The computation's root (the `ROOT` line, else its last instruction).
-pub(super) fn root(comp: &Computation) -> Option<&HloInstruction> {
+pub fn root(comp: &Computation) -> Option<&HloInstruction> {
     comp.instructions
         .iter()
         .find(|i| i.is_root)
@@ -33,13 +33,13 @@ pub(super) fn root(comp: &Computation) -> Option<&HloInstruction> {
 }
 
 /// The computation's tuple parameter (`parameter(0)`).
-fn parameter(comp: &Computation) -> Option<&HloInstruction> {
+pub fn parameter(comp: &Computation) -> Option<&HloInstruction> {
     comp.instructions.iter().find(|i| i.opcode == "parameter")
 }
 
 /// Which element of `comp`'s tuple parameter the operand `name` is: `wide.param.1#3` (the
 /// TPU's unprinted get-tuple-element) or a printed `get-tuple-element(param), index=3`.
-pub(super) fn parameter_element(comp: &Computation, name: &str) -> Option<u32> {
+pub fn parameter_element(comp: &Computation, name: &str) -> Option<u32> {
     let p = parameter(comp)?;
     if let Some((base, k)) = name.rsplit_once('#') {
         return (base == p.name).then(|| k.parse().ok()).flatten();
@@ -89,7 +89,7 @@ pub fn trip_count(
 }
 
 /// The index `k` of the loop counter and the bound, from the condition's root `i < N`.
-pub(super) fn counter(condition: &Computation) -> Option<(u32, i64, bool)> {
+pub fn counter(condition: &Computation) -> Option<(u32, i64, bool)> {
     let r = root(condition)?;
     if r.opcode != "compare" || r.operands.len() != 2 {
         return None;
