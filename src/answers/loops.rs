@@ -16,7 +16,7 @@ use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::analysis::loops::trip::{counter, find, parameter, parameter_element, root};
-use crate::analysis::loops::{Loop, Loops};
+use crate::analysis::loops::{loops, Loop, Loops};
 use crate::model::hlo::{CallRole, Computation, HloText};
 use crate::model::Module;
 use crate::shape::{dimensions, tuple_elements};
@@ -100,6 +100,28 @@ pub struct Temporaries {
     pub peak_bytes: u64,
     /// The first body step where `peak_bytes` is live.
     pub peak_step: Option<u32>,
+}
+
+/// A module's loops and what each holds, computed once for the views and the summary.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleLoops {
+    pub loops: Loops,
+    pub holds: Vec<LoopHold>,
+}
+
+impl ModuleLoops {
+    /// The loops of `module` (none, with [`crate::analysis::loops::NEEDS_HLO`], without
+    /// its HLO text) and their holds.
+    pub fn new(module: &Module) -> ModuleLoops {
+        let loops = loops(module);
+        let holds = loop_holds(module, &loops);
+        ModuleLoops { loops, holds }
+    }
+
+    /// The hold of loop `i`.
+    pub fn hold(&self, i: usize) -> Option<&LoopHold> {
+        self.holds.iter().find(|h| h.loop_index as usize == i)
+    }
 }
 
 /// The values by `(instruction name, shape index)` for the names asked.

@@ -6,9 +6,9 @@
 
 use serde::Serialize;
 
-use crate::analysis::loops::{loops, Loop, Loops};
+use crate::analysis::loops::Loop;
 use crate::analysis::Analysis;
-use crate::answers::loops::{held_at, loop_holds, temporaries, Element, HeldAt, LoopHold, Role, Temporaries};
+use crate::answers::loops::{held_at, temporaries, Element, HeldAt, ModuleLoops, Role, Temporaries};
 use crate::model::Module;
 use crate::units::human_bytes;
 
@@ -30,47 +30,36 @@ pub struct LoopAtPeak {
     pub body_temporaries: Temporaries,
 }
 
-/// The module's loops and their holds, computed once for the summary.
-pub struct ModuleLoops {
-    pub loops: Loops,
-    pub holds: Vec<LoopHold>,
+/// The module's loops (`None` without the HLO text).
+pub fn module_loops(module: &Module) -> Option<ModuleLoops> {
+    module.hlo.as_ref()?;
+    Some(ModuleLoops::new(module))
 }
 
-impl ModuleLoops {
-    /// `None` without the HLO text.
-    pub fn new(module: &Module) -> Option<ModuleLoops> {
-        module.hlo.as_ref()?;
-        let loops = loops(module);
-        let holds = loop_holds(module, &loops);
-        Some(ModuleLoops { loops, holds })
-    }
+/// Each loop with its tuple's elements.
+pub fn summaries(m: &ModuleLoops) -> Vec<LoopSummary> {
+    (m.loops.loops.iter().enumerate())
+        .map(|(i, l)| LoopSummary {
+            placed: l.clone(),
+            elements: m.hold(i).map_or_else(Vec::new, |h| h.elements.clone()),
+        })
+        .collect()
+}
 
-    pub fn summaries(&self) -> Vec<LoopSummary> {
-        (self.loops.loops.iter().enumerate())
-            .map(|(i, l)| LoopSummary {
-                placed: l.clone(),
-                elements: (self.holds.iter())
-                    .find(|h| h.loop_index as usize == i)
-                    .map_or_else(Vec::new, |h| h.elements.clone()),
-            })
-            .collect()
-    }
-
-    /// What each loop holds at the peak of every space of `analysis`, in its order.
-    pub fn at_peaks(&self, module: &Module, analysis: &Analysis) -> Vec<Vec<LoopAtPeak>> {
-        (analysis.spaces.iter())
-            .map(|s| {
-                let step = s.peak_time.unwrap_or(0);
-                let held = held_at(module, &self.loops, &self.holds, s.color, step);
-                (held.into_iter().zip(&self.holds))
-                    .map(|(held, h)| LoopAtPeak {
-                        body_temporaries: temporaries(module, &self.loops.loops[h.loop_index as usize], h, s.color),
-                        held,
-                    })
-                    .collect()
-            })
-            .collect()
-    }
+/// What each loop holds at the peak of every space of `analysis`, in its order.
+pub fn at_peaks(m: &ModuleLoops, module: &Module, analysis: &Analysis) -> Vec<Vec<LoopAtPeak>> {
+    (analysis.spaces.iter())
+        .map(|s| {
+            let step = s.peak_time.unwrap_or(0);
+            let held = held_at(module, &m.loops, &m.holds, s.color, step);
+            (held.into_iter().zip(&m.holds))
+                .map(|(held, h)| LoopAtPeak {
+                    body_temporaries: temporaries(module, &m.loops.loops[h.loop_index as usize], h, s.color),
+                    held,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The text lines of a module's loops (none without).

@@ -86,9 +86,9 @@ impl ModuleSummary {
         both: Both,
     ) -> ModuleSummary {
         let extras = module_extras(module, analysis, options, both);
-        let module_loops = loops::ModuleLoops::new(module);
+        let module_loops = loops::module_loops(module);
         let mut at_peaks = (module_loops.as_ref())
-            .map(|l| l.at_peaks(module, analysis).into_iter().map(Some).collect())
+            .map(|l| loops::at_peaks(l, module, analysis).into_iter().map(Some).collect())
             .unwrap_or_else(Vec::new)
             .into_iter();
         let memory_spaces = (analysis.spaces.iter().zip(extras))
@@ -110,7 +110,7 @@ impl ModuleSummary {
             schedule_length: module.schedule.as_ref().map(|s| s.max),
             memory_spaces,
             warnings: module.warnings.iter().map(|w| w.to_string()).collect(),
-            loops: module_loops.as_ref().map(|l| l.summaries()),
+            loops: module_loops.as_ref().map(loops::summaries),
             loop_warnings: module_loops.map_or_else(Vec::new, |l| l.loops.warnings),
         }
     }
