@@ -12,8 +12,8 @@
 //!
 //! **Loops.** With the HLO text beside the dump ([`crate::analysis::loops`]), a use inside a
 //! loop's condition or body runs on every iteration, so the value is also touched at the
-//! loop's first step and at the while's own step (of every loop around the use): it is not
-//! idle across the loop. A loop's carries (the values a while defines but its stacked
+//! loop's first step and at the while's own step (of every loop around the use), and no
+//! stretch between those is idle: it is not idle across the loop. A loop's carries (the values a while defines but its stacked
 //! outputs, and its condition's and body's parameters) are not offered as candidates: the
 //! loop reads and rewrites them every iteration.
 
@@ -125,18 +125,23 @@ impl ScheduleIndex {
         self.carries.binary_search(&v).is_ok()
     }
 
-    /// The steps of `v`'s uses, each use inside a loop adding the loop's first step and the
-    /// while's step.
-    fn touch_steps(&self, steps: impl Iterator<Item = u32>) -> Vec<u32> {
-        let mut out = Vec::new();
+    /// The idle stretches of `v` given the steps of its uses: a use inside a loop touches
+    /// the value at the loop's first step and at the while's step too, and no stretch
+    /// inside such a loop is idle (the loop uses it on every iteration).
+    fn loop_stretches(&self, v: &Value, steps: impl Iterator<Item = u32>) -> Vec<Stretch> {
+        let mut touches = Vec::new();
+        let mut covered: Vec<[u32; 2]> = Vec::new();
         for s in steps {
-            out.push(s);
+            touches.push(s);
             for &[first, body_end, step] in &self.loops {
                 if first <= s && s <= body_end {
-                    out.extend([first, step]);
+                    touches.extend([first, step]);
+                    covered.push([first, step]);
                 }
             }
         }
+        let mut out = stretches(v, touches.into_iter());
+        out.retain(|st| !covered.iter().any(|&[a, b]| a <= st.from && st.to <= b));
         out
     }
 
@@ -202,7 +207,7 @@ pub fn value_uses(module: &Module, index: &ScheduleIndex, value: u32) -> Option<
             step: index.step_of(module, use_instruction(u)),
         })
         .collect();
-    let stretches = stretches(v, index.touch_steps(uses.iter().filter_map(|u| u.step)).into_iter());
+    let stretches = index.loop_stretches(v, uses.iter().filter_map(|u| u.step));
     Some(ValueUses {
         value,
         uses,
@@ -293,8 +298,7 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
                 let steps = uses
                     .iter()
                     .filter_map(|u| index.step_of(module, use_instruction(u)));
-                let steps = index.touch_steps(steps);
-                Some(stretches(v, steps.into_iter()).into_boxed_slice())
+                Some(index.loop_stretches(v, steps).into_boxed_slice())
             });
             let stretches = stretches.as_deref()?;
             let longest = *stretches

@@ -8,14 +8,16 @@
 //!
 //! An element's value is the one the while defines (`while.43{2}`), else, where the while
 //! defines none because the element shares the buffer it came in (an invariant carry), the
-//! value of the init tuple's operand (`param.6{}`). Bytes are the values' own sizes: a
-//! buffer handed from one loop to the next (the forward scan's residuals, read by the
-//! backward scan) counts in each loop that holds it.
+//! value of the init tuple's operand (`param.6`). At a step, an element's bytes are those of
+//! whichever of its values holds it then (the init operand before the loop, the body's
+//! parameter or update inside it, the while's value after it), counted once: values' own
+//! sizes, so a buffer handed from one loop to the next (the forward scan's residuals, read
+//! by the backward scan) counts in each loop that holds it.
 
 use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
-use crate::analysis::loops::trip::{counter, find, parameter, parameter_element, root};
+use crate::analysis::loops::trip::{counter_element, find, parameter, parameter_element, root};
 use crate::analysis::loops::{loops, Loop, Loops};
 use crate::model::hlo::{CallRole, Computation, HloText};
 use crate::model::Module;
@@ -63,6 +65,10 @@ pub struct Element {
     pub own: bool,
     /// The value's own size (0 without one).
     pub size: u64,
+    /// Every value that holds the element at some step: `value`, the init operand's, the
+    /// body's and the condition's parameter element, what the body's root carries in it.
+    #[serde(skip)]
+    pub held_by: Vec<u32>,
 }
 
 /// The tuple of one loop and its body's temporaries.
@@ -137,6 +143,21 @@ fn values_named<'m>(module: &'m Module, names: &HashSet<&str>) -> HashMap<(&'m s
     out
 }
 
+/// The value an operand names: `(instruction, shape index)`. `while.43#2` (the TPU's
+/// unprinted get-tuple-element) and a printed `get-tuple-element(while.43), index=2` are
+/// `while.43{2}`; any other operand is its instruction's own value (index empty).
+fn value_of_operand<'a>(comp: &'a Computation, operand: &'a str) -> (&'a str, String) {
+    if let Some((base, k)) = operand.rsplit_once('#') {
+        return (base, format!("{{{k}}}"));
+    }
+    let gte = find(comp, operand).filter(|i| i.opcode == "get-tuple-element");
+    let index = gte.and_then(|i| i.attrs.iter().find(|(k, _)| k == "index").map(|(_, v)| v.clone()));
+    match (gte.and_then(|i| i.operands.first()), index) {
+        (Some(base), Some(k)) => (base.as_str(), format!("{{{k}}}")),
+        _ => (operand, String::new()),
+    }
+}
+
 /// Whether `name` in `body` updates body element `k` in place with a dynamic-update-slice
 /// (itself, or a fusion whose computation holds one).
 fn updates_in_place(hlo: &HloText, body: &Computation, name: &str, k: u32) -> bool {
@@ -175,11 +196,13 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
     for l in &loops.loops {
         names.insert(&l.while_name);
         let w = comp(l.at[0]).and_then(|c| c.instructions.get(l.at[1] as usize));
-        if let Some(init) = w.and_then(|w| find(comp(l.at[0])?, w.operands.first()?)) {
-            names.extend(init.operands.iter().map(String::as_str));
+        if let (Some(outer), Some(init)) = (comp(l.at[0]), w.and_then(|w| find(comp(l.at[0])?, w.operands.first()?))) {
+            names.extend(init.operands.iter().map(|o| value_of_operand(outer, o).0));
         }
-        if let Some(b) = comp(l.at[3]) {
-            names.extend(b.instructions.iter().map(|i| i.name.as_str()));
+        for c in [l.at[2], l.at[3]] {
+            if let Some(b) = comp(c) {
+                names.extend(b.instructions.iter().map(|i| i.name.as_str()));
+            }
         }
     }
     let values = values_named(module, &names);
@@ -196,7 +219,7 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
         let init = w.operands.first().and_then(|o| find(outer, o)).filter(|i| i.opcode == "tuple");
         let Some(r) = root(body).filter(|r| r.opcode == "tuple") else { continue };
         let shapes = tuple_elements(&w.shape).unwrap_or_default();
-        let counter_at = counter(cond).map(|c| c.0);
+        let counter_at = counter_element(cond, body);
         let elements = (r.operands.iter().enumerate())
             .map(|(k, operand)| {
                 let k = k as u32;
@@ -204,11 +227,28 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
                 let index = format!("{{{k}}}");
                 let own = values.get(&(l.while_name.as_str(), index.as_str())).map(|&v| (v, format!("{}{index}", l.while_name)));
                 let came_in = || {
-                    let o = init?.operands.get(k as usize)?;
-                    values.get(&(o.as_str(), "{}")).map(|&v| (v, format!("{o}{{}}")))
+                    let (name, index) = value_of_operand(outer, init?.operands.get(k as usize)?);
+                    let v = values.get(&(name, index.as_str())).or_else(|| index.is_empty().then(|| values.get(&(name, "{}"))).flatten())?;
+                    Some((*v, module.value_name(&module.values[*v as usize])))
                 };
                 let is_own = own.is_some();
                 let value = own.or_else(came_in);
+                let index_k = format!("{{{k}}}");
+                let mut held_by: Vec<u32> = [
+                    value.as_ref().map(|v| v.0),
+                    came_in().map(|v| v.0),
+                    parameter(body).and_then(|p| values.get(&(p.name.as_str(), index_k.as_str())).copied()),
+                    parameter(cond).and_then(|p| values.get(&(p.name.as_str(), index_k.as_str())).copied()),
+                    {
+                        let (n, i) = value_of_operand(body, operand);
+                        values.get(&(n, i.as_str())).copied()
+                    },
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                held_by.sort_unstable();
+                held_by.dedup();
                 Element {
                     own: is_own,
                     index: k,
@@ -216,6 +256,7 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
                     shape: shape.to_string(),
                     size: value.as_ref().map_or(0, |v| module.values[v.0 as usize].size),
                     value: value.as_ref().map(|v| v.0),
+                    held_by,
                     value_name: value.map(|v| v.1),
                 }
             })
@@ -259,10 +300,15 @@ pub fn held_at(module: &Module, loops: &Loops, holds: &[LoopHold], color: u32, s
             };
             let mut seen = HashSet::new();
             for e in &h.elements {
-                let Some(v) = e.value.filter(|&v| live_in(module, v, color, step) && seen.insert(v)) else {
+                // The element's bytes once, whichever of its values holds it at the step.
+                let live: Vec<u32> = (e.held_by.iter().copied())
+                    .filter(|&v| live_in(module, v, color, step))
+                    .collect();
+                if live.is_empty() || live.iter().any(|v| seen.contains(v)) {
                     continue;
-                };
-                let size = module.values[v as usize].size;
+                }
+                seen.extend(live.iter().copied());
+                let size = live.iter().map(|&v| module.values[v as usize].size).max().unwrap_or(0);
                 match e.role {
                     Role::Stacked => row.stacked_bytes += size,
                     Role::Invariant => {
@@ -416,8 +462,9 @@ mod tests {
         let u = value_uses(&m, &index, 3).unwrap();
         let got: Vec<_> = u.stretches.iter().map(|s| (s.from, s.to, s.idle_steps)).collect();
         // Touched at 1 (defined), 6 (the loop's first step), 14 (the use), 17 (the while),
-        // 18 (its end); without the loop it would be idle 12 steps from 1 to 14.
-        assert_eq!(got, vec![(1, 6, 4), (6, 14, 7), (14, 17, 2)]);
+        // 18 (its end), nothing idle between 6 and 17 (used every iteration); without the
+        // loop it would be idle 12 steps from 1 to 14.
+        assert_eq!(got, vec![(1, 6, 4)]);
         // At step 18, the carry while.1{1} is no candidate, the stack while.1{2} is.
         for v in [1, 2] {
             m.values[v].uses_text = m.uses_strings.push(crate::model::USES_MARK);

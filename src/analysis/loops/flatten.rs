@@ -16,6 +16,14 @@ use crate::model::Module;
 /// [`HloText::computations`] and its `instructions`.
 pub type Flat = (u32, u32);
 
+/// The execution thread an `async-start` runs its computation on (`async_execution_thread=
+/// "sparsecore"`; `main` when not printed).
+fn async_thread(i: &HloInstruction) -> &str {
+    (i.attrs.iter())
+        .find(|(k, _)| k == "async_execution_thread")
+        .map_or("main", |(_, v)| v.trim_matches('"'))
+}
+
 /// The computations an instruction has flattened before it, in XLA's order.
 fn flattened_callees<'a>(i: &'a HloInstruction) -> Vec<&'a str> {
     let by = |role: CallRole| {
@@ -37,23 +45,32 @@ fn flattened_callees<'a>(i: &'a HloInstruction) -> Vec<&'a str> {
 
 /// The printed instructions in flattened order, from the entry computation (none without
 /// one). Iterative, so a deep chain of calls cannot overflow the stack; a computation called
-/// again (or a cycle, which valid HLO never has) is not walked twice.
+/// again (or a cycle, which valid HLO never has) is not walked twice. An `async-start` on
+/// another execution thread than the computation it is in (`async_execution_thread=
+/// "sparsecore"` in the main program) has its computations flattened before the first
+/// `async-update` or `async-done` that follows from it, as the dumps show, not before the
+/// start.
 pub fn flatten(hlo: &HloText) -> Vec<Flat> {
     let by_name: HashMap<&str, u32> = (hlo.computations.iter().enumerate())
         .map(|(i, c)| (c.name.as_str(), i as u32))
         .collect();
+    // Another thread's async-start (or an update of one) → its computations and thread.
+    let mut deferred: HashMap<&str, (Vec<&str>, &str)> = HashMap::new();
     let Some(entry) = hlo.entry.filter(|&e| (e as usize) < hlo.computations.len()) else {
         return Vec::new();
     };
-    struct Frame {
+    struct Frame<'a> {
         comp: u32,
         at: usize,
-        /// The callees of instruction `at` still to flatten before it, once asked.
-        waiting: Option<(Vec<u32>, usize)>,
+        /// The execution thread the computation runs on.
+        thread: &'a str,
+        /// The callees of instruction `at` still to flatten before it (with their thread),
+        /// once asked.
+        waiting: Option<(Vec<u32>, usize, &'a str)>,
     }
     let mut seen = vec![false; hlo.computations.len()];
     seen[entry as usize] = true;
-    let mut stack = vec![Frame { comp: entry, at: 0, waiting: None }];
+    let mut stack = vec![Frame { comp: entry, at: 0, thread: "main", waiting: None }];
     let mut out = Vec::new();
     while let Some(top) = stack.last_mut() {
         let comp = &hlo.computations[top.comp as usize];
@@ -61,17 +78,33 @@ pub fn flatten(hlo: &HloText) -> Vec<Flat> {
             stack.pop();
             continue;
         };
-        let (callees, next) = top.waiting.get_or_insert_with(|| {
-            let c = flattened_callees(instr)
+        let frame_thread = top.thread;
+        let (callees, next, thread) = top.waiting.get_or_insert_with(|| {
+            let mut names = flattened_callees(instr);
+            let mut thread = frame_thread;
+            if instr.opcode == "async-start" && async_thread(instr) != frame_thread {
+                deferred.insert(&instr.name, (std::mem::take(&mut names), async_thread(instr)));
+            } else if matches!(instr.opcode.as_str(), "async-update" | "async-done") {
+                if let Some((d, t)) = instr.operands.first().and_then(|o| deferred.remove(o.as_str())) {
+                    if instr.opcode == "async-update" {
+                        // A later update or the done of this one finds nothing left.
+                        deferred.insert(&instr.name, (Vec::new(), t));
+                    }
+                    names.extend(d);
+                    thread = t;
+                }
+            }
+            let c = names
                 .into_iter()
                 .filter_map(|n| by_name.get(n).copied())
                 .collect();
-            (c, 0)
+            (c, 0, thread)
         });
         if let Some(&c) = callees.get(*next) {
             *next += 1;
+            let thread = *thread;
             if !std::mem::replace(&mut seen[c as usize], true) {
-                stack.push(Frame { comp: c, at: 0, waiting: None });
+                stack.push(Frame { comp: c, at: 0, thread, waiting: None });
             }
             continue;
         }

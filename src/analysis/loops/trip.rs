@@ -38,20 +38,27 @@ pub fn parameter(comp: &Computation) -> Option<&HloInstruction> {
 }
 
 /// Which element of `comp`'s tuple parameter the operand `name` is: `wide.param.1#3` (the
-/// TPU's unprinted get-tuple-element) or a printed `get-tuple-element(param), index=3`.
+/// TPU's unprinted get-tuple-element) or a printed `get-tuple-element(param), index=3`,
+/// through `copy` and `bitcast` (at most 16).
 pub fn parameter_element(comp: &Computation, name: &str) -> Option<u32> {
     let p = parameter(comp)?;
-    if let Some((base, k)) = name.rsplit_once('#') {
-        return (base == p.name).then(|| k.parse().ok()).flatten();
+    let mut at = name;
+    for _ in 0..16 {
+        if let Some((base, k)) = at.rsplit_once('#') {
+            return (base == p.name).then(|| k.parse().ok()).flatten();
+        }
+        let i = find(comp, at)?;
+        match i.opcode.as_str() {
+            "copy" | "bitcast" => at = i.operands.first()?,
+            "get-tuple-element" if i.operands.first().map(String::as_str) == Some(&p.name) => {
+                return (i.attrs.iter())
+                    .find(|(k, _)| k == "index")
+                    .and_then(|(_, v)| v.parse().ok());
+            }
+            _ => return None,
+        }
     }
-    let i = find(comp, name)?;
-    if i.opcode != "get-tuple-element" || i.operands.first().map(String::as_str) != Some(&p.name) {
-        return None;
-    }
-    i.attrs
-        .iter()
-        .find(|(k, _)| k == "index")
-        .and_then(|(_, v)| v.parse().ok())
+    None
 }
 
 /// The integer an operand holds, following `copy`, `bitcast` and `convert` within `comp`
@@ -105,6 +112,35 @@ pub fn counter(condition: &Computation) -> Option<(u32, i64, bool)> {
     Some((k, n, inclusive))
 }
 
+/// The constant `s` when `name` in `body` is `add(element k, constant s)`.
+fn step(body: &Computation, name: &str, k: u32) -> Option<i64> {
+    let next = find(body, name)?;
+    if next.opcode != "add" || next.operands.len() != 2 {
+        return None;
+    }
+    let (a, b) = (&next.operands[0], &next.operands[1]);
+    if parameter_element(body, a) == Some(k) {
+        constant_value(body, b)
+    } else if parameter_element(body, b) == Some(k) {
+        constant_value(body, a)
+    } else {
+        None
+    }
+}
+
+/// The element of a loop's tuple that counts its iterations: the `i` of the condition
+/// `i < N`, else (a condition XLA fused, as the CPU's) the first element the body steps by
+/// a constant (`add(i, 1)`).
+pub fn counter_element(condition: &Computation, body: &Computation) -> Option<u32> {
+    if let Some((k, _, _)) = counter(condition) {
+        return Some(k);
+    }
+    let r = root(body).filter(|r| r.opcode == "tuple")?;
+    (r.operands.iter().enumerate())
+        .find(|(k, o)| step(body, o, *k as u32).is_some())
+        .map(|(k, _)| k as u32)
+}
+
 fn canonical_count(
     w: &HloInstruction,
     outer: &Computation,
@@ -123,18 +159,7 @@ fn canonical_count(
     if r.opcode != "tuple" {
         return None;
     }
-    let next = find(body, r.operands.get(k as usize)?)?;
-    if next.opcode != "add" || next.operands.len() != 2 {
-        return None;
-    }
-    let (a, b) = (&next.operands[0], &next.operands[1]);
-    let s = if parameter_element(body, a) == Some(k) {
-        constant_value(body, b)?
-    } else if parameter_element(body, b) == Some(k) {
-        constant_value(body, a)?
-    } else {
-        return None;
-    };
+    let s = step(body, r.operands.get(k as usize)?, k)?;
     if s <= 0 {
         return None;
     }
