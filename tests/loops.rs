@@ -241,3 +241,46 @@ fn summary_json_lists_loops_and_what_they_hold_at_the_peak() {
     let text = Summary::new([(&m, &a)]).to_table();
     assert!(text.contains("while.43 (forward scan) at step 206 in main.26_spmd: cond steps 161–164, body ×8 · steps 165–205"), "{text}");
 }
+
+#[test]
+fn maxtext_stacked_output_is_not_idle_across_the_backward_scan() {
+    let Some(dumps) = common::shared_dumps_or_skip("maxtext_stacked_output_is_not_idle_across_the_backward_scan") else {
+        return;
+    };
+    let m = load(&dumps.join("tpu-aot/maxtext0.2.5"), "tpu_v5e-16_maxtext_llama3.1-8b_pdb1");
+    let v = (0..m.values.len() as u32).find(|&v| m.value_name(&m.values[v as usize]) == "while.145{2}").unwrap();
+    let u = value_uses(&m, &ScheduleIndex::new(&m), v).unwrap();
+    // Live 920–2607; used by fusion.661 (step 1180), fusion.662 (1240), fusion.812 (1392),
+    // fusion.687 (2388), multiply_reduce_fusion.30 (2439) and tuple.725 (2606), all in the
+    // backward scan's body (1110–2606): idle only from its definition to the backward
+    // scan's first step, 1106 (185 steps), not the 995 steps from 1392 to 2388.
+    let got: Vec<_> = u.stretches.iter().map(|s| (s.from, s.to, s.idle_steps)).collect();
+    assert_eq!(got, vec![(920, 1106, 185)]);
+}
+
+#[test]
+fn every_tpu_text_agrees_with_its_schedule() {
+    let Some(dumps) = common::shared_dumps_or_skip("every_tpu_text_agrees_with_its_schedule") else { return };
+    // (folder, stem, whiles): the whiles counted by `grep -c ' while('` in each text.
+    let texts = [
+        ("jax0.12-libtpu0.0.50", "tpu_v5e_host_offload.", 0),
+        ("jax0.12-libtpu0.0.50", "tpu_v5e_lm_scan_remat_OOM.", 2),
+        ("jax0.12-libtpu0.0.50", "tpu_v5e_lm_unrolled.", 0),
+        ("jax0.12-libtpu0.0.50", "tpu_v5e_pallas_matmul.", 0),
+        ("jax0.12-libtpu0.0.50", "tpu_v5e_tiny_matmul.", 0),
+        // The sparsecore gather: an async-start on another thread, flattened at its update.
+        ("jax0.12-libtpu0.0.50", "tpu_v6e_lm_scan_remat.", 2),
+        ("remat-ladder", "tpu_v5e_lm_scan_dots.", 2),
+        ("remat-ladder", "tpu_v5e_lm_scan_plain.", 2),
+        ("remat-ladder", "tpu_v5e_lm_scan_remat_b32.", 2),
+        ("remat-ladder", "tpu_v5e_lm_scan_remat_b8.", 2),
+        ("remat-ladder", "tpu_v5e_lm_scan_save_qkv.", 2),
+    ];
+    for (folder, stem, whiles) in texts {
+        let m = load(&dumps.join("tpu-aot").join(folder), stem);
+        let l = loops(&m);
+        assert!(l.warnings.is_empty(), "{stem}: {:?}", l.warnings);
+        assert_eq!(l.loops.len(), whiles, "{stem}");
+        assert!(l.loops.iter().all(|w| w.trip_count == Some(8)), "{stem}");
+    }
+}
