@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::analysis::loops::trip::{counter_element, find, parameter, parameter_element, root};
 use crate::analysis::loops::{loops, Loop, Loops};
-use crate::model::hlo::{CallRole, Computation, HloText};
+use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
 use crate::shape::{dimensions, tuple_elements};
 
@@ -187,22 +187,103 @@ fn role(hlo: &HloText, l: &Loop, body: &Computation, counter_at: Option<u32>, k:
     }
 }
 
+/// The values of a module by `(instruction name, shape index)`.
+type Values<'m> = HashMap<(&'m str, &'m str), u32>;
+
+/// One loop's computations in the HLO text: the one the while is in, the while, its init
+/// tuple, condition, body and the body's root tuple.
+struct Parts<'a> {
+    hlo: &'a HloText,
+    outer: &'a Computation,
+    init: Option<&'a HloInstruction>,
+    cond: &'a Computation,
+    body: &'a Computation,
+    root: &'a HloInstruction,
+    shapes: Vec<&'a str>,
+    counter_at: Option<u32>,
+}
+
+impl<'a> Parts<'a> {
+    fn of(hlo: &'a HloText, l: &Loop) -> Option<Parts<'a>> {
+        let comp = |i: u32| hlo.computations.get(i as usize);
+        let (outer, cond, body) = (comp(l.at[0])?, comp(l.at[2])?, comp(l.at[3])?);
+        let w = outer.instructions.get(l.at[1] as usize)?;
+        let init = w.operands.first().and_then(|o| find(outer, o)).filter(|i| i.opcode == "tuple");
+        let root = root(body).filter(|r| r.opcode == "tuple")?;
+        let shapes = tuple_elements(&w.shape).unwrap_or_default();
+        let counter_at = counter_element(cond, body);
+        Some(Parts { hlo, outer, init, cond, body, root, shapes, counter_at })
+    }
+
+    /// Element `k` (the root tuple's operand `operand`) with its values.
+    fn element(&self, module: &Module, values: &Values, l: &Loop, k: u32, operand: &str) -> Element {
+        let shape = self.shapes.get(k as usize).copied().unwrap_or("");
+        let index = format!("{{{k}}}");
+        let own = values.get(&(l.while_name.as_str(), index.as_str())).map(|&v| (v, format!("{}{index}", l.while_name)));
+        let came_in = || {
+            let (name, i) = value_of_operand(self.outer, self.init?.operands.get(k as usize)?);
+            let v = values.get(&(name, i.as_str())).or_else(|| i.is_empty().then(|| values.get(&(name, "{}"))).flatten())?;
+            Some((*v, module.value_name(&module.values[*v as usize])))
+        };
+        let element_of = |c: &Computation| parameter(c).and_then(|p| values.get(&(p.name.as_str(), index.as_str())).copied());
+        let carried = {
+            let (n, i) = value_of_operand(self.body, operand);
+            values.get(&(n, i.as_str())).copied()
+        };
+        let is_own = own.is_some();
+        let value = own.or_else(came_in);
+        let mut held_by: Vec<u32> = [value.as_ref().map(|v| v.0), came_in().map(|v| v.0), element_of(self.body), element_of(self.cond), carried]
+            .into_iter()
+            .flatten()
+            .collect();
+        held_by.sort_unstable();
+        held_by.dedup();
+        Element {
+            own: is_own,
+            index: k,
+            role: role(self.hlo, l, self.body, self.counter_at, k, operand, shape),
+            shape: shape.to_string(),
+            size: value.as_ref().map_or(0, |v| module.values[v.0 as usize].size),
+            value: value.as_ref().map(|v| v.0),
+            held_by,
+            value_name: value.map(|v| v.1),
+        }
+    }
+
+    /// The body's temporaries: its values but those of its parameter, root and what the
+    /// root carries to the next iteration.
+    fn temporaries(&self, by_instruction: &HashMap<&str, Vec<u32>>) -> Vec<u32> {
+        let mut kept: HashSet<&str> = self.root.operands.iter().map(String::as_str).collect();
+        kept.insert(&self.root.name);
+        if let Some(p) = parameter(self.body) {
+            kept.insert(&p.name);
+        }
+        let mut out: Vec<u32> = (self.body.instructions.iter())
+            .filter(|i| !kept.contains(i.name.as_str()))
+            .filter_map(|i| by_instruction.get(i.name.as_str()))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
 /// What each loop holds (none without the HLO text or loops).
 pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
     let Some(hlo) = module.hlo.as_deref() else { return Vec::new() };
-    let comp = |i: u32| hlo.computations.get(i as usize);
-    // The names whose values are looked up: the whiles, their init operands, body names.
+    let parts: Vec<Option<Parts>> = loops.loops.iter().map(|l| Parts::of(hlo, l)).collect();
+    // The names whose values are looked up: the whiles, their init operands, the names of
+    // their conditions and bodies.
     let mut names: HashSet<&str> = HashSet::new();
-    for l in &loops.loops {
+    for (l, p) in loops.loops.iter().zip(&parts) {
         names.insert(&l.while_name);
-        let w = comp(l.at[0]).and_then(|c| c.instructions.get(l.at[1] as usize));
-        if let (Some(outer), Some(init)) = (comp(l.at[0]), w.and_then(|w| find(comp(l.at[0])?, w.operands.first()?))) {
-            names.extend(init.operands.iter().map(|o| value_of_operand(outer, o).0));
+        let Some(p) = p else { continue };
+        if let Some(init) = p.init {
+            names.extend(init.operands.iter().map(|o| value_of_operand(p.outer, o).0));
         }
-        for c in [l.at[2], l.at[3]] {
-            if let Some(b) = comp(c) {
-                names.extend(b.instructions.iter().map(|i| i.name.as_str()));
-            }
+        for c in [p.cond, p.body] {
+            names.extend(c.instructions.iter().map(|i| i.name.as_str()));
         }
     }
     let values = values_named(module, &names);
@@ -210,73 +291,15 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
     for (&(n, _), &v) in &values {
         by_instruction.entry(n).or_default().push(v);
     }
-    let mut out = Vec::new();
-    for (li, l) in loops.loops.iter().enumerate() {
-        let (Some(outer), Some(cond), Some(body)) = (comp(l.at[0]), comp(l.at[2]), comp(l.at[3])) else {
-            continue;
-        };
-        let Some(w) = outer.instructions.get(l.at[1] as usize) else { continue };
-        let init = w.operands.first().and_then(|o| find(outer, o)).filter(|i| i.opcode == "tuple");
-        let Some(r) = root(body).filter(|r| r.opcode == "tuple") else { continue };
-        let shapes = tuple_elements(&w.shape).unwrap_or_default();
-        let counter_at = counter_element(cond, body);
-        let elements = (r.operands.iter().enumerate())
-            .map(|(k, operand)| {
-                let k = k as u32;
-                let shape = shapes.get(k as usize).copied().unwrap_or("");
-                let index = format!("{{{k}}}");
-                let own = values.get(&(l.while_name.as_str(), index.as_str())).map(|&v| (v, format!("{}{index}", l.while_name)));
-                let came_in = || {
-                    let (name, index) = value_of_operand(outer, init?.operands.get(k as usize)?);
-                    let v = values.get(&(name, index.as_str())).or_else(|| index.is_empty().then(|| values.get(&(name, "{}"))).flatten())?;
-                    Some((*v, module.value_name(&module.values[*v as usize])))
-                };
-                let is_own = own.is_some();
-                let value = own.or_else(came_in);
-                let index_k = format!("{{{k}}}");
-                let mut held_by: Vec<u32> = [
-                    value.as_ref().map(|v| v.0),
-                    came_in().map(|v| v.0),
-                    parameter(body).and_then(|p| values.get(&(p.name.as_str(), index_k.as_str())).copied()),
-                    parameter(cond).and_then(|p| values.get(&(p.name.as_str(), index_k.as_str())).copied()),
-                    {
-                        let (n, i) = value_of_operand(body, operand);
-                        values.get(&(n, i.as_str())).copied()
-                    },
-                ]
-                .into_iter()
-                .flatten()
+    (loops.loops.iter().zip(&parts).enumerate())
+        .filter_map(|(li, (l, p))| {
+            let p = p.as_ref()?;
+            let elements = (p.root.operands.iter().enumerate())
+                .map(|(k, operand)| p.element(module, &values, l, k as u32, operand))
                 .collect();
-                held_by.sort_unstable();
-                held_by.dedup();
-                Element {
-                    own: is_own,
-                    index: k,
-                    role: role(hlo, l, body, counter_at, k, operand, shape),
-                    shape: shape.to_string(),
-                    size: value.as_ref().map_or(0, |v| module.values[v.0 as usize].size),
-                    value: value.as_ref().map(|v| v.0),
-                    held_by,
-                    value_name: value.map(|v| v.1),
-                }
-            })
-            .collect();
-        // Temporaries: defined in the body, not its parameter, root or what the root carries.
-        let mut kept: HashSet<&str> = r.operands.iter().map(String::as_str).collect();
-        kept.insert(&r.name);
-        if let Some(p) = parameter(body) {
-            kept.insert(&p.name);
-        }
-        let mut temporaries: Vec<u32> = (body.instructions.iter())
-            .filter(|i| !kept.contains(i.name.as_str()))
-            .filter_map(|i| by_instruction.get(i.name.as_str()))
-            .flatten()
-            .copied()
-            .collect();
-        temporaries.sort_unstable();
-        out.push(LoopHold { loop_index: li as u32, elements, temporaries });
-    }
-    out
+            Some(LoopHold { loop_index: li as u32, elements, temporaries: p.temporaries(&by_instruction) })
+        })
+        .collect()
 }
 
 fn live_in(module: &Module, v: u32, color: u32, step: u32) -> bool {

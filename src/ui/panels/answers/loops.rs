@@ -71,7 +71,27 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
             })
             .collect::<Vec<_>>()
     };
-    let elements = move || {
+    view! {
+        <div class="answer" id="answers-loops">
+            <h4>"What the loops hold"</h4>
+            {message}
+            <table class="answer-table">
+                <thead><tr><th>"loop"</th><th class="num">"body steps"</th><th class="num">"trips"</th>
+                    <th class="num" title="per-iteration outputs stacked along the trip count (residuals for the backward pass), live at this step">"stacked"</th>
+                    <th class="num" title="carried through the loop, live at this step">"carries"</th>
+                    <th class="num" title="the body's per-iteration temporaries live at this step">"temporaries"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <LoopElements ans=ans open=open />
+        </div>
+    }
+}
+
+/// The tuple of the loop `open` points at: each element's role, value, shape and bytes,
+/// and whether it is live at the step; a click highlights the value.
+#[component]
+fn LoopElements(ans: Ans, open: RwSignal<Option<usize>>) -> impl IntoView {
+    move || {
         let i = open.get()?;
         let shown = ans.focus.shown();
         let l = shown.loops();
@@ -109,19 +129,5 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         })
-    };
-    view! {
-        <div class="answer" id="answers-loops">
-            <h4>"What the loops hold"</h4>
-            {message}
-            <table class="answer-table">
-                <thead><tr><th>"loop"</th><th class="num">"body steps"</th><th class="num">"trips"</th>
-                    <th class="num" title="per-iteration outputs stacked along the trip count (residuals for the backward pass), live at this step">"stacked"</th>
-                    <th class="num" title="carried through the loop, live at this step">"carries"</th>
-                    <th class="num" title="the body's per-iteration temporaries live at this step">"temporaries"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-            {elements}
-        </div>
     }
 }
