@@ -6,6 +6,7 @@
 //! capacity, idle stretches, XProf's figures); [`oom`] the out-of-memory messages of a log.
 
 pub mod answers;
+pub mod loops;
 pub mod oom;
 
 use crate::analysis::Analysis;
@@ -41,6 +42,13 @@ pub struct ModuleSummary {
     pub num_partitions: Option<u32>,
     /// The HLO text's `replica_count` (1 when it prints none); `None` without the text.
     pub replica_count: Option<u32>,
+    /// The loops on the time axis with what each carries and stacks ([`loops`]); left out
+    /// without the HLO text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops: Option<Vec<loops::LoopSummary>>,
+    /// Why loops are missing or left out (a disagreement with `InstructionSequence`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loop_warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -57,6 +65,9 @@ pub struct SpaceSummary {
     /// The answers of issue 10, after the fields above ([`crate::summary::answers`]).
     #[serde(flatten)]
     pub extras: SpaceExtras,
+    /// What each loop holds live at `peak_time`; left out without the HLO text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops_at_peak: Option<Vec<loops::LoopAtPeak>>,
 }
 
 impl ModuleSummary {
@@ -82,6 +93,11 @@ impl ModuleSummary {
         both: Both,
     ) -> ModuleSummary {
         let extras = module_extras(module, analysis, options, both);
+        let module_loops = loops::module_loops(module);
+        let mut at_peaks = (module_loops.as_ref())
+            .map(|l| loops::at_peaks(l, module, analysis).into_iter().map(Some).collect())
+            .unwrap_or_else(Vec::new)
+            .into_iter();
         let memory_spaces = (analysis.spaces.iter().zip(extras))
             .map(|(s, extras)| SpaceSummary {
                 color: s.color,
@@ -90,6 +106,7 @@ impl ModuleSummary {
                 peak_live_bytes: s.peak_bytes,
                 peak_time: s.peak_time,
                 extras,
+                loops_at_peak: at_peaks.next().flatten(),
             })
             .collect();
         ModuleSummary {
@@ -103,6 +120,8 @@ impl ModuleSummary {
             devices: module.hlo.as_ref().map(|h| h.devices()),
             num_partitions: module.hlo.as_ref().map(|h| h.num_partitions.unwrap_or(1)),
             replica_count: module.hlo.as_ref().map(|h| h.replica_count.unwrap_or(1)),
+            loops: module_loops.as_ref().map(loops::summaries),
+            loop_warnings: module_loops.map_or_else(Vec::new, |l| l.loops.warnings),
         }
     }
 }
@@ -208,8 +227,10 @@ impl Summary {
                     out.push_str(&format!("    {}\n", printable(w)));
                 }
             }
+            out.push_str(&loops::loops_block(m.loops.as_deref().unwrap_or(&[]), &m.loop_warnings));
             for s in &m.memory_spaces {
                 out.push_str(&space_block(s.color, s.peak_time, &s.extras));
+                out.push_str(&loops::at_peak_block(s.loops_at_peak.as_deref().unwrap_or(&[])));
             }
         }
         out

@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::idle::{ScheduleIndex, ValueUses};
+use bufscope::answers::loops::ModuleLoops;
+use bufscope::render::loops::{bands, Band};
 use bufscope::answers::padding::{all_padding, AllPadding};
 use bufscope::answers::xprof::{xprof_figures, XprofFigures};
 use bufscope::answers::{live_set, LiveSet};
@@ -81,6 +83,23 @@ impl Shown {
         set
     }
 
+    /// The module's loops, what each holds and their bands on the time axis, computed once
+    /// (and again if the HLO text has come since).
+    pub fn loops(&self) -> Arc<ShownLoops> {
+        let has_hlo = self.module.hlo.is_some();
+        let Ok(mut kept) = self.uses.loops.lock() else {
+            return Arc::new(ShownLoops::new(&self.module));
+        };
+        match kept.as_ref().filter(|(had, _)| *had == has_hlo) {
+            Some((_, l)) => l.clone(),
+            None => {
+                let l = Arc::new(ShownLoops::new(&self.module));
+                *kept = Some((has_hlo, l.clone()));
+                l
+            }
+        }
+    }
+
     /// XProf's figures of memory space `color` ([`xprof_figures`], the same at every step),
     /// computed once per space.
     pub fn xprof(&self, color: u32) -> Option<Arc<XprofFigures>> {
@@ -94,12 +113,29 @@ impl Shown {
     }
 }
 
+/// A module's loops as the views show them: the loops and their holds, and the bands the
+/// diagrams draw.
+pub struct ShownLoops {
+    pub loops: ModuleLoops,
+    pub bands: Arc<Vec<Band>>,
+}
+
+impl ShownLoops {
+    fn new(module: &Module) -> ShownLoops {
+        let loops = ModuleLoops::new(module);
+        let bands = Arc::new(bands(&loops.loops));
+        ShownLoops { loops, bands }
+    }
+}
+
 /// What the views keep about one module: for [`crate::ui::uses`], whether it has uses at
 /// all, its schedule index, and the last value answered; the last live set and each memory
 /// space's XProf figures ([`Shown::live_set`], [`Shown::xprof`]) and padding over all its
 /// values ([`Kept::all_padding`]). Empty until first asked.
 #[derive(Default)]
 pub struct Kept {
+    /// The loops, and whether the module had its HLO text when they were found.
+    loops: Mutex<Option<(bool, Arc<ShownLoops>)>>,
     pub(super) has_uses: OnceLock<bool>,
     pub(super) index: OnceLock<Arc<ScheduleIndex>>,
     pub(super) last: Mutex<Option<(u32, Option<Arc<ValueUses>>)>>,

@@ -426,6 +426,7 @@ impl Diagram {
             st.style = Style {
                 font_size: Style::default().font_size * st.scale,
                 capacity: self.capacity(),
+                loop_bands: shown.loops().bands.clone(),
                 ..page_style()
             };
             st.layout = Layout::new(size, st.style.font_size);

@@ -1,7 +1,7 @@
 //! What a diagram does with the pointer and the keys: each event is turned into pixels of
 //! the canvas and handed to the rules of [`bufscope::render::interaction`] (what part of
 //! the panel it is in, the view a wheel, drag, key or double-click leads to, what a click
-//! pins, the time cursor's step); this file only applies their answers: the viewport (kept
+//! pins, the time cursor's step, the loop band a click zooms to); this file only applies their answers: the viewport (kept
 //! inside the space by [`constrain`]), the shared hover, selection and cursor, and the
 //! element's `data-dragging` / `data-hover` attributes.
 
@@ -12,6 +12,7 @@ use bufscope::render::interaction::{
     self, constrain, key_action, key_view, peak_step, region, time_step, zoom_to_block, Action,
     Drag, Region, Wheel,
 };
+use bufscope::render::loops::{band_at, band_view};
 use bufscope::render::Viewport;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -48,6 +49,23 @@ impl Diagram {
             st.view = view;
             drop(st);
             self.request(Layer::Base);
+        }
+    }
+
+    /// Zooms to the steps of the loop band under pixel `at` ([`band_at`], [`band_view`]);
+    /// whether there was one.
+    fn zoom_to_band(self: &Rc<Self>, at: (f64, f64)) -> bool {
+        let bands = self.shown().loops().bands.clone();
+        let (view, layout) = {
+            let st = self.st.borrow();
+            (st.view, st.layout)
+        };
+        match band_at(&layout, &view, &bands, at) {
+            Some(i) => {
+                self.set_view(band_view(&view, &bands[i]));
+                true
+            }
+            None => false,
         }
     }
 
@@ -213,8 +231,12 @@ impl Diagram {
         if press.drag.dragging {
             return;
         }
-        // A click on the curve or the step axis chooses the step the answers are about.
         let at = self.device_px(e);
+        // A click on a loop band zooms to its steps.
+        if self.zoom_to_band(at) {
+            return;
+        }
+        // A click on the curve or the step axis chooses the step the answers are about.
         if self.region(at) == Region::Steps {
             let step = {
                 let st = self.st.borrow();
