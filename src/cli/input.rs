@@ -192,7 +192,7 @@ mod tests {
         ] {
             std::fs::write(dir.join(name), b"").unwrap();
         }
-        let found = folder_dumps(&dir).unwrap();
+        let (found, _) = folder_dumps(&dir).unwrap();
         let names: Vec<_> = found
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
