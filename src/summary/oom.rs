@@ -108,9 +108,10 @@ pub fn full_picture(forms: impl IntoIterator<Item = OomForm>) -> String {
     const TPU: &str = "`*buffer-assignment.txt` and `*memory-usage-report.txt`";
     let (mut gpu, mut tpu) = (false, false);
     for f in forms {
-        match f {
-            OomForm::GpuBufferAssignment => gpu = true,
-            OomForm::TpuRanOutOfMemory | OomForm::TpuReserve => tpu = true,
+        if f.is_gpu() {
+            gpu = true;
+        } else {
+            tpu = true;
         }
     }
     let files = match (gpu, tpu) {
@@ -172,6 +173,12 @@ fn form_name(form: OomForm) -> &'static str {
         OomForm::GpuBufferAssignment => "GPU BufferAssignment OOM",
         OomForm::TpuRanOutOfMemory => "TPU ran out of memory",
         OomForm::TpuReserve => "TPU reservation failed",
+        OomForm::TpuCompileTimeHbmOom => "TPU compile-time HBM OOM",
+        OomForm::TpuHbmUsage => "TPU TensorCore and SparseCore HBM usage",
+        OomForm::TpuDeviceBuffer => "TPU device buffer allocation failed",
+        OomForm::TpuAllocationExceeds => "TPU allocation would exceed memory",
+        OomForm::GpuOutOfMemory => "GPU out of memory",
+        OomForm::GpuBfcAllocator => "GPU BFC allocator out of memory",
     }
 }
 

@@ -340,12 +340,18 @@ fn show_oom_files(st: AppState, files: Vec<OomFile>) {
         _ => format!("{} files", files.len()),
     };
     let mut messages = Vec::new();
+    let mut compiler_notes = Vec::new();
     for f in files {
         let mut log = f.log;
         if let Some(first) = log.messages.first_mut() {
             first.warnings.extend(f.warnings);
         }
         messages.extend(log.messages);
+        compiler_notes.extend(log.compiler_notes);
     }
-    super::oom::show_oom(st, OomLog { messages }, from);
+    let log = OomLog {
+        messages,
+        compiler_notes,
+    };
+    super::oom::show_oom(st, log, from);
 }

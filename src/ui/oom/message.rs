@@ -21,7 +21,22 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
             m.memory_space.as_deref().unwrap_or("a memory space")
         ),
         OomForm::TpuReserve => "TPU: a reservation of memory failed".to_string(),
+        OomForm::TpuCompileTimeHbmOom => format!(
+            "TPU compile (E1000): the program needs more {} than the device has",
+            m.memory_space.as_deref().unwrap_or("HBM").to_uppercase()
+        ),
+        OomForm::TpuHbmUsage => "TPU compile: TensorCore and SparseCore HBM usage exceed the device".to_string(),
+        OomForm::TpuDeviceBuffer => "TPU runtime (E0100): a device buffer could not be allocated".to_string(),
+        OomForm::TpuAllocationExceeds => "TPU: an allocation would exceed the device's memory".to_string(),
+        OomForm::GpuOutOfMemory => "GPU: an allocation did not fit".to_string(),
+        OomForm::GpuBfcAllocator => format!(
+            "GPU: the BFC allocator ({}) ran out of memory",
+            m.memory_space.as_deref().unwrap_or("GPU")
+        ),
     };
+    let module = m.module.as_ref().map(|name| {
+        view! { <p class="oom-module">"Program (HLO module): "<code>{name.clone()}</code></p> }
+    });
     let number = (n > 1).then(|| format!("Message {} of {n}: ", i + 1));
     let lines = if m.first_line == m.last_line {
         format!("line {}", m.first_line)
@@ -43,6 +58,7 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
         <article class="oom-message">
             <h3>{number}{what}<span class="oom-lines">{format!(" ({lines} of the text)")}</span></h3>
             {error}
+            {module}
             <p class="oom-verdict">{verdict(m)}</p>
             {warnings(m)}
             {stats(&m.sections)}
@@ -93,6 +109,10 @@ fn verdict(m: &OomMessage) -> String {
             (OomForm::TpuReserve, None) => {
                 format!("It tried to reserve {req} at once and could not.")
             }
+            (_, Some(free)) => format!(
+                "It tried to allocate {req} at once, but only {} was free.",
+                human(free)
+            ),
             _ => format!("XLA tried to allocate {req} more and the device had no room for it."),
         });
     }
