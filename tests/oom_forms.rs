@@ -295,3 +295,50 @@ fn the_reservation_form_behind_a_pipe_keeps_its_buffers() {
     assert!(!a.buffers.is_empty());
     assert_eq!(a, b);
 }
+
+/// `summary --json` adds `compiler_notes`, sizes as the OOM figures are, with the note in
+/// words; the text lists them.
+#[test]
+fn summary_gives_the_compiler_notes() {
+    let path = common::fixtures_dir().join("oom/compiler_notes.log");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(["summary", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = json["compiler_notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 2);
+    let remat = &notes[0];
+    assert_eq!(remat["kind"], "rematerialization_shortfall");
+    assert_eq!(remat["file"], "compiler_notes.log");
+    for (key, bytes) in [
+        ("target", 23_912_230_420u64),
+        ("reached", 40_694_815_130),
+        ("original", 41_016_937_677),
+    ] {
+        assert_eq!(remat[key]["bytes"], bytes, "{key}");
+        assert_eq!(remat[key]["exact"], true, "{key}");
+        assert_eq!(remat[key]["min"], remat[key]["max"], "{key}");
+    }
+    assert_eq!(
+        remat["sentence"],
+        "remat got the program from 38.20 GiB to 37.90 GiB; it needed 22.27 GiB"
+    );
+    let spmd = &notes[1];
+    assert_eq!(spmd["kind"], "involuntary_full_rematerialization");
+    assert_eq!(spmd["instruction"], "dot.12");
+    assert_eq!(spmd["from_sharding"], "{devices=[1,4]<=[4]}");
+    assert_eq!(spmd["to_sharding"], "{devices=[4,1]<=[4]}");
+    assert_eq!(spmd["op_name"], "jit(train_step)/jit(main)/dot_general");
+    assert_eq!(json["oom_messages"].as_array().map(Vec::len), Some(0));
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .arg("summary")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("compiler notes (2):"), "{text}");
+    assert!(text.contains("remat got the program from 38.20 GiB to 37.90 GiB"), "{text}");
+}
