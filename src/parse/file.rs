@@ -12,7 +12,7 @@ use super::names;
 use super::oom_search::{OomFile, OomSearch};
 use super::report::{self, Report};
 use super::section::{Cx, Flow, Notes, SectionReader};
-use super::used_values::UsedValues;
+use super::used_values::{self, UsedValues};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
@@ -276,7 +276,7 @@ impl Lines {
         self.offset += with_end;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if self.skip.is_some() {
-            if matches!(line.first(), None | Some(b'<' | b' ')) {
+            if used_values::may_be_body(line) {
                 return true;
             }
             self.offset -= with_end;

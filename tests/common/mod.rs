@@ -184,8 +184,8 @@ pub fn fixture_modules() -> Vec<ModuleFiles> {
     let m = modules_under(&fixtures_dir(), |_, _| true);
     assert_eq!(
         m.len(),
-        23,
-        "expected the 23 fixture modules in tests/fixtures"
+        24,
+        "expected the 24 fixture modules in tests/fixtures (23 real, 1 edited)"
     );
     m
 }
