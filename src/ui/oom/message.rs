@@ -3,7 +3,8 @@
 //! not be read; and, once after all the messages ([`limits`]), what they cannot show with
 //! how to get the full picture (a dump).
 
-use bufscope::parse::oom::{ByteSize, OomForm, OomMessage, StatSection};
+use bufscope::parse::oom::{ByteSize, CompilerNote, OomForm, OomMessage, StatSection};
+use bufscope::summary::oom::note_sentence;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
@@ -12,8 +13,9 @@ use super::{buffers, human, signed, size_view};
 /// Longest error line shown (the full text is in its title).
 const ERROR_CHARS: usize = 400;
 
-/// Message `i` of `n`.
-pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
+/// Message `i` of `n`; `dump`: what its dump, read with it, says of its figure
+/// ([`bufscope::answers::paired`]).
+pub(super) fn view(m: &OomMessage, i: usize, n: usize, dump: Option<&str>) -> impl IntoView {
     let what = match m.form {
         OomForm::GpuBufferAssignment => "GPU: the buffers of a program did not fit".to_string(),
         OomForm::TpuRanOutOfMemory => format!(
@@ -54,12 +56,16 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
             .collect_view();
         view! { <ul class="oom-notes">{items}</ul> }
     });
+    let dump = dump.map(|d| {
+        view! { <p class="oom-dump"><strong>"With its dump: "</strong>{d.to_string()}</p> }
+    });
     view! {
         <article class="oom-message">
             <h3>{number}{what}<span class="oom-lines">{format!(" ({lines} of the text)")}</span></h3>
             {error}
             {module}
             <p class="oom-verdict">{verdict(m)}</p>
+            {dump}
             {warnings(m)}
             {stats(&m.sections)}
             {notes}
@@ -243,6 +249,9 @@ pub(super) fn limits(messages: &[OomMessage]) -> impl IntoView {
 /// `jit_NAME` from the first op_name that starts with `jit(NAME)` (or `pjit(NAME)`): the
 /// name JAX gives the program, which its dump files carry.
 fn program_name(m: &OomMessage) -> Option<String> {
+    if let Some(name) = &m.module {
+        return Some(name.clone());
+    }
     m.buffers.iter().find_map(|b| {
         let name = b.operator.as_ref()?.op_name.as_deref()?;
         let first = name.split('/').next()?;
@@ -251,5 +260,21 @@ fn program_name(m: &OomMessage) -> Option<String> {
         let plain =
             |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         (matches!(head, "jit" | "pjit") && plain(inner)).then(|| format!("{head}_{inner}"))
+    })
+}
+
+/// The compiler notes of the log ([`bufscope::parse::oom::CompilerNote`]), each in words.
+pub(super) fn notes(notes: &[CompilerNote]) -> impl IntoView {
+    (!notes.is_empty()).then(|| {
+        let items = notes
+            .iter()
+            .map(|n| view! { <li>{note_sentence(n)}</li> })
+            .collect_view();
+        view! {
+            <div class="oom-compiler-notes">
+                <h4>"Compiler notes"</h4>
+                <ul>{items}</ul>
+            </div>
+        }
     })
 }
