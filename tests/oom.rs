@@ -114,11 +114,27 @@ fn every_real_message_reads_with_its_figures() {
     for (name, text) in &files {
         let log = read_oom(text).unwrap_or_else(|| panic!("{name}: no message read"));
         let buffers = all_buffers(&log);
+        // The BFC allocator's line before a GPU message is a message of its own, one per
+        // line that says so, its request the rounded count it prints.
+        let (bfc, messages): (Vec<&OomMessage>, Vec<&OomMessage>) = log
+            .messages
+            .iter()
+            .partition(|m| m.form == OomForm::GpuBfcAllocator);
+        let bfc_lines: Vec<i64> = text
+            .lines()
+            .filter(|l| l.contains("ran out of memory trying to allocate"))
+            .map(|l| {
+                let n = after(l, "(rounded to ").unwrap();
+                n[..n.find(')').unwrap()].parse().unwrap()
+            })
+            .collect();
+        let bfc_read: Vec<i64> = bfc.iter().map(|m| m.request.as_ref().unwrap().bytes).collect();
+        assert_eq!(bfc_read, bfc_lines, "{name}: BFC messages");
 
         // Every listed buffer found, and no other.
         assert_eq!(buffers.len(), entry_lines(text), "{name}: buffers");
         let headers = text.matches("BufferAssignment OOM Debugging.").count();
-        assert_eq!(log.messages.len(), headers.max(1), "{name}: messages");
+        assert_eq!(messages.len(), headers.max(1), "{name}: messages");
 
         // Sizes exactly as printed; an unreadable one is named in a warning.
         let sizes = size_texts(text);
@@ -131,7 +147,7 @@ fn every_real_message_reads_with_its_figures() {
                         scan_size(printed).is_none(),
                         "{name}: `{printed}` was readable"
                     );
-                    let said = log.messages.iter().flat_map(|m| &m.warnings).any(|w| {
+                    let said = messages.iter().flat_map(|m| &m.warnings).any(|w| {
                         w.contains(&format!("buffer {}", b.rank)) && w.contains(printed.as_str())
                     });
                     assert!(said, "{name}: no warning names buffer {}", b.rank);
@@ -186,7 +202,7 @@ fn every_real_message_reads_with_its_figures() {
         }
 
         // The stats block, line by line.
-        for m in &log.messages {
+        for m in &messages {
             check_gpu_stats(name, text, m);
         }
 
@@ -196,7 +212,7 @@ fn every_real_message_reads_with_its_figures() {
             .find_map(|l| after(l, "while trying to allocate "))
         {
             let n: i64 = n.split(' ').next().unwrap().parse().unwrap();
-            for m in &log.messages {
+            for m in &messages {
                 let r = m
                     .request
                     .as_ref()
@@ -207,7 +223,7 @@ fn every_real_message_reads_with_its_figures() {
 
         // Cut messages say so; whole ones do not.
         let first_rank = buffers.first().map_or(1, |b| b.rank);
-        let warned = log.messages.iter().any(|m| !m.warnings.is_empty());
+        let warned = messages.iter().any(|m| !m.warnings.is_empty());
         let has_start = text.contains("BufferAssignment OOM Debugging.");
         let last_closed = text.trim_end().ends_with("==========================")
             || text.rfind("==========================") > text.rfind("Size: ");
@@ -215,10 +231,10 @@ fn every_real_message_reads_with_its_figures() {
         assert_eq!(
             warned, !whole,
             "{name}: warnings {:?}",
-            log.messages[0].warnings
+            messages[0].warnings
         );
         if first_rank > 1 {
-            let w = &log.messages[0].warnings;
+            let w = &messages[0].warnings;
             assert!(
                 w.iter().any(|w| w.contains("not in the text")),
                 "{name}: {w:?}"

@@ -80,7 +80,7 @@ fn corrupt_lines(
     for m in fixture_modules() {
         for (fi, name, bytes) in dump_files(&m) {
             for n in sample_lines(bytes, &mut rng, per_file) {
-                if n <= first_content_line(bytes) {
+                if n <= first_content_line(bytes) || in_instruction_text(bytes, n) {
                     continue;
                 }
                 let Some((new, expect)) = corrupt(bytes, n) else {
@@ -160,6 +160,30 @@ fn line_kind(line: &str) -> &'static str {
     } else {
         "other"
     }
+}
+
+/// Whether line `n` is (or a line put before it lands) inside a several-line `from
+/// instruction:` text (tests/fixtures/edited): text of an instruction, opaque, no grammar to
+/// break. Such a line starts with neither `<` nor a space nor opens a section, and the
+/// lines back to the ` from instruction:` line are such lines too.
+fn in_instruction_text(bytes: &[u8], n: usize) -> bool {
+    const HEADERS: [&str; 6] = [
+        "HloLiveRange",
+        "BufferAssignment",
+        "Total bytes used",
+        "Used values",
+        "*** ",
+        "Stack trace",
+    ];
+    let free = |k: usize| {
+        let t = line_text(bytes, k);
+        !t.is_empty() && !t.starts_with(['<', ' ']) && !HEADERS.iter().any(|h| t.starts_with(h))
+    };
+    let mut k = n;
+    while k > 1 && free(k) {
+        k -= 1;
+    }
+    k < n && line_text(bytes, k).starts_with(" from instruction:")
 }
 
 fn line_text(bytes: &[u8], n: usize) -> String {

@@ -4,8 +4,12 @@
 //! The figures are what the makers publish per device as JAX sees it (a TPU v2/v3 core, a
 //! later TPU chip, a GPU). NVIDIA's "GB" of device memory are binary gigabytes (`nvidia-smi`
 //! shows an A100 40GB as 40,960 MiB), so they are taken as GiB. The usable share is always
-//! smaller: the runtime, the program's code and the allocator keep part of it, and JAX on GPU
-//! preallocates 75 % of the memory by default (`XLA_PYTHON_CLIENT_MEM_FRACTION`).
+//! smaller: the runtime, the program's code and the allocator keep part of it. Two such
+//! figures are offered beside the published ones ([`offers`]): the usable HBM XLA:TPU reports
+//! for a generation in its out-of-memory errors ([`USABLE`]: v5e 15.75G, v6e 31.24G, v4
+//! 30.75G), and on a GPU the 75 % JAX preallocates by default
+//! (`XLA_PYTHON_CLIENT_MEM_FRACTION`, [`JAX_GPU_PERCENT`]). A capacity may also come from an
+//! error message paired with its dump ([`Capacity::source`]).
 
 use serde::Serialize;
 
@@ -97,6 +101,80 @@ pub const DEVICES: &[Device] = &[
     },
 ];
 
+/// The usable HBM XLA:TPU reports for a generation in its out-of-memory errors
+/// (`… exceeds available HBM (15.75G)`, `Used … of 31.24G hbm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Usable {
+    /// A name of [`DEVICES`].
+    pub device: &'static str,
+    /// As the compiler prints it.
+    pub text: &'static str,
+    pub bytes: u64,
+}
+
+/// The TPU generations whose usable HBM the compiler's messages print.
+pub const USABLE: &[Usable] = &[
+    Usable {
+        device: "TPU v4",
+        text: "30.75G",
+        bytes: 33_017_561_088,
+    },
+    Usable {
+        device: "TPU v5e",
+        text: "15.75G",
+        bytes: 16_911_433_728,
+    },
+    Usable {
+        device: "TPU v6e",
+        text: "31.24G",
+        bytes: 33_543_694_582,
+    },
+];
+
+/// The share of a GPU's memory JAX preallocates by default, in percent.
+pub const JAX_GPU_PERCENT: u64 = 75;
+
+/// Why a figure other than the published one is offered, as the offer says it.
+pub const USABLE_WHY: &str = "usable HBM as XLA:TPU reports it in out-of-memory errors";
+pub const JAX_WHY: &str = "what JAX preallocates by default (XLA_PYTHON_CLIENT_MEM_FRACTION=.75); \
+XLA_PYTHON_CLIENT_PREALLOCATE=false or another fraction changes it";
+
+/// One choice of a device list: its name (what [`parse_capacity`] reads back), the bytes,
+/// and what the figure is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Offer {
+    pub name: String,
+    pub bytes: u64,
+    pub what: String,
+}
+
+/// Every device's published memory, and beside it the usable HBM a TPU compiler reports
+/// (`TPU v5e usable`) or JAX's default share of a GPU (`A100 80GB at 75 %`).
+pub fn offers() -> Vec<Offer> {
+    let mut out = Vec::new();
+    for d in DEVICES {
+        out.push(Offer {
+            name: d.name.to_string(),
+            bytes: d.bytes,
+            what: format!("{}, published", d.memory),
+        });
+        if let Some(u) = USABLE.iter().find(|u| u.device == d.name) {
+            out.push(Offer {
+                name: format!("{} usable", d.name),
+                bytes: u.bytes,
+                what: format!("{}, {USABLE_WHY}", u.text),
+            });
+        } else if !d.name.starts_with("TPU") {
+            out.push(Offer {
+                name: format!("{} at {JAX_GPU_PERCENT} %", d.name),
+                bytes: d.bytes * JAX_GPU_PERCENT / 100,
+                what: JAX_WHY.to_string(),
+            });
+        }
+    }
+    out
+}
+
 /// What the user said the capacity is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Capacity {
@@ -104,6 +182,9 @@ pub struct Capacity {
     /// The device's name, or the size as typed.
     pub label: String,
     pub device: Option<Device>,
+    /// Where the figure comes from when it is not the device's published memory or a size
+    /// typed: the usable share of [`offers`], or an error message paired with its dump.
+    pub source: Option<String>,
 }
 
 /// Normalises a device name for comparison: lower case, without spaces, `-` or `_`, and
@@ -121,6 +202,7 @@ fn squash(name: &str) -> String {
 /// Parses `16GiB`, `40GB`, `40e9`, `512 MiB`, `1.5T` (K/M/G/T alone are binary; KB/MB/GB/TB
 /// decimal; KiB/MiB/GiB/TiB binary; a bare number is bytes) or a device name of [`DEVICES`]
 /// (`v5e`, `TPU v5e`, `a100-80gb`; a name that fits several devices is an error naming them).
+/// [`offers`]' shares are read back by their names: `TPU v5e usable`, `A100 80GB at 75 %`.
 pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
     let t = text.trim();
     if t.is_empty() {
@@ -131,6 +213,32 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             bytes,
             label: t.to_string(),
             device: None,
+            source: None,
+        });
+    }
+    if let Some(base) = t.strip_suffix("usable").map(str::trim_end) {
+        let c = parse_capacity(base)?;
+        let d = c.device.ok_or_else(|| format!("{base:?} is not a device"))?;
+        let u = USABLE.iter().find(|u| u.device == d.name).ok_or_else(|| {
+            format!("no usable figure is known for {}: the compiler's messages of a {} give it", d.name, d.name)
+        })?;
+        return Ok(Capacity {
+            bytes: u.bytes,
+            label: format!("{} usable", d.name),
+            device: Some(d),
+            source: Some(format!("{}, {USABLE_WHY}", u.text)),
+        });
+    }
+    let jax = format!("at {JAX_GPU_PERCENT} %");
+    if let Some(base) = t.strip_suffix(jax.as_str()).map(str::trim_end) {
+        let c = parse_capacity(base)?;
+        let d = c.device.filter(|d| !d.name.starts_with("TPU"));
+        let d = d.ok_or_else(|| format!("{base:?} is not a GPU"))?;
+        return Ok(Capacity {
+            bytes: d.bytes * JAX_GPU_PERCENT / 100,
+            label: format!("{} {jax}", d.name),
+            device: Some(d),
+            source: Some(JAX_WHY.to_string()),
         });
     }
     let want = squash(t);
@@ -148,6 +256,7 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             bytes: d.bytes,
             label: d.name.to_string(),
             device: Some(**d),
+            source: None,
         }),
         [] => Err(format!(
             "not a size (16GiB, 40GB, 40e9) or a known device ({})",
@@ -185,9 +294,11 @@ pub struct Verdict {
 /// The verdict for a peak of `peak_bytes` on `capacity`.
 pub fn verdict(peak_bytes: u64, capacity: &Capacity) -> Verdict {
     let cap = capacity.bytes;
-    let on = match &capacity.device {
-        Some(d) => format!("{} ({}, {})", human_bytes(cap), d.name, d.memory),
-        None => human_bytes(cap),
+    let on = match (&capacity.device, &capacity.source) {
+        (Some(d), Some(s)) => format!("{} ({}, {s})", human_bytes(cap), d.name),
+        (Some(d), None) => format!("{} ({}, {})", human_bytes(cap), d.name, d.memory),
+        (None, Some(s)) => format!("{} ({s})", human_bytes(cap)),
+        (None, None) => human_bytes(cap),
     };
     let fits = peak_bytes <= cap;
     let sentence = if fits {
@@ -242,6 +353,25 @@ mod tests {
         assert_eq!(parse_capacity("nvidia h100").unwrap().label, "H100 80GB");
         let e = parse_capacity("a100").unwrap_err();
         assert!(e.contains("A100 40GB") && e.contains("A100 80GB"), "{e}");
+    }
+
+    #[test]
+    fn usable_and_jax_shares_are_offered_and_read_back() {
+        let offers = offers();
+        for o in &offers {
+            let c = parse_capacity(&o.name).unwrap();
+            assert_eq!((c.bytes, c.label.as_str()), (o.bytes, o.name.as_str()));
+        }
+        // 15.75 × 2^30 exactly; 80 GiB × 75 % = 60 GiB.
+        let v5e = parse_capacity("v5e usable").unwrap();
+        assert_eq!(v5e.bytes, 16_911_433_728);
+        assert!(v5e.source.as_deref().unwrap().contains("15.75G"));
+        assert_eq!(parse_capacity("a100-80gb at 75 %").unwrap().bytes, 60 * GIB);
+        assert!(parse_capacity("v5p usable").is_err());
+        assert!(parse_capacity("v5e at 75 %").is_err());
+        assert!(offers.iter().any(|o| o.name == "TPU v6e usable" && o.bytes == 33_543_694_582));
+        let v = verdict(17 * GIB, &v5e);
+        assert!(v.sentence.contains("(TPU v5e, 15.75G, usable HBM"), "{}", v.sentence);
     }
 
     #[test]

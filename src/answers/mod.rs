@@ -5,7 +5,8 @@
 //! ([`live`]), the curve's several peaks ([`peaks`]), what the live bytes are made of
 //! ([`groups`]: op_name tree and source lines; [`categories`]), padding ([`padding`]),
 //! capacity and headroom ([`capacity`]), idle stretches for rematerialisation or offload
-//! ([`idle`]), and XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]).
+//! ([`idle`]), XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]), and an
+//! out-of-memory message held against the dump of its program ([`paired`]).
 //! Pure functions of a [`Module`](crate::model::Module) and its
 //! [`Analysis`](crate::analysis::Analysis); every result type is `serde::Serialize` so
 //! `bufscope summary --json` can print it.
@@ -26,6 +27,7 @@ pub mod idle;
 pub mod live;
 pub mod loops;
 pub mod padding;
+pub mod paired;
 pub mod peaks;
 pub mod xprof;
 

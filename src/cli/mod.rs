@@ -16,10 +16,11 @@ mod input;
 mod summary_args;
 
 use bufscope::answers::capacity::Capacity;
+use bufscope::answers::paired::Paired;
 use bufscope::render;
 use bufscope::summary::answers::SummaryOptions;
 use bufscope::summary::oom as oom_summary;
-use bufscope::summary::Summary;
+use bufscope::summary::{ModuleSummary, Summary};
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;
@@ -164,15 +165,31 @@ fn summary(args: SummaryArgs) -> CmdResult {
         top: args.top,
         capacity: args.capacity,
         step: args.step,
+        space_capacity: None,
     };
-    let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
-    let summary = Summary::with_options_by(modules, &options, on_two_threads);
+    // An error message beside its dump: the module takes the message's capacity.
+    let modules: Vec<_> = (loaded.modules.iter())
+        .map(|a| (&a.module, &a.analysis))
+        .collect();
+    let paired = Paired::new(&modules, &loaded.oom);
+    let summary = Summary {
+        modules: (loaded.modules.iter().enumerate())
+            .map(|(i, a)| {
+                let options = SummaryOptions {
+                    space_capacity: paired.space_capacity(i),
+                    ..options.clone()
+                };
+                ModuleSummary::with_options_by(&a.module, &a.analysis, &options, on_two_threads)
+            })
+            .collect(),
+    };
     let text = if args.json {
-        let mut json = oom_summary::summary_json(&summary, &loaded.oom);
+        let mut json = oom_summary::summary_json_paired(&summary, &loaded.oom, &paired);
         json.push('\n');
         json
     } else {
-        oom_summary::after_table(summary.to_table(), &loaded.oom)
+        let table = summary.to_table();
+        oom_summary::after_table_paired(table, &loaded.oom, &paired)
     };
     // The process ends here: its memory goes back at once, without freeing the modules'
     // many blocks one by one (a few ms on a 94 MB dump).

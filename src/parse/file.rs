@@ -12,6 +12,7 @@ use super::names;
 use super::oom_search::{OomFile, OomSearch};
 use super::report::{self, Report};
 use super::section::{Cx, Flow, Notes, SectionReader};
+use super::used_values::{self, UsedValues};
 use super::used_values::UsedValues;
 use super::hlo::{self, HloRead, HloReader};
 use super::{DeferredUses, Part};
@@ -322,7 +323,7 @@ impl Lines {
         self.offset += with_end;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if self.skip.is_some() {
-            if matches!(line.first(), None | Some(b'<' | b' ')) {
+            if used_values::may_be_body(line) {
                 return true;
             }
             self.offset -= with_end;

@@ -3,6 +3,13 @@
 //! op_name, source file and line, stack frame id; the rest of that line, which can be
 //! 300,000 characters, is skipped, never copied) and its reader ([`UsedValues`]), which
 //! keeps each value's positions and uses and its instruction's facts for the join.
+//!
+//! The instruction's text may span several lines: a Pallas kernel's `backend_config` or
+//! `frontend_attributes` can hold a newline (MaxText's splash attention). While the text
+//! read so far leaves a brace or a string open ([`Open`]), a line that is neither an entry
+//! line (`<…`, ` …`) nor a section's header is the rest of it ([`may_be_body`] is the
+//! context-free rule the deferred read's skip keeps to); its metadata is looked for there
+//! when the first line had none.
 
 use super::lex::{self, In};
 use super::records::InstrInfo;
@@ -38,8 +45,87 @@ fn is_index_tail(i: In) -> bool {
     }
 }
 
-/// `%NAME = SHAPE opcode(operands), attr=..., metadata={...}, ...`
+/// Whether `line` may be a line of a `Used values` body: an entry line (`<…`, ` …`), a blank
+/// line, or the rest of a several-line instruction text (any line that opens no section and
+/// is no stdout dump's wrapper). The deferred read's skip and its bounds keep to this rule.
+pub(crate) fn may_be_body(line: In) -> bool {
+    matches!(line.first(), None | Some(b'<' | b' ')) || is_continuation(line)
+}
+
+/// A line that goes on a `from instruction:` text: not an entry line, not blank, no header.
+fn is_continuation(line: In) -> bool {
+    !matches!(line.first(), None | Some(b'<' | b' '))
+        && !super::file::is_header(line)
+        && !super::file::is_wrapper(line)
+}
+
+/// Whether an instruction's text read so far leaves a brace or a string open: `{…}`
+/// nesting outside strings, `"…"` strings with `\` escapes (op_name's `CEscape`, a
+/// `backend_config`'s JSON).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Open {
+    depth: u32,
+    in_string: bool,
+}
+
+impl Open {
+    /// The state after `text` (found with `memchr`: only braces, quotes and escapes are
+    /// looked at).
+    pub(crate) fn after(mut self, text: In) -> Open {
+        let mut k = 0;
+        while k < text.len() {
+            let rest = &text[k..];
+            if self.in_string {
+                let Some(p) = memchr::memchr2(b'"', b'\\', rest) else {
+                    break;
+                };
+                if rest[p] == b'"' {
+                    self.in_string = false;
+                    k += p + 1;
+                } else {
+                    k += p + 2;
+                }
+                continue;
+            }
+            let Some(p) = memchr::memchr3(b'{', b'}', b'"', rest) else {
+                break;
+            };
+            match rest[p] {
+                b'{' => self.depth = self.depth.saturating_add(1),
+                b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => self.in_string = true,
+            }
+            k += p + 1;
+        }
+        self
+    }
+
+    pub(crate) fn is_open(self) -> bool {
+        self.depth > 0 || self.in_string
+    }
+}
+
+static METADATA: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+
+/// Where `, metadata={` ends in `text`.
+fn metadata_start(text: In) -> Option<usize> {
+    let finder = METADATA.get_or_init(|| memchr::memmem::Finder::new(b", metadata={"));
+    finder.find(text).map(|m| m + 12)
+}
+
+/// `%NAME = SHAPE opcode(operands), attr=..., metadata={...}, ...` on one line (the reader
+/// looks for the metadata in the lines after it too).
+#[cfg(test)]
 pub(crate) fn instruction(text: In) -> Option<InstrInfo> {
+    let (mut info, tail) = instruction_head(text)?;
+    if let Some(m) = metadata_start(tail) {
+        metadata(&tail[m..], &mut info);
+    }
+    Some(info)
+}
+
+/// The name and opcode of an instruction's text, and the text after the opcode.
+fn instruction_head(text: In) -> Option<(InstrInfo, In)> {
     let text = text.strip_prefix(b"%")?;
     // Names have no spaces: the first one is the one of ` = `.
     let sp = memchr::memchr(b' ', text)?;
@@ -53,18 +139,12 @@ pub(crate) fn instruction(text: In) -> Option<InstrInfo> {
     if opcode.is_empty() || tail.first() != Some(&b'(') {
         return None;
     }
-    let mut info = InstrInfo {
+    let info = InstrInfo {
         name,
         opcode,
         ..InstrInfo::default()
     };
-    static METADATA: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
-        std::sync::OnceLock::new();
-    let finder = METADATA.get_or_init(|| memchr::memmem::Finder::new(b", metadata={"));
-    if let Some(m) = finder.find(tail) {
-        metadata(&tail[m + 12..], &mut info);
-    }
-    Some(info)
+    Some((info, tail))
 }
 
 /// Skips `SHAPE ` (brackets balanced; tuples and layouts nest), returning what follows.
@@ -236,6 +316,13 @@ pub(super) struct UsedValues {
     /// Instruction name of the previous entry: the values of one instruction follow each
     /// other, and only the first one's `from instruction:` is read.
     previous_name: Vec<u8>,
+    /// The last line read was a `from instruction:` line or the rest of its text, and it
+    /// left the text open.
+    in_instruction: bool,
+    open: Open,
+    /// The value and opcode of an instruction whose first line had no metadata: its
+    /// facts wait for the rest of its text.
+    pending: Option<(u32, Vec<u8>)>,
 }
 
 impl SectionReader for UsedValues {
@@ -258,6 +345,14 @@ impl SectionReader for UsedValues {
     }
 
     fn line(&mut self, line: &[u8], cx: &mut Cx) -> Flow {
+        if self.in_instruction && is_continuation(line) {
+            self.open = self.open.after(line);
+            self.in_instruction = self.open.is_open();
+            self.rest_of_instruction(line, cx);
+            return Flow::Read;
+        }
+        self.in_instruction = false;
+        self.flush(cx);
         let at = self.entry.as_ref().map(|e| e.at);
         match line.first() {
             Some(b'<') if at.is_none() => return self.header(line, cx),
@@ -273,8 +368,12 @@ impl SectionReader for UsedValues {
             let rest = rest.strip_prefix(b" ").unwrap_or(rest);
             let (instr_text, glued) = lex::split_glued(rest);
             self.close(instr_text, cx);
-            if let Some(v) = glued {
-                self.open(v.id, v.name, cx);
+            match glued {
+                Some(v) => self.open(v.id, v.name, cx),
+                None => {
+                    self.open = Open::default().after(instr_text);
+                    self.in_instruction = self.open.is_open();
+                }
             }
             return Flow::Read;
         }
@@ -289,6 +388,8 @@ impl SectionReader for UsedValues {
     }
 
     fn end(&mut self, _at_file_end: bool, cx: &mut Cx) {
+        self.in_instruction = false;
+        self.flush(cx);
         if let Some(e) = self.entry.take() {
             cx.warn(format!(
                 "the Used values section is cut short: the entry of value {} (line {}) is incomplete",
@@ -377,9 +478,50 @@ impl UsedValues {
         b.used.push((e.id, uses));
         self.scratch.clear();
         if !e.known {
-            if let Some(info) = instruction(instr_text) {
-                b.add_instruction_info(e.id, &info);
+            if let Some((mut info, tail)) = instruction_head(instr_text) {
+                match metadata_start(tail) {
+                    Some(m) => {
+                        metadata(&tail[m..], &mut info);
+                        b.add_instruction_info(e.id, &info);
+                    }
+                    None => self.pending = Some((e.id, info.opcode.to_vec())),
+                }
             }
+        }
+    }
+
+    /// A line of a several-line instruction text: its metadata, when the first line had
+    /// none and this line has it (`…}}, metadata={op_name="…" …}, backend_config=…`).
+    fn rest_of_instruction(&mut self, line: &[u8], cx: &mut Cx) {
+        let start = match line.strip_prefix(b"metadata={") {
+            Some(_) => Some(10),
+            None => metadata_start(line),
+        };
+        let (Some(start), Some((id, opcode))) = (start, self.pending.as_ref()) else {
+            return;
+        };
+        let mut info = InstrInfo {
+            opcode,
+            ..InstrInfo::default()
+        };
+        metadata(&line[start..], &mut info);
+        if let Some(b) = cx.builder() {
+            b.add_instruction_info(*id, &info);
+        }
+        self.pending = None;
+    }
+
+    /// The facts of an instruction whose text ended without metadata.
+    fn flush(&mut self, cx: &mut Cx) {
+        let Some((id, opcode)) = self.pending.take() else {
+            return;
+        };
+        let info = InstrInfo {
+            opcode: &opcode,
+            ..InstrInfo::default()
+        };
+        if let Some(b) = cx.builder() {
+            b.add_instruction_info(id, &info);
         }
     }
 }
@@ -473,6 +615,19 @@ mod tests {
             skip_shape(b"(f32[2]{0}, s32[]) tuple("),
             Some(&b"tuple("[..])
         );
+    }
+
+    #[test]
+    fn open_texts() {
+        let open = |t: &str| Open::default().after(t.as_bytes()).is_open();
+        assert!(open("%a = f32[] custom-call(), frontend_attributes={kernel_metadata={"));
+        assert!(open(r#"%a = f32[] custom-call(), backend_config={"body":"a"#));
+        assert!(!open(r#"%a = f32[2]{0} add(%b), metadata={op_name="a{\"b" source_line=3}"#));
+        assert!(!open("%a = f32[] parameter(0)"));
+        let first = Open::default().after(b"x={k={");
+        let second = first.after(br#""m":"{\"q\": 5}""#);
+        assert!(second.is_open());
+        assert!(!second.after(br#"}}, metadata={op_name="x"}"#).is_open());
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct SummaryOptions {
     pub capacity: Option<Capacity>,
     /// The step the live set is taken at; each space's peak when `None`.
     pub step: Option<u32>,
+    /// The capacity of one memory space (by colour) where `capacity` is none: an error
+    /// message's, paired with its dump ([`crate::answers::paired`]).
+    pub space_capacity: Option<(u32, Capacity)>,
 }
 
 impl Default for SummaryOptions {
@@ -41,6 +44,7 @@ impl Default for SummaryOptions {
             top: 5,
             capacity: None,
             step: None,
+            space_capacity: None,
         }
     }
 }
@@ -160,7 +164,22 @@ pub fn module_extras(
         },
         &mut || {
             answers = (analysis.spaces.iter().zip(&lives))
-                .map(|(space, live)| space_answers_but_idle(module, space, live, &asked))
+                .map(|(space, live)| {
+                    let own = match (&asked.capacity, &options.space_capacity) {
+                        (None, Some((color, c))) if *color == space.color => Some(c.clone()),
+                        _ => None,
+                    };
+                    match own {
+                        Some(c) => {
+                            let asked = Options {
+                                capacity: Some(c),
+                                ..asked.clone()
+                            };
+                            space_answers_but_idle(module, space, live, &asked)
+                        }
+                        None => space_answers_but_idle(module, space, live, &asked),
+                    }
+                })
                 .collect();
         },
     );

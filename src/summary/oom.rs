@@ -8,9 +8,10 @@
 //! ([`reported_total`]). The figures are the reader's ([`crate::parse::oom`]); sizes are
 //! shown as XLA printed them, sums in [`human_bytes`].
 
+use crate::answers::paired::{Paired, PairedMessage};
 use crate::parse::oom::{
-    coverage, group_by_op_name, group_by_source, ByteSize, Coverage, OomBuffer, OomForm, OomGroup,
-    OomMessage,
+    coverage, group_by_op_name, group_by_source, ByteSize, CompilerNote, Coverage, OomBuffer,
+    OomForm, OomGroup, OomMessage,
 };
 use crate::parse::OomFile;
 use crate::summary::{printable, Summary};
@@ -34,24 +35,105 @@ pub struct OomReport<'a> {
     pub coverage_of: Option<String>,
     /// About the file as a whole ([`OomFile::warnings`]).
     pub file_warnings: &'a [String],
+    /// The dump read with the message, when it is of the module the message is about
+    /// ([`crate::answers::paired`]): the module, the space, the capacity set on it and
+    /// the message's figure against the dump's peak.
+    pub dump: Option<&'a PairedMessage>,
+}
+
+/// A compiler note of a log, as `summary --json` gives it (`compiler_notes`).
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteReport<'a> {
+    pub file: &'a str,
+    #[serde(flatten)]
+    pub note: &'a CompilerNote,
+    /// The note in words ([`note_sentence`]).
+    pub sentence: String,
+}
+
+/// Every compiler note of every file, in order.
+pub fn note_reports(files: &[OomFile]) -> Vec<NoteReport<'_>> {
+    (files.iter())
+        .flat_map(|f| f.log.compiler_notes.iter().map(move |n| (f, n)))
+        .map(|(f, note)| NoteReport {
+            file: &f.file,
+            note,
+            sentence: note_sentence(note),
+        })
+        .collect()
+}
+
+/// A size of a note as printed, spaced for reading (`38.20GiB (… bytes)` → `38.20 GiB`).
+fn spaced(s: &Option<ByteSize>) -> String {
+    let Some(s) = s else {
+        return "?".to_string();
+    };
+    let rounded = s.text.split(" (").next().unwrap_or(&s.text);
+    let unit = rounded.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    format!("{} {unit}", &rounded[..rounded.len() - unit.len()])
+}
+
+/// A compiler note in words: what rematerialization reached and needed, or which
+/// instruction is resharded by a full copy.
+pub fn note_sentence(note: &CompilerNote) -> String {
+    match note {
+        CompilerNote::RematerializationShortfall {
+            target,
+            reached,
+            original,
+            ..
+        } => format!(
+            "remat got the program from {} to {}; it needed {}",
+            spaced(original),
+            spaced(reached),
+            spaced(target)
+        ),
+        CompilerNote::InvoluntaryFullRematerialization {
+            instruction,
+            from_sharding,
+            to_sharding,
+            op_name,
+            ..
+        } => {
+            let what = instruction.as_deref().unwrap_or("an instruction");
+            let op = op_name
+                .as_deref()
+                .map(|o| format!(" ({o})"))
+                .unwrap_or_default();
+            format!(
+                "{what}{op} goes from sharding {} to {} by a full rematerialization: the whole tensor on every device, a sharding mismatch that multiplies its memory",
+                from_sharding.as_deref().unwrap_or("?"),
+                to_sharding.as_deref().unwrap_or("?")
+            )
+        }
+    }
 }
 
 /// `summary --json`: the summary's object as [`Summary::to_json`] writes it, with an
-/// `oom_messages` array ([`OomReport`]s) after its other keys when there is a message.
+/// `oom_messages` array ([`OomReport`]s) and a `compiler_notes` one ([`NoteReport`]s) after
+/// its other keys when there is a message or a note.
 pub fn summary_json(summary: &Summary, files: &[OomFile]) -> String {
+    summary_json_paired(summary, files, &Paired::default())
+}
+
+/// [`summary_json`] with the messages paired with the modules read beside them.
+pub fn summary_json_paired(summary: &Summary, files: &[OomFile], paired: &Paired) -> String {
     #[derive(Serialize)]
     struct WithOom<'a> {
         #[serde(flatten)]
         summary: &'a Summary,
         oom_messages: Vec<OomReport<'a>>,
+        compiler_notes: Vec<NoteReport<'a>>,
     }
-    let oom_messages = reports(files);
-    if oom_messages.is_empty() {
+    let oom_messages = reports_paired(files, paired);
+    let compiler_notes = note_reports(files);
+    if oom_messages.is_empty() && compiler_notes.is_empty() {
         return summary.to_json();
     }
     let all = WithOom {
         summary,
         oom_messages,
+        compiler_notes,
     };
     // Plain structs of strings and numbers always serialize.
     serde_json::to_string_pretty(&all).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -59,9 +141,15 @@ pub fn summary_json(summary: &Summary, files: &[OomFile]) -> String {
 
 /// Every message of every file, in order.
 pub fn reports(files: &[OomFile]) -> Vec<OomReport<'_>> {
+    static NONE: Paired = Paired { pairs: Vec::new() };
+    reports_paired(files, &NONE)
+}
+
+/// [`reports`], each with its pairing in `paired`.
+pub fn reports_paired<'a>(files: &'a [OomFile], paired: &'a Paired) -> Vec<OomReport<'a>> {
     let mut out = Vec::new();
-    for f in files {
-        for m in &f.log.messages {
+    for (fi, f) in files.iter().enumerate() {
+        for (mi, m) in f.log.messages.iter().enumerate() {
             let total = reported_total(m);
             out.push(OomReport {
                 file: &f.file,
@@ -71,6 +159,7 @@ pub fn reports(files: &[OomFile]) -> Vec<OomReport<'_>> {
                 coverage: total.as_ref().and_then(|(_, t)| coverage(m, t)),
                 coverage_of: total.map(|(name, _)| name),
                 file_warnings: &f.warnings,
+                dump: paired.of_message(fi, mi),
             });
         }
     }
@@ -108,9 +197,10 @@ pub fn full_picture(forms: impl IntoIterator<Item = OomForm>) -> String {
     const TPU: &str = "`*buffer-assignment.txt` and `*memory-usage-report.txt`";
     let (mut gpu, mut tpu) = (false, false);
     for f in forms {
-        match f {
-            OomForm::GpuBufferAssignment => gpu = true,
-            OomForm::TpuRanOutOfMemory | OomForm::TpuReserve => tpu = true,
+        if f.is_gpu() {
+            gpu = true;
+        } else {
+            tpu = true;
         }
     }
     let files = match (gpu, tpu) {
@@ -130,7 +220,12 @@ pub fn full_picture(forms: impl IntoIterator<Item = OomForm>) -> String {
 
 /// The messages as text, one block each, then what they cannot show ([`full_picture`]).
 pub fn to_text(files: &[OomFile]) -> String {
-    let reports = reports(files);
+    to_text_paired(files, &Paired::default())
+}
+
+/// [`to_text`] with each message's pairing with a dump, and the compiler notes.
+pub fn to_text_paired(files: &[OomFile], paired: &Paired) -> String {
+    let reports = reports_paired(files, paired);
     let mut out = String::new();
     for (i, r) in reports.iter().enumerate() {
         let _ = writeln!(
@@ -146,20 +241,37 @@ pub fn to_text(files: &[OomFile]) -> String {
         message_text(&mut out, r);
         out.push('\n');
     }
-    if !reports.is_empty() {
-        out.push_str(&super::wrap(
-            &full_picture(reports.iter().map(|r| r.message.form)),
-            96,
-            "",
-            "",
-        ));
+    let notes = note_reports(files);
+    if !notes.is_empty() {
+        let _ = writeln!(out, "compiler notes ({}):", notes.len());
+        for n in &notes {
+            let line = match n.note {
+                CompilerNote::RematerializationShortfall { line, .. }
+                | CompilerNote::InvoluntaryFullRematerialization { line, .. } => *line,
+            };
+            let head = format!("  {} line {line}: ", printable(n.file));
+            out.push_str(&super::wrap(&printable(&n.sentence), 96, &head, "    "));
+        }
+        out.push('\n');
+    }
+    let unpaired: Vec<OomForm> = (reports.iter())
+        .filter(|r| r.dump.is_none())
+        .map(|r| r.message.form)
+        .collect();
+    if !unpaired.is_empty() {
+        out.push_str(&super::wrap(&full_picture(unpaired), 96, "", ""));
     }
     out
 }
 
 /// The summary table `table` followed by the messages' text, a blank line between.
-pub fn after_table(mut table: String, files: &[OomFile]) -> String {
-    let text = to_text(files);
+pub fn after_table(table: String, files: &[OomFile]) -> String {
+    after_table_paired(table, files, &Paired::default())
+}
+
+/// [`after_table`] with each message's pairing with a dump.
+pub fn after_table_paired(mut table: String, files: &[OomFile], paired: &Paired) -> String {
+    let text = to_text_paired(files, paired);
     if !table.is_empty() && !text.is_empty() {
         table.push('\n');
     }
@@ -172,6 +284,12 @@ fn form_name(form: OomForm) -> &'static str {
         OomForm::GpuBufferAssignment => "GPU BufferAssignment OOM",
         OomForm::TpuRanOutOfMemory => "TPU ran out of memory",
         OomForm::TpuReserve => "TPU reservation failed",
+        OomForm::TpuCompileTimeHbmOom => "TPU compile-time HBM OOM",
+        OomForm::TpuHbmUsage => "TPU TensorCore and SparseCore HBM usage",
+        OomForm::TpuDeviceBuffer => "TPU device buffer allocation failed",
+        OomForm::TpuAllocationExceeds => "TPU allocation would exceed memory",
+        OomForm::GpuOutOfMemory => "GPU out of memory",
+        OomForm::GpuBfcAllocator => "GPU BFC allocator out of memory",
     }
 }
 
@@ -225,6 +343,18 @@ fn message_text(out: &mut String, r: &OomReport) {
     for w in r.file_warnings.iter().chain(&m.warnings) {
         let _ = writeln!(out, "  warning: {}", printable(w));
     }
+    if let Some(p) = r.dump {
+        let head = format!("  with its dump, module {}: ", printable(&p.module_name));
+        let said = match (&p.reconciliation, &p.capacity) {
+            (Some(rec), _) => rec.sentence.clone(),
+            (None, Some(c)) => format!(
+                "its capacity, {}, is held against memory space {}'s peak",
+                c.label, p.color
+            ),
+            (None, None) => "no figure to hold against it".to_string(),
+        };
+        out.push_str(&super::wrap(&printable(&said), 96, &head, "    "));
+    }
 }
 
 fn verdict_text(out: &mut String, m: &OomMessage) {
@@ -234,14 +364,21 @@ fn verdict_text(out: &mut String, m: &OomMessage) {
     let Some(c) = &m.capacity else { return };
     let space = m.memory_space.as_deref().unwrap_or("memory");
     let mut parts = Vec::new();
+    let computed = |field: &str| {
+        if c.computed.iter().any(|f| f == field) {
+            " (computed)"
+        } else {
+            ""
+        }
+    };
     if let Some(used) = &c.used {
-        parts.push(format!("used {}", used.text));
+        parts.push(format!("used {}{}", used.text, computed("used")));
     }
     if let Some(cap) = &c.capacity {
         parts.push(format!("capacity {} {}", cap.text, printable(space)));
     }
     if let Some(x) = &c.exceeded_by {
-        parts.push(format!("exceeded by {}", x.text));
+        parts.push(format!("exceeded by {}{}", x.text, computed("exceeded_by")));
     }
     for (name, s) in [
         ("free", &c.free),
@@ -269,6 +406,10 @@ fn buffers_text(out: &mut String, r: &OomReport) {
         ),
         _ => String::new(),
     };
+    if m.buffers.is_empty() {
+        let _ = writeln!(out, "  lists no buffers");
+        return;
+    }
     let _ = writeln!(out, "  listed buffers ({}){covered}:", m.buffers.len());
     for b in &m.buffers {
         buffer_text(out, b);

@@ -59,6 +59,20 @@ pub fn wanted_module(modules: &[Arc<Shown>]) -> Option<usize> {
     })
 }
 
+/// An out-of-memory message read with the dump of `module` ([`bufscope::answers::paired`]):
+/// that module opens first (unless the page's hash names another) with `capacity` (a text
+/// [`parse_capacity`] reads) on memory space `color`, unless the hash chose one there.
+pub fn open_paired(module: &str, color: u32, capacity: String) {
+    NEXT.with_borrow_mut(|n| {
+        let st = n.get_or_insert_with(ViewState::default);
+        if st.module.as_deref().is_some_and(|m| m != module) {
+            return;
+        }
+        st.module = Some(module.to_string());
+        st.capacity.entry(color).or_insert(capacity);
+    });
+}
+
 /// The module on screen is about to be replaced by another of the same read: the next
 /// one starts with its search and capacity.
 pub fn carry() {

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use bufscope::answers::paired::Paired;
 use bufscope::parse::oom::OomLog;
 use bufscope::parse::{DeferredUses, OomFile};
 use bufscope::pipeline::{Pipeline, Progress};
@@ -214,8 +215,9 @@ impl Flow {
             // Said from the first frame of the diagrams until the modules are complete.
             self.st.details.set(Some(0.0));
         }
+        let dumps = pair_with_dumps(&modules, &oom);
         self.show(modules, errors, timings, found_oom);
-        show_oom_files(self.st, oom);
+        show_oom_files(self.st, oom, dumps);
         if !self.pause().await {
             return;
         }
@@ -359,9 +361,32 @@ impl Flow {
     }
 }
 
+/// The messages read with the dump of the module they are about
+/// ([`bufscope::answers::paired`]): that module opens first with the message's capacity on
+/// its space ([`super::hash::open_paired`]); returns, per message of `files` in order, what
+/// the dump says of its figure.
+fn pair_with_dumps(modules: &[Arc<Shown>], files: &[OomFile]) -> Vec<Option<String>> {
+    let with: Vec<_> = modules.iter().map(|s| (&s.module, &*s.analysis)).collect();
+    let paired = Paired::new(&with, files);
+    if let Some(p) = paired.pairs.first() {
+        if let Some(c) = &p.capacity {
+            super::hash::open_paired(&p.module_name, p.color, c.label.clone());
+        }
+    }
+    (files.iter().enumerate())
+        .flat_map(|(fi, f)| (0..f.log.messages.len()).map(move |mi| (fi, mi)))
+        .map(|(fi, mi)| {
+            let p = paired.of_message(fi, mi)?;
+            let said = p.reconciliation.as_ref().map(|r| r.sentence.clone());
+            Some(said.unwrap_or_else(|| format!("read with module {}", p.module_name)))
+        })
+        .collect()
+}
+
 /// The out-of-memory messages found in the files read (files that held no dump), shown as
-/// one view: every file's messages in order, its warnings as the messages' own.
-fn show_oom_files(st: AppState, files: Vec<OomFile>) {
+/// one view: every file's messages in order, its warnings as the messages' own, with what
+/// their dumps say (`dumps`, by message).
+fn show_oom_files(st: AppState, files: Vec<OomFile>, dumps: Vec<Option<String>>) {
     if files.is_empty() {
         return;
     }
@@ -370,12 +395,18 @@ fn show_oom_files(st: AppState, files: Vec<OomFile>) {
         _ => format!("{} files", files.len()),
     };
     let mut messages = Vec::new();
+    let mut compiler_notes = Vec::new();
     for f in files {
         let mut log = f.log;
         if let Some(first) = log.messages.first_mut() {
             first.warnings.extend(f.warnings);
         }
         messages.extend(log.messages);
+        compiler_notes.extend(log.compiler_notes);
     }
-    super::oom::show_oom(st, OomLog { messages }, from);
+    let log = OomLog {
+        messages,
+        compiler_notes,
+    };
+    super::oom::show_oom_beside(st, log, from, dumps);
 }

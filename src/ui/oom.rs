@@ -28,6 +28,8 @@ pub(super) struct OomShown {
     /// `pasted text`, or the name of the file they were read from.
     pub from: String,
     pub log: OomLog,
+    /// Per message, what the dump read with it says of its figure (its reconciliation).
+    pub dumps: Vec<Option<String>>,
 }
 
 /// The OOM side of the page's state; `Copy`, a part of [`AppState`].
@@ -51,8 +53,13 @@ impl OomState {
 /// Shows the messages of `log` (read from `from`: a file's name, or `pasted text`) in
 /// place of any shown before, and brings them into view.
 pub(super) fn show_oom(st: AppState, log: OomLog, from: String) {
+    show_oom_beside(st, log, from, Vec::new());
+}
+
+/// [`show_oom`] with, per message, what its dump says (`dumps`, by message).
+pub(super) fn show_oom_beside(st: AppState, log: OomLog, from: String, dumps: Vec<Option<String>>) {
     st.oom.miss.set(None);
-    st.oom.shown.set(Some(Arc::new(OomShown { from, log })));
+    st.oom.shown.set(Some(Arc::new(OomShown { from, log, dumps })));
     spawn_local(async {
         tasks::next_task().await;
         if let Ok(Some(view)) = document().query_selector(".oom") {
@@ -127,10 +134,10 @@ pub(super) fn paste_target(st: AppState) -> impl IntoView {
         <details class="oom-paste">
             <summary>"Paste an out-of-memory message"</summary>
             <p class="note">
-                "An XLA error with "<code>"BufferAssignment OOM Debugging."</code>", "
-                <code>"Ran out of memory in memory space"</code>" or "
-                <code>"Attempting to reserve"</code>": paste it here, or press Ctrl+V "
-                "anywhere on the page."
+                "An XLA or runtime error with "<code>"RESOURCE_EXHAUSTED"</code>" ("
+                <code>"E1000"</code>", "<code>"BufferAssignment OOM Debugging."</code>", "
+                <code>"Ran out of memory"</code>", "<code>"Attempting to reserve"</code>", the GPU "
+                "allocator's) or a whole log: paste it here, or press Ctrl+V anywhere on the page."
             </p>
             <textarea id="oom-text" rows="4" spellcheck="false" aria-label="Out-of-memory message"
                 placeholder="RESOURCE_EXHAUSTED: …" prop:value=move || text.get()
@@ -193,18 +200,22 @@ pub(super) fn OomPanel(st: AppState) -> impl IntoView {
     move || {
         st.oom.shown.get().map(|shown| {
             let n = shown.log.messages.len();
-            let heading = if n == 1 {
-                "Out-of-memory message".to_string()
-            } else {
-                format!("{n} out-of-memory messages")
+            let heading = match n {
+                0 => "Compiler notes on memory".to_string(),
+                1 => "Out-of-memory message".to_string(),
+                _ => format!("{n} out-of-memory messages"),
             };
             let messages = shown
                 .log
                 .messages
                 .iter()
                 .enumerate()
-                .map(|(i, m)| message::view(m, i, n))
+                .map(|(i, m)| {
+                    let dump = shown.dumps.get(i).and_then(|d| d.as_deref());
+                    message::view(m, i, n, dump)
+                })
                 .collect_view();
+            let limits = (n > 0).then(|| message::limits(&shown.log.messages));
             view! {
                 <section class="oom" aria-label="Out-of-memory messages">
                     <header class="oom-head">
@@ -213,8 +224,9 @@ pub(super) fn OomPanel(st: AppState) -> impl IntoView {
                         <button type="button" class="button secondary small oom-close"
                             on:click=move |_| st.oom.shown.set(None)>"Close"</button>
                     </header>
+                    {message::notes(&shown.log.compiler_notes)}
                     {messages}
-                    {message::limits(&shown.log.messages)}
+                    {limits}
                 </section>
             }
         })

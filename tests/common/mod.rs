@@ -191,8 +191,8 @@ pub fn fixture_modules() -> Vec<ModuleFiles> {
     let m = modules_under(&fixtures_dir(), |folder, _| !folder.starts_with("folders"));
     assert_eq!(
         m.len(),
-        23,
-        "expected the 23 fixture modules in tests/fixtures"
+        24,
+        "expected the 24 fixture modules in tests/fixtures (23 real, 1 edited)"
     );
     m
 }

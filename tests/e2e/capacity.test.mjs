@@ -9,7 +9,9 @@
 // at steps 6-13 and used at 12 and 13, so idle at steps 7-11. Screenshots go to
 // tests/artifacts/capacity-*.png. The last line is `N passed, M failed`.
 import path from 'node:path';
-import { TPU, artifacts, assert, fixture, open, run, test } from './harness.mjs';
+import {
+  TPU, artifacts, assert, canvasPixels, capacityLineAt, fixture, open, run, test,
+} from './harness.mjs';
 
 const shot = (name) => path.join(artifacts, `capacity-${name}.png`);
 const app = await open();
@@ -18,28 +20,10 @@ const { page } = app;
 const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 const canvas = (color) => page.locator(`canvas.space-canvas[data-color="${color}"]`);
 
-/** The capacity line's colour and the shade's (render::Style, light page). */
-const LINE = [0x6f, 0x3c, 0xc3];
-const near = (p, c, tol = 40) => Math.abs(p[0] - c[0]) + Math.abs(p[1] - c[1]) + Math.abs(p[2] - c[2]) <= tol;
 // Orange: red high, green well above blue (the peak's red, and its text blended into white,
 // has green = blue).
 const orange = (p) => p[0] > 200 && p[1] > 90 && p[1] < 190 && p[1] - p[2] > 30;
-
-/** The RGB of the canvas pixels at viewport point (x, y), and `dy` rows around it. */
-async function pixels(color, x, y, dy = 0) {
-  return page.evaluate(([color, x, y, dy]) => {
-    const c = document.querySelector(`canvas.space-canvas[data-color="${color}"]`);
-    const r = c.getBoundingClientRect();
-    const s = c.width / c.clientWidth;
-    const px = Math.round((x - r.left) * s);
-    const out = [];
-    for (let d = -dy; d <= dy; d++) {
-      const py = Math.round((y - r.top) * s) + d;
-      out.push([...c.getContext('2d').getImageData(px, py, 1, 1).data].slice(0, 3));
-    }
-    return out;
-  }, [color, x, y, dy]);
-}
+const pixels = (color, x, y, dy = 0) => canvasPixels(page, color, x, y, dy);
 
 /** The pixels of the curve strip of a canvas at the rows between two byte values. */
 async function curveBand(color, bytesLo, bytesHi) {
@@ -59,20 +43,7 @@ async function curveBand(color, bytesLo, bytesHi) {
   }, [color, lo.x, hi.y, lo.y]);
 }
 
-/** Whether the row of `bytes` on colour `color`'s curve is the capacity line's colour. */
-async function lineAt(color, bytes) {
-  const at = await page.evaluate(([c, b]) => window.__bufscope_bytes_px(c, b), [color, bytes]);
-  assert(at, `no curve for colour ${color}`);
-  const box = await canvas(color).boundingBox();
-  // Along the line, right of its label: most points in the line's colour.
-  const xs = [0.45, 0.6, 0.75, 0.9].map((f) => at.x + (box.x + box.width - at.x) * f * 0.85);
-  let hits = 0;
-  for (const x of xs) {
-    const col = await pixels(color, x, at.y, 1);
-    if (col.some((p) => near(p, LINE))) hits++;
-  }
-  return hits >= 3;
-}
+const lineAt = (color, bytes) => capacityLineAt(page, color, bytes);
 
 async function chooseSpace(color) {
   await page.locator('#answers-space').selectOption(String(color));

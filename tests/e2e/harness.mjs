@@ -251,6 +251,42 @@ export async function ink(page, color) {
   }, color);
 }
 
+/** The capacity line's colour (render::Style, light page). */
+export const CAPACITY_LINE = [0x6f, 0x3c, 0xc3];
+export const nearColour = (p, c, tol = 40) =>
+  Math.abs(p[0] - c[0]) + Math.abs(p[1] - c[1]) + Math.abs(p[2] - c[2]) <= tol;
+
+/** The RGB of a space's canvas pixels at viewport point (x, y), and `dy` rows around it. */
+export async function canvasPixels(page, color, x, y, dy = 0) {
+  return page.evaluate(([color, x, y, dy]) => {
+    const c = document.querySelector(`canvas.space-canvas[data-color="${color}"]`);
+    const r = c.getBoundingClientRect();
+    const s = c.width / c.clientWidth;
+    const px = Math.round((x - r.left) * s);
+    const out = [];
+    for (let d = -dy; d <= dy; d++) {
+      const py = Math.round((y - r.top) * s) + d;
+      out.push([...c.getContext('2d').getImageData(px, py, 1, 1).data].slice(0, 3));
+    }
+    return out;
+  }, [color, x, y, dy]);
+}
+
+/** Whether the row of `bytes` on colour `color`'s curve is the capacity line's colour. */
+export async function capacityLineAt(page, color, bytes) {
+  const at = await page.evaluate(([c, b]) => window.__bufscope_bytes_px(c, b), [color, bytes]);
+  assert(at, `no curve for colour ${color}`);
+  const box = await page.locator(`canvas.space-canvas[data-color="${color}"]`).boundingBox();
+  // Along the line, right of its label: most points in the line's colour.
+  const xs = [0.45, 0.6, 0.75, 0.9].map((f) => at.x + (box.x + box.width - at.x) * f * 0.85);
+  let hits = 0;
+  for (const x of xs) {
+    const col = await canvasPixels(page, color, x, at.y, 1);
+    if (col.some((p) => nearColour(p, CAPACITY_LINE))) hits++;
+  }
+  return hits >= 3;
+}
+
 /** Types into the search box and waits for the (debounced) result. */
 export async function search(page, text) {
   await page.locator('#search').fill(text);

@@ -174,4 +174,38 @@ test('(f) a log file picked or dropped is read for its messages; the module on s
   app.noNewConsoleErrors(before);
 });
 
+test('(g) today\'s E1000 one-liner pasted: used, capacity and the computed excess, the program, no buffers', async () => {
+  const before = app.consoleErrors.length;
+  const line = readFileSync(fixture('oom/tpu_e1000.log'), 'utf8');
+  const [, used, cap, module] = line.match(/required for HLO temporaries \((\S+)\) exceeds available HBM \((\S+)\)\. HLO module: (\w+)\./);
+  await paste(line);
+  await page.locator('.oom .oom-message').first().waitFor({ timeout: 5000 });
+  assert((await page.locator('.oom-message').count()) === 1, 'not one message');
+  const article = page.locator('.oom-message').first();
+  assert((await article.locator('h3').textContent()).includes('E1000'), 'the heading does not name E1000');
+  const verdict = await article.locator('.oom-verdict').textContent();
+  // 24.35G − 15.75G = 8.60G: the excess the message does not print, computed.
+  const over = bytesOf(used) - bytesOf(cap);
+  for (const n of [bytesOf(used), bytesOf(cap), over]) {
+    assert(verdict.includes(human(n)), `verdict "${verdict}" lacks ${human(n)}`);
+  }
+  assert((await article.locator('.oom-module').textContent()).includes(module), `no program ${module}`);
+  assert((await rows()) === 0, 'buffer rows for a message that lists none');
+  const limits = await page.locator('.oom-limits').textContent();
+  assert(limits.includes('lists no buffers') && limits.includes(`*${module}*`), `limits "${limits}"`);
+  await page.screenshot({ path: path.join(repo, 'target', 'oom-e1000.png') });
+  app.noNewConsoleErrors(before);
+});
+
+test('(h) compiler notes pasted: what remat reached and needed, the involuntary full rematerialization', async () => {
+  const log = readFileSync(fixture('oom/compiler_notes.log'), 'utf8');
+  await paste(log);
+  await page.locator('.oom-compiler-notes li').first().waitFor({ timeout: 5000 });
+  const items = await page.locator('.oom-compiler-notes li').allTextContents();
+  assert(items.length === 2, `${items.length} notes`);
+  const [, target, reached, original] = log.match(/below ([\d.]+)GiB .* only reduced to ([\d.]+)GiB .* down from ([\d.]+)GiB/);
+  assert(items[0] === `remat got the program from ${original} GiB to ${reached} GiB; it needed ${target} GiB`, items[0]);
+  assert(items[1].startsWith('dot.12 (') && items[1].includes('{devices=[1,4]<=[4]}'), items[1]);
+});
+
 await run(app);

@@ -74,7 +74,7 @@ pub(crate) fn read_list(lines: &[Line], mut i: usize, m: &mut OomMessage) -> usi
     }
 }
 
-fn empty(rank: u32, line: usize) -> OomBuffer {
+pub(crate) fn empty(rank: u32, line: usize) -> OomBuffer {
     OomBuffer {
         rank,
         line,
@@ -87,6 +87,9 @@ fn empty(rank: u32, line: usize) -> OomBuffer {
         expansion: None,
         xla_label: None,
         allocation_type: None,
+        allocation: None,
+        memory_space: None,
+        tag: None,
     }
 }
 

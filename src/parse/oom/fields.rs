@@ -2,7 +2,7 @@
 //! `label   size (note)` on TPU), a block title (`Total hbm usage >= 65.05G:`), and the
 //! `Operator:` metadata (`op_name="…" source_file="…" source_line=N`).
 
-use super::model::{NamedSize, Operator, Percent, Stat, StatSection};
+use super::model::{ByteSize, NamedSize, Operator, Percent, Stat, StatSection};
 use super::size::{human, parse_size, size, word};
 use nom::bytes::complete::{tag, take_till, take_while1};
 use nom::character::complete::{char, space0, space1};
@@ -49,6 +49,17 @@ pub(crate) fn stat(line: &str) -> Option<Stat> {
         });
     }
     None
+}
+
+/// A stat of a label and a figure, with no note (the one-line forms' parts).
+pub(crate) fn plain_stat(label: &str, size: ByteSize) -> Stat {
+    Stat {
+        label: label.trim().to_string(),
+        size: Some(size),
+        note: None,
+        figures: Vec::new(),
+        percents: Vec::new(),
+    }
 }
 
 /// `Word (size)` pairs in a note: `Unpadded (8.65G) Padded (9.06G), 0.0% fragmentation (0B)`.

@@ -1,8 +1,12 @@
 //! A log's lines made readable for the message grammars: each line's log prefix removed
 //! (a logger's `I1122 12:00:00.123456  1234 file.cc:42] `, TensorFlow's `2024-06-24
-//! 17:01:13.933585: E file.cc:42] `, a Ray worker's `(MeshHostWorker pid=489) ` with its
-//! colour codes, and a viewer's line number glued to those codes), and lines that a
-//! terminal wrapped inside a quoted `Operator:` value joined again.
+//! 17:01:13.933585: E file.cc:42] `, Python logging's `2026-03-05 11:02:33,418 [worker-7]
+//! ERROR trainer: `, a worker name and a pipe after a time (`2026-03-05 11:02:33.418 host-2
+//! | `) or alone (`worker-1  | `), a bracketed host (`[tpu 12] `), a Ray worker's
+//! `(MeshHostWorker pid=489) ` with its colour codes, and a viewer's line number glued to
+//! those codes), and lines that a terminal wrapped inside a quoted `Operator:` value joined
+//! again. A prefix's own text is never taken for the message's: a stats line's indentation
+//! after the prefix is kept.
 
 use std::borrow::Cow;
 
@@ -75,6 +79,8 @@ pub(crate) fn strip_prefix(mut s: &str) -> &str {
         s = strip_worker(s);
         s = strip_glog(s);
         s = strip_dated(s);
+        s = strip_bracketed(s);
+        s = strip_piped(s);
         if s.len() == before {
             return s;
         }
@@ -155,17 +161,32 @@ fn strip_glog(s: &str) -> &str {
     }
 }
 
-/// TensorFlow: `2024-06-24 17:01:13.933585: E file.cc:1268] ` (or only the date part).
+/// A dated prefix: TensorFlow's `2024-06-24 17:01:13.933585: E file.cc:1268] ` (or only
+/// the date part and `: `), Python logging's `2026-03-05 11:02:33,418 [worker-7] ERROR
+/// trainer: ` (or `… - name - ERROR - `), and `2026-03-05 11:02:33.418 host-2 | `.
 fn strip_dated(s: &str) -> &str {
     let b = s.as_bytes();
     let looks = b.len() > 20
         && b[0..4].iter().all(u8::is_ascii_digit)
         && b[4] == b'-'
         && b[7] == b'-'
-        && b[10] == b' '
+        && matches!(b[10], b' ' | b'T')
         && b[13] == b':';
     if !looks {
         return s;
+    }
+    // The time: digits and `:.,` then maybe a zone (`Z`, `+00:00`).
+    let time_end = 11 + s[11..]
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, ':' | '.' | ',' | 'Z' | '+')))
+        .unwrap_or(s.len() - 11);
+    let after = &s[time_end..];
+    let head = &after[..floor_boundary(after, 120)];
+    let colon = head.find(": ");
+    if let Some(pipe) = head.find(" | ").filter(|&p| colon.is_none_or(|c| p < c)) {
+        return &after[pipe + 3..];
+    }
+    if let Some(rest) = python_logging(after) {
+        return rest;
     }
     let Some(colon) = s[11..].find(": ").map(|p| p + 11) else {
         return s;
@@ -176,6 +197,95 @@ fn strip_dated(s: &str) -> &str {
         through_bracket(rest).unwrap_or(rest)
     } else {
         rest
+    }
+}
+
+/// The largest char boundary of `s` at or before `n`.
+fn floor_boundary(s: &str, n: usize) -> usize {
+    let mut n = n.min(s.len());
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+/// After a time: ` [thread] LEVEL name: `, ` LEVEL name: `, ` - name - LEVEL - ` or
+/// ` LEVEL `; what follows it. None when no level word comes within the first few words.
+fn python_logging(after: &str) -> Option<&str> {
+    const LEVELS: [&str; 7] = [
+        "DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL",
+    ];
+    let mut at = 0;
+    for _ in 0..6 {
+        let rest = &after[at..];
+        let word_start = rest.len() - rest.trim_start_matches([' ', '-']).len();
+        let word = &rest[word_start..];
+        let len = word.find(' ').unwrap_or(word.len());
+        let token = word[..len].trim_end_matches(':');
+        at += word_start + len;
+        if LEVELS.contains(&token) {
+            let tail = &after[at..];
+            // `LEVEL - msg`, `LEVEL: msg`.
+            for sep in [" - ", ": "] {
+                if let Some(t) = tail.strip_prefix(sep) {
+                    return Some(t);
+                }
+            }
+            if word[..len].ends_with(':') {
+                return Some(tail.strip_prefix(' ').unwrap_or(tail));
+            }
+            // `LEVEL name: msg` (a logger name has no spaces and some lower case, unlike
+            // `RESOURCE_EXHAUSTED:`), else `LEVEL msg`.
+            let t = tail.strip_prefix(' ')?;
+            let name_len = t.find(' ').unwrap_or(t.len());
+            let name = &t[..name_len];
+            if name_len > 1 && name.ends_with(':') && name.bytes().any(|b| b.is_ascii_lowercase()) {
+                let msg = &t[name_len..];
+                return Some(msg.strip_prefix(' ').unwrap_or(msg));
+            }
+            return Some(t);
+        }
+        if at >= after.len() || at > 120 {
+            return None;
+        }
+    }
+    None
+}
+
+/// A bracketed host or worker at the start: `[tpu 12] `, `[worker-3] `.
+fn strip_bracketed(s: &str) -> &str {
+    let Some(rest) = s.strip_prefix('[') else {
+        return s;
+    };
+    let Some(close) = rest[..floor_boundary(rest, 41)].find(']') else {
+        return s;
+    };
+    let inside = &rest[..close];
+    let ok = !inside.is_empty()
+        && inside
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | ':' | '/'))
+        && inside.chars().any(|c| c.is_ascii_alphabetic());
+    match rest[close + 1..].strip_prefix(' ') {
+        Some(after) if ok => after,
+        _ => s,
+    }
+}
+
+/// A worker name (with a number in it) and a pipe at the start, as docker compose and job
+/// runners print them: `worker-1  | `.
+fn strip_piped(s: &str) -> &str {
+    let name = s
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        .count();
+    if name == 0 || name > 40 || !s[..name].bytes().any(|b| b.is_ascii_digit()) {
+        return s;
+    }
+    let spaces = s[name..].bytes().take_while(|&b| b == b' ').count();
+    match s[name + spaces..].strip_prefix("| ") {
+        Some(rest) if spaces > 0 => rest,
+        _ => s,
     }
 }
 
@@ -201,6 +311,33 @@ mod tests {
         assert_eq!(strip_prefix("72[2m[36m(W pid=4, ip=1.2.3.4)[0m y"), "y");
         assert_eq!(strip_prefix("  1. Size: 2.00G"), "  1. Size: 2.00G");
         assert_eq!(strip_prefix("(not a worker) x"), "(not a worker) x");
+    }
+
+    #[test]
+    fn todays_prefixes_keep_the_message_and_its_indentation() {
+        let cases = [
+            "E0305 11:02:33.418800   2231 pjit.py:1290] ",
+            "2026-03-05 11:02:33,418 [worker-7] ERROR trainer: ",
+            "2026-03-05 11:02:33,418 - trainer - ERROR - ",
+            "2026-03-05 11:02:33,418 ERROR ",
+            "2026-03-05 11:02:33.418 host-2 | ",
+            "2026-03-05T11:02:33.418Z host-2 | ",
+            "[tpu 12] ",
+            "worker-1  | ",
+        ];
+        for prefix in cases {
+            for text in [
+                "RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: x",
+                "       Top-of-Memory reserved:  528.00M (     553,648,128 bytes)",
+                "    reserved(Infeed/Outfeed/Continuations) 528.00M ",
+            ] {
+                assert_eq!(strip_prefix(&format!("{prefix}{text}")), text, "{prefix:?}");
+            }
+        }
+        // Not prefixes: a message's own words stay.
+        for line in ["[1, 2] x", "a | b", "Limit:   15753805824", "| x"] {
+            assert_eq!(strip_prefix(line), line);
+        }
     }
 
     #[test]

@@ -3,24 +3,31 @@
 //! Owns: finding every OOM message in a whole log (other output around it, several
 //! messages, a logger's or a worker's prefix on every line, lines a terminal wrapped) and
 //! reading each with the grammar of its form: `gpu` (`BufferAssignment OOM Debugging.`,
-//! CUDA and ROCm) and `tpu` (`Ran out of memory in memory space hbm`, and the older
-//! `Attempting to reserve … at the bottom of memory`). `lines` cleans the lines, `size`
+//! CUDA and ROCm), `tpu` (`Ran out of memory in memory space hbm`, and the older
+//! `Attempting to reserve … at the bottom of memory`), `bfc` (the GPU BFC allocator's
+//! message and its statistics) and `short` (today's one-line forms: E1000
+//! `CompileTimeHbmOom`, TensorCore + SparseCore usage, E0100 device buffers, `Allocation
+//! (size=…) would exceed memory`, the GPU runtime's bare status); `notes` reads the
+//! compile-log lines about memory that are no OOM message ([`CompilerNote`]). `lines` cleans the lines, `size`
 //! reads sizes, `fields` and `entries` the parts both forms share, [`group`] adds the
 //! listed buffers up by op_name and source line; `model` holds the result types. A message cut by the log keeps what was
 //! read, and its `warnings` name what is missing. Nothing here panics on any input.
 
+mod bfc;
 mod entries;
 mod fields;
 mod gpu;
 pub mod group;
 mod lines;
 mod model;
+mod notes;
+mod short;
 mod size;
 mod tpu;
 
 pub use group::{coverage, group_by_op_name, group_by_source, Coverage, OomGroup};
 pub use model::{
-    ByteSize, Capacity, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator, Percent, Stat,
+    ByteSize, Capacity, CompilerNote, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator, Percent, Stat,
     StatSection,
 };
 
@@ -29,31 +36,49 @@ use lines::Line;
 /// What [`read_oom`] looked for, as one sentence for a log that has none of it.
 pub const NO_OOM_MESSAGE: &str = "no XLA out-of-memory message: looked for the GPU \
 `BufferAssignment OOM Debugging.` / `Peak buffers:` message, the TPU `Ran out of memory in \
-memory space …` / `Largest program allocations in …:` one and the older TPU `Attempting to \
-reserve … at the bottom of memory` one";
+memory space …` / `Largest program allocations in …:` one, the older TPU `Attempting to \
+reserve … at the bottom of memory` one, today's one-line TPU forms (E1000 `Ran out of memory on \
+HBM`, `TensorCore Hbm usage`, E0100 `Attempting to allocate`, `Allocation (size=…) would \
+exceed memory`), the GPU runtime's `Out of memory while trying to allocate` and the BFC \
+allocator's `ran out of memory trying to allocate`";
 
-/// Every out-of-memory message in `log`, in order; None when there is none.
+/// Every out-of-memory message and compiler note in `log`, in order; None when there is
+/// neither.
 pub fn read_oom(log: &str) -> Option<OomLog> {
     let lines = lines::clean(log);
     let mut messages = Vec::new();
+    let mut compiler_notes = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let read = if gpu::starts(&lines, i) {
             Some(gpu::read(&lines, i))
         } else if tpu::starts(&lines, i) {
             Some(tpu::read(&lines, i))
+        } else if bfc::starts(&lines, i) {
+            Some(bfc::read(&lines, i))
+        } else if short::starts(&lines, i) {
+            Some(short::read(&lines, i))
         } else {
             None
         };
         match read {
-            Some((message, next)) => {
+            Some((mut message, next)) => {
+                if message.module.is_none() {
+                    message.module = message.error.as_deref().and_then(short::module_named);
+                }
                 messages.push(message);
                 i = next.max(i + 1);
             }
-            None => i += 1,
+            None => {
+                compiler_notes.extend(notes::note(&lines[i]));
+                i += 1;
+            }
         }
     }
-    (!messages.is_empty()).then_some(OomLog { messages })
+    (!messages.is_empty() || !compiler_notes.is_empty()).then_some(OomLog {
+        messages,
+        compiler_notes,
+    })
 }
 
 /// [`read_oom`] for bytes (invalid UTF-8 replaced), with [`NO_OOM_MESSAGE`] when there is
@@ -68,6 +93,8 @@ fn new_message(form: OomForm, first_line: usize) -> OomMessage {
         first_line,
         last_line: first_line,
         error: None,
+        code: None,
+        module: None,
         request: None,
         memory_space: None,
         capacity: None,

@@ -8,6 +8,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OomLog {
     pub messages: Vec<OomMessage>,
+    /// Compile-log lines that explain memory without being an out-of-memory message
+    /// (rematerialization's shortfall, an involuntary full rematerialization), in order.
+    pub compiler_notes: Vec<CompilerNote>,
 }
 
 /// Which of XLA's messages this is.
@@ -22,6 +25,36 @@ pub enum OomForm {
     /// Older TPU runtime: `Attempting to reserve X at the bottom of memory.`, `HBM capacity`,
     /// `Heap allocator status:`.
     TpuReserve,
+    /// Today's XLA:TPU compile error (E1000 `CompileTimeHbmOom`): `Ran out of memory on HBM,
+    /// the total memory required for HLO temporaries (X) exceeds available HBM (Y). HLO
+    /// module: NAME.` One line, no buffers.
+    TpuCompileTimeHbmOom,
+    /// `TPU TensorCore Hbm usage: X, SparseCore Hbm usage Y, exceeding available bytes: Z`
+    /// (E1000 on chips with SparseCores).
+    TpuHbmUsage,
+    /// The TPU runtime (E0100, `jax.device_put`): `Error allocating device buffer:
+    /// Attempting to allocate X. That was not possible. There are Y free.`
+    TpuDeviceBuffer,
+    /// `Allocation (size=N) would exceed memory (size=M) :: #allocationK [shape = '…',
+    /// space=…, size = …, tag = '…'] :: INSTRUCTION`, with its one buffer.
+    TpuAllocationExceeds,
+    /// The GPU runtime's status alone: `Out of memory while trying to allocate N bytes.`
+    /// with no `BufferAssignment OOM Debugging.` after it.
+    GpuOutOfMemory,
+    /// The BFC allocator: `Allocator (GPU_0_bfc) ran out of memory trying to allocate X
+    /// (rounded to N)` and the dump it logs after (`Stats:` with `Limit:`, `InUse:`, …, the
+    /// chunk summary).
+    GpuBfcAllocator,
+}
+
+impl OomForm {
+    /// A GPU runtime's message (else a TPU one).
+    pub fn is_gpu(self) -> bool {
+        matches!(
+            self,
+            OomForm::GpuBufferAssignment | OomForm::GpuOutOfMemory | OomForm::GpuBfcAllocator
+        )
+    }
 }
 
 /// One message. Everything is optional but the form: a message cut by the log (or by
@@ -36,6 +69,11 @@ pub struct OomMessage {
     /// The status line as printed (from `RESOURCE_EXHAUSTED` or the sentence that names the
     /// failure), without the log's prefix.
     pub error: Option<String>,
+    /// XLA's error code when printed (`E1000`, `E0100`).
+    pub code: Option<String>,
+    /// The module (program) the message names: `HLO module: jit_train_step.`, `Error loading
+    /// program 'jit_eval_step'`.
+    pub module: Option<String>,
     /// The allocation or reservation that failed: `Out of memory while trying to allocate N
     /// bytes.`, `Failed to allocate request for X (NB)`, `Attempting to reserve X`.
     pub request: Option<ByteSize>,
@@ -68,6 +106,9 @@ pub struct Capacity {
     pub reservable: Option<ByteSize>,
     /// `Available after request:` of the `HBM capacity` block.
     pub available_after_request: Option<ByteSize>,
+    /// The fields above that bufscope computed rather than read (`used`, `exceeded_by`):
+    /// the message printed the parts, not the figure.
+    pub computed: Vec<String>,
 }
 
 /// A block of `label: size` lines under a title line.
@@ -142,6 +183,36 @@ pub struct OomBuffer {
     pub xla_label: Option<String>,
     /// `Allocation type:` (TPU): `HLO temp`, `scoped`, `global`, …
     pub allocation_type: Option<String>,
+    /// The allocation's name (`allocation7` of `#allocation7 [...]`).
+    pub allocation: Option<String>,
+    /// `space=hbm` of the allocation form.
+    pub memory_space: Option<String>,
+    /// `tag = 'output of xor_convert_fusion@{}'` of the allocation form.
+    pub tag: Option<String>,
+}
+
+/// A compile-log line about memory that is not an out-of-memory message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CompilerNote {
+    /// `Can't reduce memory use below T (N bytes) by rematerialization; only reduced to R
+    /// (N bytes), down from O (N bytes) originally`.
+    RematerializationShortfall {
+        line: usize,
+        target: Option<ByteSize>,
+        reached: Option<ByteSize>,
+        original: Option<ByteSize>,
+    },
+    /// `[spmd] Involuntary full rematerialization. The compiler was not able to go from
+    /// sharding S to T without doing a full rematerialization of the tensor for HLO
+    /// operation: %INSTR = …`: a resharding that copies the whole tensor to every device.
+    InvoluntaryFullRematerialization {
+        line: usize,
+        instruction: Option<String>,
+        from_sharding: Option<String>,
+        to_sharding: Option<String>,
+        op_name: Option<String>,
+    },
 }
 
 /// `OpMetadataToString`: `op_type="…" op_name="…" source_file="…" source_line=N …`.

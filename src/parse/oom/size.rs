@@ -167,6 +167,57 @@ pub(crate) fn parse_size(text: &str) -> Option<ByteSize> {
 }
 
 /// A word run (letters, digits, `_`): the labels of figures and percentages.
+/// An exact count alone (`107374182400`, `6,532,939,776`): its bytes.
+pub(crate) fn exact_count(text: &str) -> Option<ByteSize> {
+    match count(text.trim()) {
+        Ok(("", n)) => Some(exact(text.trim(), n)),
+        _ => None,
+    }
+}
+
+/// A size bufscope computed from printed ones (`sign` +1: `a + b`, -1: `a - b`): its byte
+/// range is what the two ranges allow, its text the bytes in the style of `a`
+/// (`HumanReadableNumBytes`, without `iB` when `a` has none), exact when both are.
+pub(crate) fn combined(a: &ByteSize, b: &ByteSize, sign: i64) -> ByteSize {
+    let bytes = a.bytes.saturating_add(sign.saturating_mul(b.bytes));
+    let (min, max) = if sign >= 0 {
+        (a.min.saturating_add(b.min), a.max.saturating_add(b.max))
+    } else {
+        (a.min.saturating_sub(b.max), a.max.saturating_sub(b.min))
+    };
+    let exact = a.exact && b.exact;
+    ByteSize {
+        text: human_text(bytes, !a.text.contains("iB") && !a.exact),
+        bytes,
+        exact,
+        min: if exact { bytes } else { min },
+        max: if exact { bytes } else { max },
+    }
+}
+
+/// `n` as `HumanReadableNumBytes` prints it (`-8.60G`, `1.5KiB`, `12B`); `short`: without
+/// `iB`, as the TPU messages print it.
+fn human_text(n: i64, short: bool) -> String {
+    let sign = if n < 0 { "-" } else { "" };
+    let mut v = n.unsigned_abs();
+    if v < 1024 {
+        return format!("{sign}{v}B");
+    }
+    const UNIT: [char; 6] = ['K', 'M', 'G', 'T', 'P', 'E'];
+    let mut unit = 0;
+    while v >= 1024 * 1024 && unit + 1 < UNIT.len() {
+        v /= 1024;
+        unit += 1;
+    }
+    let value = v as f64 / 1024.0;
+    let tail = if short { "" } else { "iB" };
+    if unit == 0 {
+        format!("{sign}{value:.1}{}{tail}", UNIT[unit])
+    } else {
+        format!("{sign}{value:.2}{}{tail}", UNIT[unit])
+    }
+}
+
 pub(crate) fn word(i: &str) -> Res<'_, &str> {
     take_while1(|c: char| c.is_alphanumeric() || c == '_')(i)
 }
@@ -192,6 +243,21 @@ mod tests {
         } else {
             format!("{v:.2}{}iB", units[u])
         }
+    }
+
+    #[test]
+    fn computed_sizes_keep_the_style_and_the_range_of_their_parts() {
+        let a = parse_size("24.35G").unwrap();
+        let b = parse_size("15.75G").unwrap();
+        let d = combined(&a, &b, -1);
+        // 24.35 - 15.75 = 8.60 (G), within the rounding of both.
+        assert_eq!(d.text, "8.60G");
+        assert!(d.min <= d.bytes && d.bytes <= d.max && !d.exact);
+        assert_eq!((d.min, d.max), (a.min - b.max, a.max - b.min));
+        let s = combined(&parse_size("34.82G").unwrap(), &parse_size("174.10G").unwrap(), 1);
+        assert_eq!(s.text, "208.92G");
+        let e = combined(&exact_count("3000").unwrap(), &exact_count("1000").unwrap(), -1);
+        assert_eq!((e.text.as_str(), e.exact, e.min, e.max), ("2.0KiB", true, 2000, 2000));
     }
 
     #[test]

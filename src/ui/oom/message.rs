@@ -3,7 +3,8 @@
 //! not be read; and, once after all the messages ([`limits`]), what they cannot show with
 //! how to get the full picture (a dump).
 
-use bufscope::parse::oom::{ByteSize, OomForm, OomMessage, StatSection};
+use bufscope::parse::oom::{ByteSize, CompilerNote, OomForm, OomMessage, StatSection};
+use bufscope::summary::oom::note_sentence;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
@@ -12,8 +13,9 @@ use super::{buffers, human, signed, size_view};
 /// Longest error line shown (the full text is in its title).
 const ERROR_CHARS: usize = 400;
 
-/// Message `i` of `n`.
-pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
+/// Message `i` of `n`; `dump`: what its dump, read with it, says of its figure
+/// ([`bufscope::answers::paired`]).
+pub(super) fn view(m: &OomMessage, i: usize, n: usize, dump: Option<&str>) -> impl IntoView {
     let what = match m.form {
         OomForm::GpuBufferAssignment => "GPU: the buffers of a program did not fit".to_string(),
         OomForm::TpuRanOutOfMemory => format!(
@@ -21,7 +23,22 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
             m.memory_space.as_deref().unwrap_or("a memory space")
         ),
         OomForm::TpuReserve => "TPU: a reservation of memory failed".to_string(),
+        OomForm::TpuCompileTimeHbmOom => format!(
+            "TPU compile (E1000): the program needs more {} than the device has",
+            m.memory_space.as_deref().unwrap_or("HBM").to_uppercase()
+        ),
+        OomForm::TpuHbmUsage => "TPU compile: TensorCore and SparseCore HBM usage exceed the device".to_string(),
+        OomForm::TpuDeviceBuffer => "TPU runtime (E0100): a device buffer could not be allocated".to_string(),
+        OomForm::TpuAllocationExceeds => "TPU: an allocation would exceed the device's memory".to_string(),
+        OomForm::GpuOutOfMemory => "GPU: an allocation did not fit".to_string(),
+        OomForm::GpuBfcAllocator => format!(
+            "GPU: the BFC allocator ({}) ran out of memory",
+            m.memory_space.as_deref().unwrap_or("GPU")
+        ),
     };
+    let module = m.module.as_ref().map(|name| {
+        view! { <p class="oom-module">"Program (HLO module): "<code>{name.clone()}</code></p> }
+    });
     let number = (n > 1).then(|| format!("Message {} of {n}: ", i + 1));
     let lines = if m.first_line == m.last_line {
         format!("line {}", m.first_line)
@@ -39,11 +56,16 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize) -> impl IntoView {
             .collect_view();
         view! { <ul class="oom-notes">{items}</ul> }
     });
+    let dump = dump.map(|d| {
+        view! { <p class="oom-dump"><strong>"With its dump: "</strong>{d.to_string()}</p> }
+    });
     view! {
         <article class="oom-message">
             <h3>{number}{what}<span class="oom-lines">{format!(" ({lines} of the text)")}</span></h3>
             {error}
+            {module}
             <p class="oom-verdict">{verdict(m)}</p>
+            {dump}
             {warnings(m)}
             {stats(&m.sections)}
             {notes}
@@ -93,6 +115,10 @@ fn verdict(m: &OomMessage) -> String {
             (OomForm::TpuReserve, None) => {
                 format!("It tried to reserve {req} at once and could not.")
             }
+            (_, Some(free)) => format!(
+                "It tried to allocate {req} at once, but only {} was free.",
+                human(free)
+            ),
             _ => format!("XLA tried to allocate {req} more and the device had no room for it."),
         });
     }
@@ -223,6 +249,9 @@ pub(super) fn limits(messages: &[OomMessage]) -> impl IntoView {
 /// `jit_NAME` from the first op_name that starts with `jit(NAME)` (or `pjit(NAME)`): the
 /// name JAX gives the program, which its dump files carry.
 fn program_name(m: &OomMessage) -> Option<String> {
+    if let Some(name) = &m.module {
+        return Some(name.clone());
+    }
     m.buffers.iter().find_map(|b| {
         let name = b.operator.as_ref()?.op_name.as_deref()?;
         let first = name.split('/').next()?;
@@ -231,5 +260,21 @@ fn program_name(m: &OomMessage) -> Option<String> {
         let plain =
             |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         (matches!(head, "jit" | "pjit") && plain(inner)).then(|| format!("{head}_{inner}"))
+    })
+}
+
+/// The compiler notes of the log ([`bufscope::parse::oom::CompilerNote`]), each in words.
+pub(super) fn notes(notes: &[CompilerNote]) -> impl IntoView {
+    (!notes.is_empty()).then(|| {
+        let items = notes
+            .iter()
+            .map(|n| view! { <li>{note_sentence(n)}</li> })
+            .collect_view();
+        view! {
+            <div class="oom-compiler-notes">
+                <h4>"Compiler notes"</h4>
+                <ul>{items}</ul>
+            </div>
+        }
     })
 }

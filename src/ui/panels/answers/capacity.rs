@@ -1,11 +1,12 @@
-//! Capacity and headroom: a device from [`capacity::DEVICES`] or a size typed, and the
+//! Capacity and headroom: a device from [`capacity::offers`] (published, or the usable
+//! share a TPU compiler reports or JAX's 75 % of a GPU) or a size typed, and the
 //! verdict at the space's peak ("exceeds by X" / "X of headroom"). The choice is the
 //! space's [`Focus::capacity`](crate::ui::state::Focus::capacity), which its curve draws as
 //! a line; choosing another space shows that space's own choice.
 
 use std::sync::Arc;
 
-use bufscope::answers::capacity::{self, Capacity, DEVICES};
+use bufscope::answers::capacity::{self, Capacity};
 use leptos::prelude::*;
 
 use super::Ans;
@@ -18,12 +19,11 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
     let stored = move || focus.capacity.with(|m| m.get(&ans.space.get()).cloned());
     // A text that is neither a size nor a device, with the space it was typed for.
     let error = RwSignal::new(Option::<(u32, String)>::None);
-    let devices = DEVICES
-        .iter()
-        .map(|d| {
-            view! {
-                <option value=d.name>{format!("{} · {} {}", d.name, fmt::human(d.bytes), d.memory)}</option>
-            }
+    let devices = capacity::offers()
+        .into_iter()
+        .map(|o| {
+            let text = format!("{} · {} · {}", o.name, fmt::human(o.bytes), o.what);
+            view! { <option value=o.name>{text}</option> }
         })
         .collect_view();
     let choose = move |text: String| {
@@ -53,8 +53,8 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
     // What the controls show for the stored choice: a device in the list, a size in the box.
     let device = move || {
         stored()
-            .and_then(|c| c.device)
-            .map_or_else(String::new, |d| d.name.to_string())
+            .filter(|c| c.device.is_some())
+            .map_or_else(String::new, |c| c.label)
     };
     let size = move || {
         stored()
@@ -88,7 +88,7 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
                     aria-label="capacity" on:change=on_size prop:value=size />
             </div>
             {verdict}
-            <p class="note">"Drawn as a line on the space's curve. Published figures; the usable share is smaller (runtime, code, allocator; JAX on GPU preallocates 75 % by default)."</p>
+            <p class="note">"Drawn as a line on the space's curve. Published figures, and beside them what is usable: the HBM XLA:TPU reports in its errors, and the 75 % JAX preallocates on a GPU by default. An error message read with its dump sets its own figure."</p>
         </div>
     }
 }
