@@ -4,36 +4,21 @@
 //! files join), and turns the lines a reader gives back into warnings.
 
 use super::assemble::Builder;
-use super::buffer_assignment::{self, Allocations};
+use super::buffer_assignment::Allocations;
 use super::input::Input;
 use super::lex::text;
-use super::live_range::{self, LiveRanges};
+use super::live_range::LiveRanges;
 use super::names;
 use super::oom_search::{OomFile, OomSearch};
-use super::report::{self, Report};
+use super::report::Report;
 use super::section::{Cx, Flow, Notes, SectionReader};
+use super::headers::{header_section, is_wrapper, Section};
 use super::used_values::{self, UsedValues};
-use super::used_values::UsedValues;
 use super::hlo::{self, HloRead, HloReader};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
 const MAX_PREAMBLE_LINES: u64 = 1000;
-
-/// Which section the file reader is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Section {
-    /// Nothing recognised yet in this (virtual) file.
-    Preamble,
-    /// Inside `*** Begin NAME ***` of a file that is not a buffer-assignment dump.
-    Skip,
-    /// A `Total bytes used:` line was read; the next header says whose it is.
-    Total(u64),
-    Allocations,
-    UsedValues,
-    LiveRange,
-    Report,
-}
 
 /// One reader per section.
 #[derive(Default)]
@@ -217,39 +202,6 @@ fn both(
     }
     let dump = !lines.given_up && lines.line(line, builders);
     oom.line(line, lines.recognised) || dump
-}
-
-/// Whether `line` opens a section wherever it stands.
-pub(super) fn is_header(line: &[u8]) -> bool {
-    header_section(line).is_some()
-}
-
-/// A stdout dump's wrapper line, `*** Begin NAME ***` or `*** End NAME ***` (what
-/// [`Lines::wrapper`] acts on); any other line starting `*** ` is an ordinary line of its
-/// section.
-pub(super) fn is_wrapper(line: &[u8]) -> bool {
-    let begin = line
-        .strip_prefix(b"*** Begin ")
-        .is_some_and(|l| l.ends_with(b" ***"));
-    begin || (line.starts_with(b"*** End ") && line.ends_with(b" ***"))
-}
-
-/// The section a header line opens wherever it stands (`Total bytes used: N` opens the wait
-/// for `Used values:`).
-fn header_section(line: &[u8]) -> Option<Section> {
-    if line == b"BufferAssignment:" {
-        Some(Section::Allocations)
-    } else if let Some(n) = buffer_assignment::total_line(line) {
-        Some(Section::Total(n))
-    } else if line == b"Used values:" {
-        Some(Section::UsedValues)
-    } else if live_range::opens(line) {
-        Some(Section::LiveRange)
-    } else if report::opens(line) {
-        Some(Section::Report)
-    } else {
-        None
-    }
 }
 
 /// The lines of a file: which module and section they go to.

@@ -21,6 +21,7 @@ mod assemble;
 mod buffer_assignment;
 mod deferred;
 mod file;
+mod headers;
 pub mod hlo;
 mod input;
 mod instr_names;

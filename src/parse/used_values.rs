@@ -55,8 +55,8 @@ pub(crate) fn may_be_body(line: In) -> bool {
 /// A line that goes on a `from instruction:` text: not an entry line, not blank, no header.
 fn is_continuation(line: In) -> bool {
     !matches!(line.first(), None | Some(b'<' | b' '))
-        && !super::file::is_header(line)
-        && !super::file::is_wrapper(line)
+        && !super::headers::is_header(line)
+        && !super::headers::is_wrapper(line)
 }
 
 /// Whether an instruction's text read so far leaves a brace or a string open: `{…}`

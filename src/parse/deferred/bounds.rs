@@ -31,10 +31,10 @@ pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
         let raw = &bytes[start..end];
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if !matches!(line.first(), None | Some(b'<' | b' ')) {
-            if super::super::file::is_wrapper(line) {
+            if super::super::headers::is_wrapper(line) {
                 return Found::Wrapper;
             }
-            if super::super::file::is_header(line) {
+            if super::super::headers::is_header(line) {
                 return Found::Header(start);
             }
         }
