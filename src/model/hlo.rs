@@ -148,7 +148,11 @@ impl StackFrames {
         Some(SourceFrame {
             file: self.file_names.get(&loc.file_name_id)?.clone(),
             line: loc.line,
-            function: self.function_names.get(&loc.function_name_id).cloned().unwrap_or_default(),
+            function: self
+                .function_names
+                .get(&loc.function_name_id)
+                .cloned()
+                .unwrap_or_default(),
         })
     }
 
@@ -193,11 +197,45 @@ mod tests {
         t.file_names.insert(1, "a.py".into());
         t.function_names.insert(1, "f".into());
         t.function_names.insert(2, "g".into());
-        t.file_locations.insert(1, FileLocation { file_name_id: 1, function_name_id: 1, line: 10, ..Default::default() });
-        t.file_locations.insert(2, FileLocation { file_name_id: 1, function_name_id: 2, line: 20, ..Default::default() });
-        t.frames.insert(1, StackFrame { file_location_id: 1, parent_frame_id: 0 });
-        t.frames.insert(2, StackFrame { file_location_id: 2, parent_frame_id: 1 });
-        t.frames.insert(3, StackFrame { file_location_id: 2, parent_frame_id: 3 });
+        t.file_locations.insert(
+            1,
+            FileLocation {
+                file_name_id: 1,
+                function_name_id: 1,
+                line: 10,
+                ..Default::default()
+            },
+        );
+        t.file_locations.insert(
+            2,
+            FileLocation {
+                file_name_id: 1,
+                function_name_id: 2,
+                line: 20,
+                ..Default::default()
+            },
+        );
+        t.frames.insert(
+            1,
+            StackFrame {
+                file_location_id: 1,
+                parent_frame_id: 0,
+            },
+        );
+        t.frames.insert(
+            2,
+            StackFrame {
+                file_location_id: 2,
+                parent_frame_id: 1,
+            },
+        );
+        t.frames.insert(
+            3,
+            StackFrame {
+                file_location_id: 2,
+                parent_frame_id: 3,
+            },
+        );
         t
     }
 

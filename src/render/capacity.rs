@@ -14,10 +14,10 @@ use crate::answers::capacity::{self, Capacity};
 use crate::units::human_bytes;
 
 /// What the line is labelled: the device's name (or "capacity" for a size typed) and the
-/// bytes.
+/// bytes ([`Capacity::shown`]: a typed size as typed).
 pub fn capacity_label(c: &Capacity) -> String {
     let name = c.device.map_or("capacity", |d| d.name);
-    format!("{name} · {}", human_bytes(c.bytes))
+    format!("{name} · {}", c.shown())
 }
 
 /// The verdict at the peak in a few words: "exceeds by 1.2 GiB" or "3.0 GiB of headroom".

@@ -73,7 +73,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         if r.is_empty() {
             return Ok(());
         }
-        let capacity = self.style.capacity.as_ref();
+        let capacity = self.style.capacity_of(space.color);
         let cm = curve_mapping(space, view, r, capacity.map(|c| c.bytes));
         let steps = space.curve.len().min(analysis.steps as usize);
         let pieces = curve_pieces(space, &cm, r, steps);
@@ -114,7 +114,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let peak_y = cm.y_px(space.peak_bytes as f64).round() as i32;
         // A peak far under a capacity drawn sits on the zero line: "0" says enough there.
         let row = (self.style.font_size * 1.1).round() as i32;
-        if self.style.capacity.is_none() || r.y1 - peak_y >= row {
+        if self.style.capacity_of(space.color).is_none() || r.y1 - peak_y >= row {
             self.tick_left(r.x0, peak_y)?;
             let peak = human_bytes(space.peak_bytes);
             self.text(

@@ -93,8 +93,16 @@ pub struct Style {
     /// Write value names into blocks large enough to hold them.
     pub block_labels: bool,
     /// A capacity to hold the curve against: a line at its bytes, the part of the curve
-    /// over it shaded, the verdict at the peak (`capacity.rs`); `None`, no line.
+    /// over it shaded, the verdict at the peak (`capacity.rs`); `None`, no line. Drawn on
+    /// the memory space it is set on only ([`Capacity::holds`]).
     pub capacity: Option<Capacity>,
+}
+
+impl Style {
+    /// The capacity drawn on memory space `color`, if it is set on that space.
+    pub fn capacity_of(&self, color: u32) -> Option<&Capacity> {
+        self.capacity.as_ref().filter(|c| c.holds(color))
+    }
 }
 
 impl Default for Style {

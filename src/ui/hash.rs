@@ -89,7 +89,7 @@ fn restore(focus: Focus, st: &ViewState) {
     let capacity: BTreeMap<_, _> = st
         .capacity
         .iter()
-        .filter_map(|(&color, label)| Some((color, parse_capacity(label).ok()?)))
+        .filter_map(|(&color, label)| Some((color, parse_capacity(label).ok()?.on(color))))
         .collect();
     if !capacity.is_empty() {
         focus.capacity.set(Arc::new(capacity));

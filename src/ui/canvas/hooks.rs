@@ -178,7 +178,7 @@ mod on {
         let space = d.space()?;
         let st = d.st.borrow();
         let c = st.layout.curve;
-        let capacity = st.style.capacity.as_ref().map(|c| c.bytes);
+        let capacity = st.style.capacity_of(space.color).map(|c| c.bytes);
         let cm = curve_mapping(space, &st.view, c, capacity);
         Some(to_viewport(d, (f64::from(c.x0), cm.y_px(bytes))))
     }

@@ -89,7 +89,7 @@ fn CapacityField(sides: Sides, color: u32) -> impl IntoView {
                 let map = Arc::make_mut(map);
                 match &parsed {
                     Some(Ok(c)) => {
-                        map.insert(color, c.clone());
+                        map.insert(color, c.clone().on(color));
                     }
                     _ => {
                         map.remove(&color);
