@@ -32,8 +32,8 @@ fn fixture_files(folder: &str, stem: &str) -> Vec<String> {
     files
 }
 
-/// `summary --json` with `extra` arguments: the one memory space of colour `color`.
-fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
+/// `summary --json` with `extra` arguments.
+fn summary_json(files: &[String], extra: &[&str]) -> Value {
     let mut args = vec!["summary", "--json"];
     args.extend(extra);
     args.extend(files.iter().map(String::as_str));
@@ -43,7 +43,12 @@ fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `summary --json` with `extra` arguments: the one memory space of colour `color`.
+fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
+    let json = summary_json(files, extra);
     let modules = json["modules"].as_array().unwrap();
     assert_eq!(modules.len(), 1);
     modules[0]["memory_spaces"]
@@ -192,16 +197,7 @@ fn capacity_gives_a_verdict_with_the_headroom() {
 /// Every memory space's `answers.capacity` of `summary --json` with `extra` arguments, by
 /// colour.
 fn capacities(files: &[String], extra: &[&str]) -> Vec<(u64, Value)> {
-    let mut args = vec!["summary", "--json"];
-    args.extend(extra);
-    args.extend(files.iter().map(String::as_str));
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = summary_json(files, extra);
     (json["modules"][0]["memory_spaces"]
         .as_array()
         .unwrap()
