@@ -23,6 +23,7 @@ mod blocks;
 mod capacity;
 mod coverage;
 mod curve;
+mod curve_labels;
 pub mod diff;
 mod frame;
 mod geometry;
@@ -224,6 +225,21 @@ pub fn axis_labels<DB: DrawingBackend>(
         .map(|t| (t.label, t.rect))
         .chain(axes.titles.map(|(t, r)| (t.to_string(), r)))
         .collect()
+}
+
+/// The curve strip's labels that [`draw_space`] draws into `area` for `view` (the peak's, a
+/// capacity's and its verdict), each with its box in pixels of `area`: no two overlap, and
+/// each is inside the strip (`curve_labels.rs`).
+pub fn curve_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    analysis: &Analysis,
+    space: &Space,
+    view: &Viewport,
+    style: &Style,
+) -> Vec<(String, PxRect)> {
+    let (layout, map) = placement(area, analysis, space, view, style);
+    let texts = Painter { area, style }.curve_texts(&layout, &map, space);
+    texts.into_iter().map(|(_, t, r)| (t, r)).collect()
 }
 
 /// The value whose block is under pixel `(px, py)` of a diagram drawn in `plot_rect_px`
