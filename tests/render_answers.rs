@@ -177,7 +177,7 @@ fn the_verdict_is_written_at_each_peak() {
         "exceeds by 8.5 KiB",
         "32.0 KiB of headroom",
     ];
-    for (i, want) in wants.iter().enumerate() {
+    for i in 0..wants.len() {
         let space = i.to_string();
         let out = render(&["--capacity", "32KiB", "--capacity-space", &space]);
         let svg = String::from_utf8(out.stdout).unwrap();

@@ -91,7 +91,7 @@ pub fn category(module: &Module, value: u32) -> Category {
         ValueKind::Output => Category::Outputs,
         ValueKind::Constant => Category::Constants,
         ValueKind::ThreadLocal => Category::ThreadLocal,
-        ValueKind::Temporary => Category::Temporaries,
+        ValueKind::Scratch | ValueKind::Temporary => Category::Temporaries,
     }
 }
 
