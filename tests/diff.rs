@@ -614,9 +614,8 @@ fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 /// A small dump: two values of one op_name and shape, `(name, id, size, start)` each, live
 /// to the end of a schedule of `max` steps.
 fn synthetic(values: [(&str, u32, u64, u32); 2], max: u32) -> (Module, Analysis) {
-    let values = values.map(|(name, id, size, start)| {
-        (name, id, size, "f32[4]{0}", (start, max), "jit(f)/layer")
-    });
+    let values = values
+        .map(|(name, id, size, start)| (name, id, size, "f32[4]{0}", (start, max), "jit(f)/layer"));
     small_dump(&values, max)
 }
 

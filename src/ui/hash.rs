@@ -5,7 +5,8 @@
 //! kept until a read opens modules: the module it names is shown instead of the default
 //! ([`wanted_module`]), and its view (zoom, chosen step, selected value, search, capacity)
 //! is restored ([`follow`]). Switching module with the picker carries the search and the
-//! capacity to the new module ([`carry`]). While a module is on screen the hash follows its
+//! capacity to the new module ([`carry`]); the same files read again (in one pass, after
+//! a first read whose skip guessed wrong) keep the whole view ([`keep_for_reread`]). While a module is on screen the hash follows its
 //! view, written with `history.replaceState` once changes pause ([`DEBOUNCE`]): never a new
 //! history entry, nothing but names the user chose and numbers of the view.
 
@@ -57,6 +58,13 @@ pub fn wanted_module(modules: &[Arc<Shown>]) -> Option<usize> {
         let name = n.as_ref()?.module.as_deref()?;
         modules.iter().position(|m| m.module.name == name)
     })
+}
+
+/// The files on screen are about to be read again (in one pass, where the first read's
+/// skip guessed wrong): the module the read puts on screen starts from the whole view of
+/// the one on screen, module, zoom, step and selection included, as the hash would.
+pub fn keep_for_reread() {
+    carry();
 }
 
 /// The module on screen is about to be replaced by another of the same read: the next
