@@ -197,9 +197,15 @@ pub(super) fn side_names(base: &Shown, new: &Shown) -> (String, String) {
     }
     let (b, n) = (origin(&base.module), origin(&new.module));
     if b == n {
-        return (format!("{} (base)", base.label), format!("{} (new)", new.label));
+        return (
+            format!("{} (base)", base.label),
+            format!("{} (new)", new.label),
+        );
     }
-    (format!("{} ({b})", base.label), format!("{} ({n})", new.label))
+    (
+        format!("{} ({b})", base.label),
+        format!("{} ({n})", new.label),
+    )
 }
 
 /// Two modules compared: their names and sizes, then one section per memory space.
@@ -215,7 +221,11 @@ fn ComparePair(pair: Pair) -> impl IntoView {
     };
     sync::keep_in_step(sides, &diff);
     let (base_name, new_name) = side_names(&pair.base, &pair.new);
-    let names = [("base", &pair.base, base_name), ("new", &pair.new, new_name)].map(|(side, s, name)| {
+    let names = [
+        ("base", &pair.base, base_name),
+        ("new", &pair.new, new_name),
+    ]
+    .map(|(side, s, name)| {
         let m = &s.module;
         view! {
             <p class=format!("compare-side-name {side}")>

@@ -65,7 +65,9 @@ impl Flow {
         });
         if !known {
             // A warning's line number after bytes jumped over is unknown: read it all.
-            leptos::logging::log!("bufscope: reading again in one pass: a warning's line is unknown");
+            leptos::logging::log!(
+                "bufscope: reading again in one pass: a warning's line is unknown"
+            );
             self.read_again(files);
             return;
         }

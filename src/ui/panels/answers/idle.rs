@@ -44,6 +44,34 @@ fn remedy_title(r: idle::Remedy) -> &'static str {
     }
 }
 
+/// One candidate's row: a click selects its value.
+fn idle_row(ans: Ans, row: &idle::IdleRow) -> impl IntoView {
+    let name = ans.value_name(row.value);
+    let value = row.value;
+    let across = row.across_step.as_ref().map(span);
+    let remedy = row.remedy;
+    let selected = move || ans.focus.selected.get() == Some(value);
+    view! {
+        <tr class="idle-row" data-name=name.clone() data-byte-steps=row.idle_byte_steps.to_string()
+            data-remedy=remedy.label() class:selected=selected
+            aria-selected=move || selected().to_string()
+            on:click=move |_| {
+                // Selects the value (its details, its block), as a row of the live set.
+                ans.focus.selected.set(Some(value));
+                ans.focus.reveal(value);
+            }>
+            <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
+            <td class=format!("remedy {}", if remedy == idle::Remedy::OffloadOnly { "offload" } else { "remat" })
+                title=remedy_title(remedy)>{remedy.label()}</td>
+            <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
+            <td class="num">{span(&row.longest)}</td>
+            <td class="num">{fmt::grouped(u64::from(row.longest.idle_steps))}</td>
+            <td class="num">{fmt::grouped(row.idle_byte_steps)}</td>
+            <td class="num">{across}</td>
+        </tr>
+    }
+}
+
 #[component]
 pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
     let needs_values = uses::needs_values(&ans.focus.shown());
@@ -72,32 +100,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
         let n = limit.get().min(r.rows.len());
         r.rows[..n]
             .iter()
-            .map(|row| {
-                let name = ans.value_name(row.value);
-                let value = row.value;
-                let across = row.across_step.as_ref().map(span);
-                let remedy = row.remedy;
-                let selected = move || ans.focus.selected.get() == Some(value);
-                view! {
-                    <tr class="idle-row" data-name=name.clone() data-byte-steps=row.idle_byte_steps.to_string()
-                        data-remedy=remedy.label() class:selected=selected
-                        aria-selected=move || selected().to_string()
-                        on:click=move |_| {
-                            // Selects the value (its details, its block), as a row of the live set.
-                            ans.focus.selected.set(Some(value));
-                            ans.focus.reveal(value);
-                        }>
-                        <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
-                        <td class=format!("remedy {}", if remedy == idle::Remedy::OffloadOnly { "offload" } else { "remat" })
-                            title=remedy_title(remedy)>{remedy.label()}</td>
-                        <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
-                        <td class="num">{span(&row.longest)}</td>
-                        <td class="num">{fmt::grouped(u64::from(row.longest.idle_steps))}</td>
-                        <td class="num">{fmt::grouped(row.idle_byte_steps)}</td>
-                        <td class="num">{across}</td>
-                    </tr>
-                }
-            })
+            .map(|row| idle_row(ans, row))
             .collect::<Vec<_>>()
     };
     let message = move || {
