@@ -124,6 +124,15 @@ impl Matches {
             .collect::<Vec<_>>()
             .join(" · ")
     }
+
+    /// "op_name, shape": the fields that matched, without their counts.
+    pub fn fields_short(&self) -> String {
+        (Field::ALL.iter().zip(self.by_field))
+            .filter(|&(_, n)| n > 0)
+            .map(|(f, _)| f.label())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The values whose instruction's op_name, whose name (`name{index}`, as XLA prints it) or
@@ -614,6 +623,7 @@ mod tests {
         let both = search_fields(&m, "^(w2|fusion\\.5)$").unwrap();
         assert_eq!(both.by_field, [1, 1, 0], "{:?}", names(&m, &both.values));
         assert_eq!(both.fields_text(), "op_name 1 · name 1");
+        assert_eq!(both.fields_short(), "op_name, name");
     }
 
     #[test]

@@ -64,6 +64,11 @@ pub fn wanted_module(modules: &[Arc<Shown>]) -> Option<usize> {
 /// skip guessed wrong): the module the read puts on screen starts from the whole view of
 /// the one on screen, module, zoom, step and selection included, as the hash would.
 pub fn keep_for_reread() {
+    // A view not yet put on screen (the read again came before the module's views were
+    // made) stays as it is: the hash's, say.
+    if NEXT.with_borrow(Option::is_some) {
+        return;
+    }
     carry();
 }
 
@@ -78,6 +83,9 @@ pub fn carry() {
 /// left for it, then keeps the hash following the view.
 pub fn follow(focus: Focus) {
     if let Some(st) = NEXT.with_borrow_mut(Option::take) {
+        // The view on screen from now, before the views report it: a read again at once
+        // keeps it.
+        CURRENT.with_borrow_mut(|c| *c = Some(st.clone()));
         restore(focus, &st);
     }
     Effect::new(move |_| {

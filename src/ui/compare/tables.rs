@@ -188,7 +188,7 @@ fn OneSideTable(sides: Sides, space: Arc<SpaceDiff>, class: &'static str) -> imp
                 let focus = if base { sides.base } else { sides.new };
                 let selected = move || focus.selected.get() == Some(v);
                 view! {
-                    <tr class="compare-row" class:selected=selected data-name=i.name.clone()
+                    <tr class="one-side-row" class:selected=selected data-name=i.name.clone()
                         data-kind=i.kind on:click=move |_| select(sides, b, n)>
                         <td class="num">{fmt::bytes(i.bytes)}</td>
                         <td class="mono" title=i.name.clone()>{clip_middle(&i.name, CELL_CHARS)}</td>

@@ -31,8 +31,9 @@ struct Search {
     stepped: RwSignal<bool>,
     /// The debounce timer of the last keystroke.
     pending: StoredValue<Option<TimeoutHandle>>,
-    /// The fields that matched, with their counts (`op_name 3 · shape 40`).
-    fields: RwSignal<String>,
+    /// The fields that matched, without and with their counts (`op_name, shape`,
+    /// `op_name 3 · shape 40`).
+    fields: RwSignal<(String, String)>,
 }
 
 impl Search {
@@ -43,7 +44,7 @@ impl Search {
             searched: RwSignal::new(Some(String::new())),
             stepped: RwSignal::new(false),
             pending: StoredValue::new(None),
-            fields: RwSignal::new(String::new()),
+            fields: RwSignal::new((String::new(), String::new())),
         }
     }
 
@@ -70,7 +71,8 @@ impl Search {
             Err(e) => (query::Matches::default(), Some(e)),
         };
         self.error.try_set(err);
-        self.fields.try_set(matches.fields_text());
+        self.fields
+            .try_set((matches.fields_short(), matches.fields_text()));
         let matches = matches.values;
         focus.matches.try_set(Arc::new(matches));
         focus.match_index.try_set(0);
@@ -150,10 +152,10 @@ impl Search {
                 if n == 1 { "match" } else { "matches" }
             )
         };
-        let fields = self.fields.get();
-        let title = (!fields.is_empty()).then(|| format!("matched in: {fields}"));
+        let (fields, counts) = self.fields.get();
+        let title = (!counts.is_empty()).then(|| format!("matched in: {counts}"));
         let fields = (!fields.is_empty())
-            .then(|| view! { <span class="search-fields">{format!(" · {fields}")}</span> });
+            .then(|| view! { <span class="search-fields">{format!(" in {fields}")}</span> });
         view! {
             <span class="search-count" data-count=n.to_string() title=title>{label}{fields}</span>
         }
