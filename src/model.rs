@@ -9,7 +9,9 @@
 use hashbrown::HashTable;
 
 pub mod hlo;
+mod names;
 mod table_hash;
+pub use names::{shown_module_names, without_compilation_parts, xla_module_name};
 pub use table_hash::TableHash;
 
 /// A handle to a string in a module's [`Strings`] arena. `Str::EMPTY` is the empty string.
@@ -563,19 +565,49 @@ fn tpu_tiled(shape: &str) -> bool {
     })
 }
 
-/// A memory space as people read it: the colour number, XLA's name, and for space 0 what
-/// memory it is when the backend is known: `0 default (HBM)`, `0 default (host memory)`,
-/// `0 default`, `1 vmem`, `6 color_6`.
-pub fn memory_space_label(color: u32, backend: Option<Backend>) -> String {
-    match backend {
-        Some(b) if color == 0 => format!("0 default ({})", b.default_memory()),
-        _ => format!("{color} {}", memory_space_name(color)),
+/// What memory space `color` is where the backend tells it: space 0 is the device's memory
+/// ([`Backend::default_memory`]); on a TPU, 1 and 2 are the core's vector and scalar
+/// memories, 4 the host's memory and 5 (`cmem`) where jax's `pinned_host` arrays are placed
+/// (the `S(5)` of their layouts; in a dump of a TPU v4, whose CMEM it is named after, it
+/// may be that memory). `None` where nothing tells: space 3 (`hbm`, seen only on v4) and
+/// colours 6 and up (`color_N`, XLA's own name for a colour it does not name).
+pub fn memory_space_what(color: u32, backend: Option<Backend>) -> Option<&'static str> {
+    match (color, backend?) {
+        (0, b) => Some(b.default_memory()),
+        (1, Backend::Tpu) => Some("vector memory, on core"),
+        (2, Backend::Tpu) => Some("scalar memory, on core"),
+        (4, Backend::Tpu) => Some("host memory"),
+        (5, Backend::Tpu) => Some("where pinned_host arrays go"),
+        _ => None,
     }
+}
+
+/// A memory space as people read it: the colour number, XLA's name, and what memory it is
+/// ([`memory_space_what`]), or "unknown" where neither the dump nor the backend tells:
+/// `0 default (HBM)`, `0 default (host memory)`, `1 vmem (vector memory, on core)`,
+/// `6 color_6 (unknown)`.
+pub fn memory_space_label(color: u32, backend: Option<Backend>) -> String {
+    let what = memory_space_what(color, backend).unwrap_or("unknown");
+    format!("{color} {} ({what})", memory_space_name(color))
 }
 
 #[cfg(test)]
 mod tests {
     use super::{memory_space_name, Str, Strings};
+
+    #[test]
+    fn memory_spaces_say_what_they_are_or_unknown() {
+        use super::{memory_space_label as label, Backend::*};
+        assert_eq!(label(0, Some(Tpu)), "0 default (HBM)");
+        assert_eq!(label(0, Some(Gpu)), "0 default (GPU memory)");
+        assert_eq!(label(0, None), "0 default (unknown)");
+        assert_eq!(label(1, Some(Tpu)), "1 vmem (vector memory, on core)");
+        assert_eq!(label(3, Some(Tpu)), "3 hbm (unknown)");
+        assert_eq!(label(5, Some(Tpu)), "5 cmem (where pinned_host arrays go)");
+        assert_eq!(label(7, Some(Tpu)), "7 color_7 (unknown)");
+        // A vmem colour on a GPU is not the TPU's.
+        assert_eq!(label(1, Some(Gpu)), "1 vmem (unknown)");
+    }
 
     #[test]
     fn memory_space_names_as_xla_writes_them() {
@@ -635,9 +667,12 @@ mod tests {
         assert_eq!(label(0, Some(Backend::Tpu)), "0 default (HBM)");
         assert_eq!(label(0, Some(Backend::Cpu)), "0 default (host memory)");
         assert_eq!(label(0, Some(Backend::Gpu)), "0 default (GPU memory)");
-        assert_eq!(label(0, None), "0 default");
-        assert_eq!(label(1, Some(Backend::Tpu)), "1 vmem");
-        assert_eq!(label(6, None), "6 color_6");
+        assert_eq!(label(0, None), "0 default (unknown)");
+        assert_eq!(
+            label(1, Some(Backend::Tpu)),
+            "1 vmem (vector memory, on core)"
+        );
+        assert_eq!(label(6, None), "6 color_6 (unknown)");
     }
 
     #[test]

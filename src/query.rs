@@ -1,5 +1,5 @@
 //! Queries over a module's values for the views: the search (a regular expression over value
-//! names and op_names), sorting value rows by a column, grouping them by op_name, and the
+//! names, op_names and shapes), sorting value rows by a column, grouping them by op_name, and the
 //! few derived figures and texts the panels show (padding, source location, totals of value
 //! sizes and of XLA's peak list, hexadecimal offsets, the instruction at a step).
 //!
@@ -93,17 +93,77 @@ pub fn compile(pattern: &str) -> Result<Matcher, String> {
         })
 }
 
-/// The values (indices into [`Module::values`], ascending) whose name (`name{index}`, as XLA
-/// prints it), whose instruction's op_name, whose source location (`file:line function`,
-/// [`source_location`], a stack frame resolved) or whose pytree path as a parameter
-/// ([`parameter_path`]) matches `re`. Each distinct op_name and source is tried once,
-/// however many values share it.
-pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
-    // op_names are interned and shared by many instructions: try each distinct one once.
+/// A field of a value the search looks in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    OpName,
+    /// `instruction{index}`, as XLA prints it.
+    Name,
+    /// The shape with its layout, as printed (`bf16[8,8,1024,1024]{3,2,1,0:T(8,128)(2,1)}`).
+    Shape,
+    /// The source location, `file:line function` ([`source_location`], a stack frame
+    /// resolved through the HLO text).
+    Source,
+    /// A parameter's pytree path ([`parameter_path`]).
+    Path,
+}
+
+impl Field {
+    /// In the order a value's fields are tried.
+    pub const ALL: [Field; 5] = [Field::OpName, Field::Name, Field::Shape, Field::Source, Field::Path];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::OpName => "op_name",
+            Field::Name => "name",
+            Field::Shape => "shape",
+            Field::Source => "source",
+            Field::Path => "path",
+        }
+    }
+}
+
+/// What a search found: the values, and how many of them each field matched first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Matches {
+    /// Indices into [`Module::values`], ascending.
+    pub values: Vec<u32>,
+    /// Per field of [`Field::ALL`], the values it matched (the first field tried that
+    /// matches counts).
+    pub by_field: [u32; 5],
+}
+
+impl Matches {
+    /// "op_name 3 · shape 40": the fields that matched, with their counts.
+    pub fn fields_text(&self) -> String {
+        (Field::ALL.iter().zip(self.by_field))
+            .filter(|&(_, n)| n > 0)
+            .map(|(f, n)| format!("{} {n}", f.label()))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
+    /// "op_name, shape": the fields that matched, without their counts.
+    pub fn fields_short(&self) -> String {
+        (Field::ALL.iter().zip(self.by_field))
+            .filter(|&(_, n)| n > 0)
+            .map(|(f, _)| f.label())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The values whose instruction's op_name, whose name (`name{index}`, as XLA prints it),
+/// whose shape (as printed, layout included), whose source location (`file:line function`)
+/// or whose pytree path as a parameter matches `re`, tried in that order. Each distinct
+/// op_name, shape and source is tried once, however many values share it.
+pub fn matching_fields(module: &Module, re: &Matcher) -> Matches {
+    // op_names and shapes are interned and shared by many values: try each distinct one once.
     let mut by_op: hashbrown::HashMap<Str, bool> = hashbrown::HashMap::new();
+    let mut by_shape: hashbrown::HashMap<Str, bool> = hashbrown::HashMap::new();
     let mut by_source: hashbrown::HashMap<(Str, u32, Option<u32>), bool> = hashbrown::HashMap::new();
     let mut name = String::new();
-    let mut out = Vec::new();
+    let mut out = Matches::default();
     for (i, v) in module.values.iter().enumerate() {
         let Some(instr) = module.instructions.get(v.instruction as usize) else {
             continue;
@@ -112,42 +172,64 @@ pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
             && *by_op
                 .entry(instr.op_name)
                 .or_insert_with(|| re.is_match(module.str(instr.op_name)));
-        if op_match {
-            out.push(i as u32);
-            continue;
-        }
-        name.clear();
-        name.push_str(module.str(instr.name));
-        name.push_str(module.str(v.index));
-        if re.is_match(&name) {
-            out.push(i as u32);
-            continue;
-        }
-        let key = (instr.source_file, instr.source_line, instr.stack_frame_id);
-        let source_match = (!instr.source_file.is_empty() || instr.stack_frame_id.is_some())
-            && *by_source.entry(key).or_insert_with(|| match source_location(module, v) {
-                Some(SourceLocation::File { file, line, function }) => {
-                    re.is_match(&format!("{file}:{line} {function}"))
-                }
-                _ => false,
-            });
-        let path_match = || {
-            value_kind(module, v) == crate::analysis::ValueKind::Parameter
-                && parameter_path(module, v).is_some_and(|p| re.is_match(p))
+        let mut field = if op_match {
+            Some(Field::OpName)
+        } else {
+            name.clear();
+            name.push_str(module.str(instr.name));
+            name.push_str(module.str(v.index));
+            if re.is_match(&name) {
+                Some(Field::Name)
+            } else {
+                let shape = *by_shape
+                    .entry(v.shape)
+                    .or_insert_with(|| re.is_match(module.str(v.shape)));
+                shape.then_some(Field::Shape)
+            }
         };
-        if source_match || path_match() {
-            out.push(i as u32);
+        if field.is_none() {
+            let key = (instr.source_file, instr.source_line, instr.stack_frame_id);
+            let source_match = (!instr.source_file.is_empty() || instr.stack_frame_id.is_some())
+                && *by_source.entry(key).or_insert_with(|| match source_location(module, v) {
+                    Some(SourceLocation::File { file, line, function }) => {
+                        re.is_match(&format!("{file}:{line} {function}"))
+                    }
+                    _ => false,
+                });
+            let path_match = || {
+                value_kind(module, v) == crate::analysis::ValueKind::Parameter
+                    && parameter_path(module, v).is_some_and(|p| re.is_match(p))
+            };
+            field = if source_match {
+                Some(Field::Source)
+            } else {
+                path_match().then_some(Field::Path)
+            };
+        }
+        if let Some(f) = field {
+            out.values.push(i as u32);
+            out.by_field[f as usize] += 1;
         }
     }
     out
 }
 
+/// The values [`matching_fields`] finds.
+pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
+    matching_fields(module, re).values
+}
+
 /// [`compile`] then [`matching_values`]; an empty pattern matches nothing.
 pub fn search(module: &Module, pattern: &str) -> Result<Vec<u32>, String> {
+    search_fields(module, pattern).map(|m| m.values)
+}
+
+/// [`compile`] then [`matching_fields`]; an empty pattern matches nothing.
+pub fn search_fields(module: &Module, pattern: &str) -> Result<Matches, String> {
     if pattern.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Matches::default());
     }
-    compile(pattern).map(|re| matching_values(module, &re))
+    compile(pattern).map(|re| matching_fields(module, &re))
 }
 
 /// The first value XLA names `name` (`name{index}`, [`Module::value_name`]), without
@@ -519,6 +601,28 @@ mod tests {
         assert_eq!(n, ["Arg_1.2", "Arg_2.3"]);
         // Results are in value order.
         assert!(found.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn search_matches_shapes_and_says_which_field_did() {
+        let m = tpu();
+        // In dump 000: `<64 Arg_2.3 @0> … f32[64,32]{0,1:T(8,128)}`, `<66 copy-start.1{0} @1>
+        // … f32[64,32]{0,1:T(8,128)S(1)}` and the tuple `<65 copy-start.1{} @0> …
+        // (f32[64,32]{…}, f32[64,32]{…}, u32[]{:S(2)})`; no name or op_name has that text.
+        let found = search_fields(&m, r"f32\[64,32\]").unwrap();
+        let mut n = names(&m, &found.values);
+        n.sort();
+        assert_eq!(n, ["Arg_2.3", "copy-start.1{0}", "copy-start.1{}"]);
+        assert_eq!(found.by_field, [0, 0, 3, 0, 0]);
+        assert_eq!(found.fields_text(), "shape 3");
+        // The layout is part of the shape as printed: S(1) is VMEM's copy alone.
+        let vmem = search(&m, r"\[64,32\]\{0,1:T\(8,128\)S\(1\)\}$").unwrap();
+        assert_eq!(names(&m, &vmem), ["copy-start.1{0}"]);
+        // Fields in order: the op_name `w2` of Arg_2.3, the name of fusion.5.
+        let both = search_fields(&m, "^(w2|fusion\\.5)$").unwrap();
+        assert_eq!(both.by_field, [1, 1, 0, 0, 0], "{:?}", names(&m, &both.values));
+        assert_eq!(both.fields_text(), "op_name 1 · name 1");
+        assert_eq!(both.fields_short(), "op_name, name");
     }
 
     #[test]

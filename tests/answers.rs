@@ -671,3 +671,35 @@ fn deep_unrolled_500_answers_and_timings() {
     );
     println!("  xprof: {:?}", f.unwrap());
 }
+
+/// What can be done to each candidate: in TPU dump 000's HBM, at every step, the entry
+/// parameters `Arg_0.1`, `Arg_1.2` and `Arg_2.3` (allocations 4, 1 and 2: `parameter 0` to `2`)
+/// can only be offloaded; every other candidate is a temporary, which can also be
+/// rematerialised.
+#[test]
+fn idle_candidates_say_what_can_be_done() {
+    use bufscope::answers::idle::Remedy;
+    use std::collections::BTreeSet;
+    let m = load("tpu/000_0cb419b3147a3cb6");
+    let a = analyze(&m);
+    let space = a.space(0).unwrap();
+    let index = ScheduleIndex::new(&m);
+    let mut seen: BTreeSet<(String, Remedy)> = BTreeSet::new();
+    for t in 0..a.steps {
+        let ranked = idle_ranking(&m, &index, &live_set(&m, space, t));
+        seen.extend(
+            (ranked.rows.iter()).map(|r| (m.value_name(&m.values[r.value as usize]), r.remedy)),
+        );
+    }
+    let offload: Vec<&str> = (seen.iter())
+        .filter(|(_, r)| *r == Remedy::OffloadOnly)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(offload, ["Arg_0.1", "Arg_1.2", "Arg_2.3"], "{seen:?}");
+    let remat = seen
+        .iter()
+        .filter(|(_, r)| *r == Remedy::RematOrOffload)
+        .count();
+    assert!(remat > 0, "{seen:?}");
+    assert_eq!(Remedy::OffloadOnly.label(), "offload only");
+}

@@ -693,3 +693,50 @@ fn scanner_counts_match_format_md() {
     assert_eq!(sum(&|s| s.live_ranges.len()), 65);
     assert_eq!(sum(&|s| s.peak.len()), 40);
 }
+
+/// The cuBLAS workspaces of the public A100 dumps: the `s8[N]` outputs `{1}` of custom calls
+/// (counted in the text with grep: in `module_1078.jit__sternheimer_core` ten
+/// `custom-call.N.0{1}`; in `module_0037.jit__full_run` twelve and two
+/// `cublas-batch-gemm.N.0{1}`) are custom-call scratch, and nothing else of those modules
+/// is; and each module is named as XLA names it.
+#[test]
+fn public_a100_workspaces_are_custom_call_scratch() {
+    let Some(dumps) = shared_dumps_or_skip("public_a100_workspaces_are_custom_call_scratch") else {
+        return;
+    };
+    for (file, name, custom_calls, gemms) in [
+        (
+            "module_1078.jit__sternheimer_core",
+            "jit__sternheimer_core",
+            10,
+            0,
+        ),
+        ("module_0037.jit__full_run", "jit__full_run", 12, 2),
+    ] {
+        let file = format!("{file}.sm_8.0_gpu_after_optimizations-buffer-assignment.txt");
+        let bytes = std::fs::read(dumps.join("public/lorrax").join(&file)).unwrap();
+        let load = bufscope::load_files([(file.as_str(), &bytes[..])]);
+        let m = &load.modules[0];
+        assert_eq!(bufscope::model::xla_module_name(&m.name), name);
+        let scratch: Vec<(String, String)> = (m.values.iter())
+            .filter(|v| analysis::value_kind(m, v) == analysis::ValueKind::Scratch)
+            .map(|v| (m.value_name(v), m.str(v.shape).to_string()))
+            .collect();
+        let count = |p: &str| scratch.iter().filter(|(n, _)| n.starts_with(p)).count();
+        assert_eq!(
+            (
+                count("custom-call."),
+                count("cublas-batch-gemm."),
+                scratch.len()
+            ),
+            (custom_calls, gemms, custom_calls + gemms),
+            "{file}: {scratch:?}"
+        );
+        assert!(
+            scratch
+                .iter()
+                .all(|(n, s)| n.ends_with("{1}") && s.starts_with("s8[")),
+            "{scratch:?}"
+        );
+    }
+}

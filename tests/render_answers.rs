@@ -102,27 +102,35 @@ fn the_capacity_line_is_at_its_bytes_and_what_exceeds_it_is_shaded() {
     let style = Style::default();
     let (line_color, shade) = (hex(style.capacity_line), hex(style.over_capacity));
     for (cap_text, cap) in [("32KiB", 32 * KIB), ("1MiB", 1024 * KIB), ("40000", 40_000)] {
-        let out = render(&["--capacity", cap_text]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let svg = String::from_utf8(out.stdout).unwrap();
-        let (rects, texts) = read(&svg, &line_color);
-        let found: Vec<i32> = lines(&rects).iter().map(|r| r.1).collect();
-        let want: Vec<i32> = (0..3).map(|i| row_of(i, cap, cap)).collect();
-        assert_eq!(found, want, "capacity {cap_text}: lines at rows");
-        let label = format!("capacity · {}", bufscope::units::human_bytes(cap));
-        assert!(texts.contains(&label), "no {label:?} in {texts:?}");
-        let (shaded, _) = read(&svg, &shade);
+        // A capacity is drawn on the space it is set on (0 unless named), and only there.
         for (i, &peak) in PEAKS.iter().enumerate() {
-            let n = in_strip(&shaded, i);
-            assert_eq!(
-                n > 0,
-                peak > cap,
-                "capacity {cap_text}, panel {i}: {n} shaded"
+            let space = i.to_string();
+            let out = render(&["--capacity", cap_text, "--capacity-space", &space]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
             );
+            let svg = String::from_utf8(out.stdout).unwrap();
+            let (rects, texts) = read(&svg, &line_color);
+            let found: Vec<i32> = lines(&rects).iter().map(|r| r.1).collect();
+            assert_eq!(
+                found,
+                [row_of(i, cap, cap)],
+                "capacity {cap_text} on {i}: lines"
+            );
+            // The size as typed.
+            let label = format!("capacity · {cap_text}");
+            assert!(texts.contains(&label), "no {label:?} in {texts:?}");
+            let (shaded, _) = read(&svg, &shade);
+            for j in 0..PEAKS.len() {
+                let n = in_strip(&shaded, j);
+                assert_eq!(
+                    n > 0,
+                    j == i && peak > cap,
+                    "capacity {cap_text} on {i}, panel {j}: {n} shaded"
+                );
+            }
         }
     }
 }
@@ -162,16 +170,26 @@ fn an_excess_under_a_pixel_is_still_marked() {
 #[test]
 fn the_verdict_is_written_at_each_peak() {
     // 32 KiB: colour 0 (64 KiB) exceeds by 32 KiB, colour 1 (40.5 KiB) by 8.5 KiB, colour 2
-    // (4 B) leaves 32 KiB − 4 B of headroom (32,764 B, 32.0 KiB).
-    let out = render(&["--capacity", "32KiB"]);
-    let svg = String::from_utf8(out.stdout).unwrap();
-    let (_, texts) = read(&svg, "");
-    for want in [
+    // (4 B) leaves 32 KiB − 4 B of headroom (32,764 B, 32.0 KiB); each only when the
+    // capacity is set on that space.
+    let wants = [
         "exceeds by 32.0 KiB",
         "exceeds by 8.5 KiB",
         "32.0 KiB of headroom",
-    ] {
-        assert!(texts.iter().any(|t| t == want), "no {want:?} in {texts:?}");
+    ];
+    for i in 0..wants.len() {
+        let space = i.to_string();
+        let out = render(&["--capacity", "32KiB", "--capacity-space", &space]);
+        let svg = String::from_utf8(out.stdout).unwrap();
+        let (_, texts) = read(&svg, "");
+        for (j, other) in wants.iter().enumerate() {
+            let found = texts.iter().any(|t| t == other);
+            assert_eq!(
+                found,
+                i == j,
+                "{other:?} with the capacity on {i}: {texts:?}"
+            );
+        }
     }
     // A device is named on its line.
     let out = render(&["--capacity", "TPU v5e"]);

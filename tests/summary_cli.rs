@@ -32,8 +32,8 @@ fn fixture_files(folder: &str, stem: &str) -> Vec<String> {
     files
 }
 
-/// `summary --json` with `extra` arguments: the one memory space of colour `color`.
-fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
+/// `summary --json` with `extra` arguments.
+fn summary_json(files: &[String], extra: &[&str]) -> Value {
     let mut args = vec!["summary", "--json"];
     args.extend(extra);
     args.extend(files.iter().map(String::as_str));
@@ -43,7 +43,12 @@ fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `summary --json` with `extra` arguments: the one memory space of colour `color`.
+fn space_json(files: &[String], extra: &[&str], color: u64) -> Value {
+    let json = summary_json(files, extra);
     let modules = json["modules"].as_array().unwrap();
     assert_eq!(modules.len(), 1);
     modules[0]["memory_spaces"]
@@ -187,6 +192,81 @@ fn capacity_gives_a_verdict_with_the_headroom() {
         text.contains("    capacity: 16.0 GiB of headroom on 16.0 GiB (TPU v5e"),
         "{text}"
     );
+}
+
+/// Every memory space's `answers.capacity` of `summary --json` with `extra` arguments, by
+/// colour.
+fn capacities(files: &[String], extra: &[&str]) -> Vec<(u64, Value)> {
+    let json = summary_json(files, extra);
+    (json["modules"][0]["memory_spaces"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .map(|s| {
+        (
+            s["color"].as_u64().unwrap(),
+            s["answers"]["capacity"].clone(),
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn a_capacity_holds_its_own_space_and_a_typed_size_is_shown_as_typed() {
+    // TPU dump 000: spaces 0 (HBM, peak 65,536 B), 1 (VMEM, 41,472 B), 2 (SMEM, 4 B).
+    let files = vec![common::fixtures_dir()
+        .join("tpu/000_0cb419b3147a3cb6.txt")
+        .to_string_lossy()
+        .into_owned()];
+    let hbm = capacities(&files, &["--capacity", "15.75GiB"]);
+    assert_eq!(hbm.iter().map(|(c, _)| *c).collect::<Vec<_>>(), [0, 1, 2]);
+    let v = &hbm[0].1;
+    // 15.75 × 2^30 exactly, and the headroom to the byte.
+    assert_eq!(v["capacity_bytes"], 16_911_433_728u64);
+    assert_eq!(v["headroom_bytes"], 16_911_433_728u64 - 65_536);
+    let sentence = v["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains("on 15.75GiB at the peak of 64.0 KiB"),
+        "{sentence}"
+    );
+    assert!(hbm[1].1.is_null() && hbm[2].1.is_null(), "{hbm:?}");
+    // Named: VMEM only.
+    let vmem = capacities(&files, &["--capacity", "40KiB", "--capacity-space", "vmem"]);
+    assert!(vmem[0].1.is_null() && vmem[2].1.is_null(), "{vmem:?}");
+    assert_eq!(vmem[1].1["excess_bytes"], 41_472 - 40_960);
+    assert_eq!(
+        capacities(&files, &["--capacity", "1KiB", "--capacity-space", "2"])[2].1["fits"],
+        true
+    );
+}
+
+#[test]
+fn a_v6e_capacity_judges_hbm_alone() {
+    let Some(dumps) = common::shared_dumps_or_skip("a_v6e_capacity_judges_hbm_alone") else {
+        return;
+    };
+    let dir = dumps.join("tpu-aot/jax0.12-libtpu0.0.50");
+    let files: Vec<String> = [
+        "buffer-assignment.txt",
+        "buffer-assignment-values.txt",
+        "live-range.txt",
+    ]
+    .iter()
+    .map(|s| {
+        dir.join(format!("tpu_v6e_lm_scan_remat.{s}"))
+            .to_string_lossy()
+            .into_owned()
+    })
+    .collect();
+    let all = capacities(&files, &["--capacity", "v5e"]);
+    // Colours 0, 1, 2, 6, 7, 8: only HBM is judged (the issue: SMEM and colours 6 to 8
+    // each got "16.0 GiB of headroom").
+    assert_eq!(
+        all.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        [0, 1, 2, 6, 7, 8]
+    );
+    assert_eq!(all[0].1["fits"], true);
+    assert!(all[1..].iter().all(|(_, v)| v.is_null()), "{all:?}");
 }
 
 #[test]

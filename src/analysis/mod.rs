@@ -96,6 +96,14 @@ impl Space {
         })
     }
 
+    /// The values of this space live at step `t` (closed live ranges, as XLA's), in
+    /// [`Space::timed`] order.
+    pub fn live_at<'a>(&'a self, module: &'a Module, t: u32) -> impl Iterator<Item = u32> + 'a {
+        self.timed.iter().copied().filter(move |&v| {
+            (module.values.get(v as usize)).is_some_and(|x| x.live.is_some_and(|r| r.contains(t)))
+        })
+    }
+
     /// Blocks of all timed values.
     pub fn blocks<'a>(&'a self, module: &'a Module) -> impl Iterator<Item = Block> + 'a {
         self.timed
@@ -281,16 +289,7 @@ fn find_peak(space: &mut Space, module: &Module) {
         let step = t as u32;
         space.peak_bytes = bytes;
         space.peak_time = Some(step);
-        space.live_at_peak = space
-            .timed
-            .iter()
-            .copied()
-            .filter(|&v| {
-                module.values[v as usize]
-                    .live
-                    .is_some_and(|r| r.contains(step))
-            })
-            .collect();
+        space.live_at_peak = space.live_at(module, step).collect();
     }
 }
 

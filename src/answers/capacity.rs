@@ -10,6 +10,13 @@
 //! 30.75G), and on a GPU the 75 % JAX preallocates by default
 //! (`XLA_PYTHON_CLIENT_MEM_FRACTION`, [`JAX_GPU_PERCENT`]). A capacity may also come from an
 //! error message paired with its dump ([`Capacity::source`]).
+//! smaller: the runtime, the program's code and the allocator keep part of it, and JAX on GPU
+//! preallocates 75 % of the memory by default (`XLA_PYTHON_CLIENT_MEM_FRACTION`).
+//!
+//! A capacity belongs to the memory space it is set on ([`Capacity::space`]): space 0, the
+//! device's memory (HBM on a TPU), unless another is named; other spaces are not judged
+//! against it ([`Capacity::holds`]). A size the user typed is shown as typed
+//! ([`Capacity::shown`]: `15.75GiB`, not `15.8 GiB`), and judged by its exact bytes.
 
 use serde::Serialize;
 
@@ -185,6 +192,33 @@ pub struct Capacity {
     /// Where the figure comes from when it is not the device's published memory or a size
     /// typed: the usable share of [`offers`], or an error message paired with its dump.
     pub source: Option<String>,
+    /// The memory space (colour) it is set on: 0 (the device's memory, HBM on a TPU)
+    /// unless another is named.
+    pub space: u32,
+}
+
+impl Capacity {
+    /// The same capacity set on memory space `color`.
+    pub fn on(self, color: u32) -> Capacity {
+        Capacity {
+            space: color,
+            ..self
+        }
+    }
+
+    /// Whether memory space `color` is held against this capacity.
+    pub fn holds(&self, color: u32) -> bool {
+        self.space == color
+    }
+
+    /// The capacity as people read it: a size as the user typed it (`15.75GiB`), a device
+    /// as its bytes (`16.0 GiB`).
+    pub fn shown(&self) -> String {
+        match self.device {
+            Some(_) => human_bytes(self.bytes),
+            None => self.label.clone(),
+        }
+    }
 }
 
 /// Normalises a device name for comparison: lower case, without spaces, `-` or `_`, and
@@ -214,6 +248,7 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             label: t.to_string(),
             device: None,
             source: None,
+            space: 0,
         });
     }
     if let Some(base) = t.strip_suffix("usable").map(str::trim_end) {
@@ -227,6 +262,7 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             label: format!("{} usable", d.name),
             device: Some(d),
             source: Some(format!("{}, {USABLE_WHY}", u.text)),
+            space: 0,
         });
     }
     let jax = format!("at {JAX_GPU_PERCENT} %");
@@ -239,6 +275,7 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             label: format!("{} {jax}", d.name),
             device: Some(d),
             source: Some(JAX_WHY.to_string()),
+            space: 0,
         });
     }
     let want = squash(t);
@@ -257,6 +294,7 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             label: d.name.to_string(),
             device: Some(**d),
             source: None,
+            space: 0,
         }),
         [] => Err(format!(
             "not a size (16GiB, 40GB, 40e9) or a known device ({})",
@@ -298,7 +336,7 @@ pub fn verdict(peak_bytes: u64, capacity: &Capacity) -> Verdict {
         (Some(d), Some(s)) => format!("{} ({}, {s})", human_bytes(cap), d.name),
         (Some(d), None) => format!("{} ({}, {})", human_bytes(cap), d.name, d.memory),
         (None, Some(s)) => format!("{} ({s})", human_bytes(cap)),
-        (None, None) => human_bytes(cap),
+        (None, None) => capacity.shown(),
     };
     let fits = peak_bytes <= cap;
     let sentence = if fits {
@@ -375,15 +413,37 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_size_is_shown_as_typed_and_judged_exactly() {
+        // 15.75 GiB = 16,911,433,728 bytes; `human_bytes` would say 15.8 GiB.
+        let c = parse_capacity("15.75GiB").unwrap();
+        assert_eq!(c.bytes, 16_911_433_728);
+        assert_eq!(c.shown(), "15.75GiB");
+        // A peak one byte over is over, though both read 15.8 GiB rounded.
+        let v = verdict(16_911_433_729, &c);
+        assert!(!v.fits);
+        assert_eq!(v.excess_bytes, 1);
+        assert_eq!(v.sentence, "The peak of 15.8 GiB exceeds 15.75GiB by 1 B.");
+        let v = verdict(16_911_433_728, &c);
+        assert!(v.fits && v.headroom_bytes == 0, "{v:?}");
+        // A device is shown by its bytes.
+        assert_eq!(parse_capacity("v5e").unwrap().shown(), "16.0 GiB");
+    }
+
+    #[test]
+    fn a_capacity_holds_the_space_it_is_set_on() {
+        let c = parse_capacity("16GiB").unwrap();
+        assert!(c.holds(0) && !c.holds(1) && !c.holds(6));
+        let vmem = c.on(1);
+        assert!(vmem.holds(1) && !vmem.holds(0));
+    }
+
+    #[test]
     fn verdicts() {
         let c = parse_capacity("16GiB").unwrap();
         let v = verdict(17 * GIB, &c);
         assert!(!v.fits);
         assert_eq!(v.excess_bytes, GIB);
-        assert_eq!(
-            v.sentence,
-            "The peak of 17.0 GiB exceeds 16.0 GiB by 1.0 GiB."
-        );
+        assert_eq!(v.sentence, "The peak of 17.0 GiB exceeds 16GiB by 1.0 GiB.");
         let v = verdict(12 * GIB, &parse_capacity("v5e").unwrap());
         assert_eq!((v.fits, v.headroom_bytes), (true, 4 * GIB));
         assert!(

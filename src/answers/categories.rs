@@ -106,7 +106,7 @@ pub fn category(module: &Module, value: u32) -> Category {
         ValueKind::Temporary if is_backward(module.str(module.instruction(v).op_name)) => {
             Category::Gradients
         }
-        ValueKind::Temporary => Category::Temporaries,
+        ValueKind::Scratch | ValueKind::Temporary => Category::Temporaries,
     }
 }
 

@@ -252,6 +252,39 @@ pub struct IdleRow {
     /// The stretch the step falls in, if the value is idle there (what rematerialising or
     /// offloading it would free at this step).
     pub across_step: Option<Stretch>,
+    /// What can be done to it ([`remedy`]).
+    pub remedy: Remedy,
+}
+
+/// What can be done to free a value's idle bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Remedy {
+    /// Moved to host memory and back: a parameter, an output or a constant, which the
+    /// program cannot compute again.
+    OffloadOnly,
+    /// Computed again where it is used next (rematerialised), or offloaded: a temporary.
+    RematOrOffload,
+}
+
+impl Remedy {
+    pub fn label(self) -> &'static str {
+        match self {
+            Remedy::OffloadOnly => "offload only",
+            Remedy::RematOrOffload => "remat or offload",
+        }
+    }
+}
+
+/// What can be done to value `v`: an input (an entry parameter), an output or a constant
+/// can only be offloaded; a temporary (custom-call scratch included) can also be
+/// rematerialised. By [`crate::analysis::value_kind`].
+pub fn remedy(module: &Module, v: &Value) -> Remedy {
+    use crate::analysis::ValueKind::*;
+    match crate::analysis::value_kind(module, v) {
+        Parameter | Output | Constant => Remedy::OffloadOnly,
+        ThreadLocal | Scratch | Temporary => Remedy::RematOrOffload,
+    }
 }
 
 /// The ranked candidates at a step, or why there are none.
@@ -310,6 +343,7 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
                 idle_byte_steps: lv.size.saturating_mul(u64::from(longest.idle_steps)),
                 longest,
                 across_step: stretches.iter().copied().find(|s| s.from < t && t < s.to),
+                remedy: remedy(module, &module.values[lv.value as usize]),
             })
         })
         .collect();

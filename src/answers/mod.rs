@@ -176,9 +176,8 @@ pub fn space_answers_but_idle(
         categories: categories::by_category(module, live),
         padding: padding::space_padding(module, space, live, options.top),
         peak_padding_bytes: padding::peak_padding_bytes(module, space),
-        capacity: options
-            .capacity
-            .as_ref()
+        capacity: (options.capacity.as_ref())
+            .filter(|c| c.holds(space.color))
             .map(|c| capacity::verdict(space.peak_bytes, c)),
         idle: idle::IdleAnswer {
             step: live.step,

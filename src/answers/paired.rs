@@ -109,6 +109,7 @@ pub fn capacity_of(m: &OomMessage) -> Option<Capacity> {
         label,
         device: None,
         source: Some(format!("{} available {space}, from the error message", cap.text)),
+        space: 0,
     })
 }
 
@@ -295,7 +296,7 @@ impl Paired {
                     pair: p,
                     module_name: module.name.clone(),
                     color,
-                    capacity: capacity_of(m),
+                    capacity: capacity_of(m).map(|c| c.on(color)),
                     reconciliation: reconcile(module, analysis, m, color),
                 }
             })

@@ -7,8 +7,8 @@
 
 use super::{input, write_stdout, Failure, PATHS};
 use bufscope::diff::{
-    diff_loads, pair_modules, Limit, LoadDiff, MatchRule, ModuleDiff, PairRule, Side, SpaceDiff,
-    ValueChange, ValueInfo, Verdict,
+    diff_loads, pair_modules, Limit, LoadDiff, MatchRule, ModuleDiff, OneSide, PairRule, Side,
+    SpaceDiff, ValueChange, ValueInfo, Verdict,
 };
 use bufscope::pipeline::Loaded;
 use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
@@ -297,6 +297,36 @@ fn space_text(s: &SpaceDiff, top: usize) -> String {
     );
     for row in shown {
         out.push_str(&change_row(row));
+    }
+    out.push_str(&one_side_text(&s.one_side, top));
+    out
+}
+
+/// The values found on one side only, anywhere: their counts and bytes, and the `top`
+/// largest of each side (`    base only  4.0 MiB  custom-call scratch  custom-call.3{1}`).
+fn one_side_text(o: &OneSide, top: usize) -> String {
+    let mut out = String::new();
+    if o.base_only.is_empty() && o.new_only.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "    on one side only, anywhere: {} in the base ({}), {} in the new ({})",
+        o.base_only.len(),
+        human_bytes(o.base_only_bytes),
+        o.new_only.len(),
+        human_bytes(o.new_only_bytes),
+    );
+    for (side, rows) in [("base only", &o.base_only), ("new only", &o.new_only)] {
+        for v in rows.iter().take(top) {
+            let head = format!(
+                "    {side:<9} {:>10}  {:<19}  ",
+                human_bytes(v.bytes),
+                v.kind
+            );
+            let room = WIDTH.saturating_sub(head.chars().count()).max(8);
+            let _ = writeln!(out, "{head}{}", clip_middle(&v.name, room));
+        }
     }
     out
 }

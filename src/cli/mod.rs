@@ -66,10 +66,15 @@ struct SummaryArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
-    /// Hold each memory space's peak against this capacity: a size (16GiB, 40GB, 40e9) or
-    /// a device (v5e, "TPU v4", a100-80gb)
+    /// Hold the peak of memory space 0 (HBM on a TPU; another with --capacity-space)
+    /// against this capacity: a size (16GiB, 40GB, 40e9, shown as typed) or a device (v5e,
+    /// "TPU v4", a100-80gb); other spaces get no verdict
     #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
     capacity: Option<Capacity>,
+    /// The memory space --capacity is set on: its colour (0, 1, 6) or XLA's name (default,
+    /// vmem, smem, color_6)
+    #[arg(long, value_name = "SPACE", default_value = "0", value_parser = summary_args::space)]
+    capacity_space: u32,
     /// Rows of each ranked list
     #[arg(long, value_name = "N", default_value_t = 5)]
     top: usize,
@@ -98,7 +103,11 @@ struct RenderArgs {
     /// Width of the drawing in pixels
     #[arg(long, value_name = "PX", default_value_t = 1400)]
     width: u32,
-    /// Draw this capacity on each memory space's curve (a line, the part over it shaded,
+    /// The memory space --capacity is set on: its colour (0, 1, 6) or XLA's name (default,
+    /// vmem, smem, color_6)
+    #[arg(long, value_name = "SPACE", default_value = "0", value_parser = summary_args::space)]
+    capacity_space: u32,
+    /// Draw this capacity on memory space 0's curve (or --capacity-space's: a line, the part over it shaded,
     /// the verdict at the peak): a size (16GiB, 40GB, 40e9) or a device (v5e, "TPU v4")
     #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
     capacity: Option<Capacity>,
@@ -163,7 +172,7 @@ fn summary(args: SummaryArgs) -> CmdResult {
     let loaded = input::open(&args.paths)?;
     let options = SummaryOptions {
         top: args.top,
-        capacity: args.capacity,
+        capacity: args.capacity.map(|c| c.on(args.capacity_space)),
         step: args.step,
         space_capacity: None,
     };
@@ -217,7 +226,7 @@ fn render(args: RenderArgs) -> CmdResult {
     let shown = input::pick_module(&loaded, args.module.as_deref())?;
     let (module, analysis) = (&shown.module, &shown.analysis);
     let style = render::Style {
-        capacity: args.capacity,
+        capacity: args.capacity.map(|c| c.on(args.capacity_space)),
         loop_bands: std::sync::Arc::new(render::loops::bands(&bufscope::analysis::loops::loops(module))),
         ..render::Style::default()
     };

@@ -2,6 +2,21 @@
 //! name, and on a name that fits no device, the close names in the error.
 
 use bufscope::answers::capacity::{parse_capacity, Capacity, DEVICES};
+use bufscope::model::memory_space_name;
+
+/// `--capacity-space`'s value: a colour number, or XLA's name of one (`vmem`, `color_6`).
+pub fn space(text: &str) -> Result<u32, String> {
+    let t = text.trim().to_ascii_lowercase();
+    if let Ok(n) = t.parse::<u32>() {
+        return Ok(n);
+    }
+    if let Some(n) = t.strip_prefix("color_").and_then(|n| n.parse().ok()) {
+        return Ok(n);
+    }
+    (0..6).find(|&c| memory_space_name(c) == t).ok_or_else(|| {
+        "not a memory space: a colour (0, 1, 6) or one of default, vmem, smem, hbm, host, cmem, color_N".to_string()
+    })
+}
 
 /// `--capacity`'s value ([`parse_capacity`]); an unknown device is answered with the device
 /// names close to it, or all of them when none is.
@@ -74,6 +89,15 @@ mod tests {
     fn sizes_and_devices() {
         assert_eq!(capacity("16GiB").map(|c| c.bytes), Ok(16 << 30));
         assert_eq!(capacity("v5e").map(|c| c.label), Ok("TPU v5e".to_string()));
+    }
+
+    #[test]
+    fn spaces_by_number_or_name() {
+        assert_eq!(space("0"), Ok(0));
+        assert_eq!(space("VMEM"), Ok(1));
+        assert_eq!(space("cmem"), Ok(5));
+        assert_eq!(space("color_7"), Ok(7));
+        assert!(space("l2").is_err());
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use groups::{GroupDelta, GroupDeltas};
 pub use pair::{
     pair_by_hand, pair_by_name, pair_modules, stripped_name, ModulePair, PairRule, Pairing,
 };
-pub use values::{ChangeTotals, MatchRule, Matching, PeakChanges, ValueChange, ValueInfo};
+pub use values::{ChangeTotals, MatchRule, Matching, OneSide, PeakChanges, ValueChange, ValueInfo};
 
 /// One side of a comparison: a module and its analysis.
 #[derive(Clone, Copy)]
@@ -57,6 +57,8 @@ pub struct SpaceDiff {
     /// The values live at the two peaks, matched and classified.
     pub changes: PeakChanges,
     pub groups: GroupDeltas,
+    /// The values of the space found on one side only, anywhere in the program.
+    pub one_side: OneSide,
 }
 
 /// Two paired modules compared.
@@ -109,6 +111,7 @@ pub fn diff_modules(base: Side, new: Side) -> ModuleDiff {
                 peaks: curves::space_peaks(color, base.analysis, new.analysis),
                 changes: values::peak_changes(&base, &bl, &new, &nl),
                 groups: groups::group_deltas(&base, &bl, &new, &nl),
+                one_side: values::one_side(&base, &new, color),
             }
         })
         .collect();

@@ -47,30 +47,7 @@ pub struct Pairing {
 /// leading all-digit timestamp (`1700000000123.`), the `module_NNNN.` number and any `.cl_N`
 /// part. A name with nothing to strip is returned as it is.
 pub fn stripped_name(name: &str) -> String {
-    let mut rest = name;
-    if let Some((head, tail)) = rest.split_once('.') {
-        if !head.is_empty() && head.bytes().all(|b| b.is_ascii_digit()) && !tail.is_empty() {
-            rest = tail;
-        }
-    }
-    if let Some(tail) = rest.strip_prefix("module_") {
-        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 {
-            if let Some(after) = tail[digits..].strip_prefix('.') {
-                rest = after;
-            }
-        }
-    }
-    rest.split('.')
-        .filter(|part| !is_cl_part(part))
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
-/// `cl_123`: the compilation counter XLA adds to some dump names.
-fn is_cl_part(part: &str) -> bool {
-    part.strip_prefix("cl_")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    crate::model::without_compilation_parts(name)
 }
 
 /// Pairs by name alone (rules 2–4).

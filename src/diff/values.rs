@@ -23,6 +23,9 @@
 //! of the new peak's is new. Each class is sorted by the size of its change (the size
 //! itself for new, gone and unchanged), largest first, then by name.
 //!
+//! **Found on one side only** ([`one_side`]): the same rules over every value of a memory
+//! space, wherever it is live, not only at the peaks; what is left unmatched on each side.
+//!
 //! **Totals.** With `B` and `N` the sums of the sizes of the values live at each peak (each
 //! value counted once, aliases each time, unlike the occupied bytes):
 //! `new − gone + grown − shrunk = N − B`, where `grown` and `shrunk` sum the absolute size
@@ -33,6 +36,7 @@ use std::cmp::Reverse;
 use hashbrown::HashMap;
 use serde::Serialize;
 
+use crate::analysis::value_kind;
 use crate::model::{Module, Value};
 use crate::query;
 
@@ -73,6 +77,9 @@ pub struct ValueInfo {
     pub source: Option<String>,
     /// Allocated size.
     pub bytes: u64,
+    /// What the value is ([`crate::analysis::ValueKind::label`]: `temporary`,
+    /// `custom-call scratch`, …).
+    pub kind: &'static str,
 }
 
 /// One row of a class: a matched pair, or a value on one side only.
@@ -302,6 +309,45 @@ fn info(side: &Side, x: u32) -> ValueInfo {
         shape: m.str(v.shape).to_string(),
         source: query::source(m, v),
         bytes: v.size,
+        kind: value_kind(m, v).label(),
+    }
+}
+
+/// The values of one memory space found on one side only: every value of the space on
+/// either side (live at the peak or not, drawn or thread-local), matched by the three rules
+/// of the module doc; what is left unmatched on each side, largest first, then by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OneSide {
+    pub base_only: Vec<ValueInfo>,
+    pub new_only: Vec<ValueInfo>,
+    /// Sums of their sizes.
+    pub base_only_bytes: u64,
+    pub new_only_bytes: u64,
+}
+
+/// [`OneSide`] for memory space `color` of the two sides.
+pub fn one_side(base: &Side, new: &Side, color: u32) -> OneSide {
+    let all = |side: &Side| -> Vec<u32> {
+        (side.analysis.space(color)).map_or(Vec::new(), |s| {
+            let mut v: Vec<u32> = s.timed.iter().chain(&s.timeless).copied().collect();
+            v.sort_unstable();
+            v
+        })
+    };
+    let m = match_values(base, &all(base), new, &all(new));
+    let listed = |side: &Side, xs: &[u32]| {
+        let mut rows: Vec<ValueInfo> = xs.iter().map(|&x| info(side, x)).collect();
+        rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
+        let bytes = rows.iter().fold(0u64, |s, r| s.saturating_add(r.bytes));
+        (rows, bytes)
+    };
+    let (base_only, base_only_bytes) = listed(base, &m.base_only);
+    let (new_only, new_only_bytes) = listed(new, &m.new_only);
+    OneSide {
+        base_only,
+        new_only,
+        base_only_bytes,
+        new_only_bytes,
     }
 }
 

@@ -160,7 +160,11 @@ impl StackFrames {
         Some(SourceFrame {
             file: self.file_names.get(&loc.file_name_id)?.clone(),
             line: loc.line,
-            function: self.function_names.get(&loc.function_name_id).cloned().unwrap_or_default(),
+            function: self
+                .function_names
+                .get(&loc.function_name_id)
+                .cloned()
+                .unwrap_or_default(),
         })
     }
 

@@ -34,7 +34,7 @@ const MAX_BLOCK_LABELS: usize = 400;
 pub(super) struct Drawn {
     pub(super) count: usize,
     /// Kinds present among the drawn blocks, in [`ValueKind::ALL`] order.
-    pub(super) kinds: [bool; 5],
+    pub(super) kinds: [bool; ValueKind::ALL.len()],
 }
 
 /// `alloc 3 param 0`, `alloc 7 output`, `alloc 12 temp`, ...
@@ -193,7 +193,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
     ) -> Result<Drawn, DrawError<DB>> {
         let mut drawn = Drawn {
             count: 0,
-            kinds: [false; 5],
+            kinds: [false; ValueKind::ALL.len()],
         };
         let mut small: Option<Coverage> = None;
         let mut large: Vec<(PxRect, u32, ValueKind)> = Vec::new();

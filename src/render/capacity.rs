@@ -1,11 +1,10 @@
 //! A capacity on the occupied-bytes curve ([`Style::capacity`](super::Style::capacity)): a
-//! horizontal line at its bytes with its label (`TPU v5e · 16.0 GiB`), the part of the curve
-//! over it shaded, and at the peak the verdict in words ("exceeds by 1.2 GiB" / "3.0 GiB of
-//! headroom", from [`capacity::verdict`]). The curve's byte range reaches the capacity when it
+//! horizontal line at its bytes, the part of the curve over it shaded, and the texts of its
+//! label (`TPU v5e · 16.0 GiB`) and of the verdict in words ("exceeds by 1.2 GiB" / "3.0 GiB
+//! of headroom", from [`capacity::verdict`]), which `curve_labels.rs` places. The curve's byte range reaches the capacity when it
 //! is above the peak ([`super::curve::curve_mapping`]).
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, VPos};
 
 use super::geometry::{Layout, Mapping, PxRect};
 use super::{DrawResult, Painter};
@@ -14,10 +13,10 @@ use crate::answers::capacity::{self, Capacity};
 use crate::units::human_bytes;
 
 /// What the line is labelled: the device's name (or "capacity" for a size typed) and the
-/// bytes.
+/// bytes ([`Capacity::shown`]: a typed size as typed).
 pub fn capacity_label(c: &Capacity) -> String {
     let name = c.device.map_or("capacity", |d| d.name);
-    format!("{name} · {}", human_bytes(c.bytes))
+    format!("{name} · {}", c.shown())
 }
 
 /// The verdict at the peak in a few words: "exceeds by 1.2 GiB" or "3.0 GiB of headroom".
@@ -83,13 +82,12 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         Ok(())
     }
 
-    /// The capacity line across the curve with its label, and the verdict beside the peak.
+    /// The capacity line across the curve (its label and the verdict are placed with the
+    /// strip's other labels, `curve_labels.rs`).
     pub(super) fn capacity_line(
         &self,
         layout: &Layout,
-        map: &Mapping,
         cm: &Mapping,
-        space: &Space,
         c: &Capacity,
     ) -> DrawResult<DB> {
         let r = layout.curve;
@@ -103,73 +101,6 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
             },
             color,
         )?;
-        let row = (self.style.font_size * 1.2).round() as i32;
-        let label = capacity_label(c);
-        // Below the line (over the peak's label row, the line would meet it) when there is
-        // room, else above it.
-        let above = y + 3 + row > r.y1;
-        let (ty, vpos) = if above {
-            (y - 2, VPos::Bottom)
-        } else {
-            (y + 3, VPos::Top)
-        };
-        let w = self.text_width(&label, 0.92);
-        let x = r.x0 + 6;
-        let box_y = if above { ty - row + 2 } else { ty - 1 };
-        let bg = PxRect {
-            x0: x - 3,
-            y0: box_y,
-            x1: x + w + 3,
-            y1: box_y + row,
-        };
-        self.fill(bg, self.style.background.mix(0.8))?;
-        self.text(&label, (x, ty), 0.92, color, (HPos::Left, vpos))?;
-        self.verdict_at_peak(r, map, cm, space, c, y)
-    }
-
-    /// The verdict in words beside the peak, halfway between the peak and the line; at the
-    /// right of the curve when the peak is out of view.
-    fn verdict_at_peak(
-        &self,
-        r: PxRect,
-        map: &Mapping,
-        cm: &Mapping,
-        space: &Space,
-        c: &Capacity,
-        line: i32,
-    ) -> DrawResult<DB> {
-        let words = verdict_words(space.peak_bytes, c);
-        let fits = space.peak_bytes <= c.bytes;
-        let color = if fits {
-            self.style.capacity_line
-        } else {
-            self.style.over_capacity
-        };
-        let peak_y = bytes_row(cm, r, space.peak_bytes);
-        let row = (self.style.font_size * 1.2).round() as i32;
-        // Below the peak label's row at the top of the strip; in a strip too low for both
-        // rows, as low as it goes.
-        let hi = (r.y1 - row / 2).max(r.y0);
-        let y = ((peak_y + line) / 2).clamp((r.y0 + row + row / 2).min(hi), hi);
-        let w = self.text_width(&words, 0.92);
-        let x = space
-            .peak_time
-            .map(|t| map.x_px(f64::from(t) + 0.5).round() as i32)
-            .filter(|&x| x >= r.x0 && x < r.x1);
-        // On the side of the peak with room, the left one first (the peak's own label goes
-        // to its right); `x0` is where the text starts.
-        let (tx, hpos, x0) = match x {
-            Some(x) if x - 8 - w >= r.x0 => (x - 8, HPos::Right, x - 8 - w),
-            Some(x) => (x + 8, HPos::Left, x + 8),
-            None => (r.x1 - 6, HPos::Right, r.x1 - 6 - w),
-        };
-        let bg = PxRect {
-            x0: x0 - 3,
-            y0: y - row / 2,
-            x1: x0 + w + 3,
-            y1: y - row / 2 + row,
-        };
-        self.fill(bg, self.style.background.mix(0.8))?;
-        self.text(&words, (tx, y), 0.92, color, (hpos, VPos::Center))
+        Ok(())
     }
 }

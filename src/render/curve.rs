@@ -6,7 +6,7 @@ use super::capacity::bytes_row;
 use super::geometry::{Layout, Mapping, PxRect, Viewport};
 use super::{DrawResult, Painter};
 use crate::analysis::{Analysis, Space};
-use crate::units::{group_digits, human_bytes};
+use crate::units::human_bytes;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -73,7 +73,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         if r.is_empty() {
             return Ok(());
         }
-        let capacity = self.style.capacity.as_ref();
+        let capacity = self.style.capacity_of(space.color);
         let cm = curve_mapping(space, view, r, capacity.map(|c| c.bytes));
         let steps = space.curve.len().min(analysis.steps as usize);
         let pieces = curve_pieces(space, &cm, r, steps);
@@ -101,8 +101,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                 .draw(&PathElement::new(piece, self.style.curve.stroke_width(1)))?;
         }
         if let Some(c) = capacity {
-            let map = Mapping::new(*view, layout.diagram);
-            self.capacity_line(layout, &map, &cm, space, c)?;
+            self.capacity_line(layout, &cm, c)?;
         }
         self.curve_labels(layout, &cm, space)
     }
@@ -114,7 +113,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         let peak_y = cm.y_px(space.peak_bytes as f64).round() as i32;
         // A peak far under a capacity drawn sits on the zero line: "0" says enough there.
         let row = (self.style.font_size * 1.1).round() as i32;
-        if self.style.capacity.is_none() || r.y1 - peak_y >= row {
+        if self.style.capacity_of(space.color).is_none() || r.y1 - peak_y >= row {
             self.tick_left(r.x0, peak_y)?;
             let peak = human_bytes(space.peak_bytes);
             self.text(
@@ -136,37 +135,24 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         self.text("occupied", at, 0.92, muted, (HPos::Left, VPos::Center))
     }
 
-    /// The peak: a line through curve and diagram at its step, and its label.
+    /// The peak: a line through curve and diagram at its step; then the strip's labels (the
+    /// peak's, a capacity's and its verdict, `curve_labels.rs`).
     pub(super) fn peak(&self, layout: &Layout, map: &Mapping, space: &Space) -> DrawResult<DB> {
-        let Some(t) = space.peak_time else {
-            return Ok(());
-        };
         let (c, d) = (layout.curve, layout.diagram);
-        let label = format!(
-            "peak {} bytes ({}) @ step {}",
-            group_digits(space.peak_bytes),
-            human_bytes(space.peak_bytes),
-            group_digits(u64::from(t)),
-        );
-        let x = map.x_px(f64::from(t) + 0.5).round() as i32;
         let color = self.style.peak;
-        let y = c.y0 + 4;
-        if x < d.x0 || x >= d.x1 {
-            let label = format!("{label} (out of view)");
-            return self.text(&label, (c.x1 - 6, y), 0.92, color, (HPos::Right, VPos::Top));
+        let x = space
+            .peak_time
+            .map(|t| map.x_px(f64::from(t) + 0.5).round() as i32)
+            .filter(|&x| x >= d.x0 && x < d.x1);
+        if let Some(x) = x {
+            let line = |r: PxRect| PxRect {
+                x0: x,
+                x1: x + 1,
+                ..r
+            };
+            self.fill(line(c), color)?;
+            self.fill(line(d), color.mix(0.55))?;
         }
-        let line = |r: PxRect| PxRect {
-            x0: x,
-            x1: x + 1,
-            ..r
-        };
-        self.fill(line(c), color)?;
-        self.fill(line(d), color.mix(0.55))?;
-        let width = self.text_width(&label, 0.92);
-        if x + 6 + width <= c.x1 - 2 {
-            self.text(&label, (x + 6, y), 0.92, color, (HPos::Left, VPos::Top))
-        } else {
-            self.text(&label, (x - 6, y), 0.92, color, (HPos::Right, VPos::Top))
-        }
+        self.curve_label_texts(layout, map, space)
     }
 }

@@ -34,7 +34,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         layout: &Layout,
         module: &Module,
         space: &Space,
-        kinds: &[bool; 5],
+        kinds: &[bool; ValueKind::ALL.len()],
     ) -> DrawResult<DB> {
         let t = layout.title;
         let y = (t.y0 + t.y1) / 2;
@@ -65,7 +65,12 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
 
     /// The legend, ending at `right` and centred on `y`: a swatch and a label per kind drawn.
     /// Returns where it starts.
-    fn legend(&self, right: i32, y: i32, kinds: &[bool; 5]) -> Result<i32, DrawError<DB>> {
+    fn legend(
+        &self,
+        right: i32,
+        y: i32,
+        kinds: &[bool; ValueKind::ALL.len()],
+    ) -> Result<i32, DrawError<DB>> {
         let swatch = (self.style.font_size * 0.85).round() as i32;
         let entries: Vec<ValueKind> = ValueKind::ALL
             .into_iter()

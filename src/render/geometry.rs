@@ -113,6 +113,9 @@ impl PxRect {
     }
 }
 
+/// The curve strip's least height where the panel's body has twice that.
+pub const MIN_CURVE_PX: i32 = 48;
+
 /// Where the parts of a memory-space panel go, for a drawing area of a given size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -155,8 +158,10 @@ impl Layout {
         let body_top = title.y1 + pad / 2;
         let body_bottom = (h - pad - x_axis_h).max(body_top);
         let body = body_bottom - body_top;
+        // A fifth of the body, at most 150 px, and at least 48 px (room for the curve's three
+        // labels, `curve_labels.rs`) while that leaves the diagram as much.
         let curve_h = ((f64::from(body) * 0.2).round() as i32)
-            .clamp(0, 150)
+            .clamp(MIN_CURVE_PX.min(body / 2), 150)
             .min(body);
         let curve = PxRect {
             x0,
@@ -349,6 +354,22 @@ mod tests {
             y1: 1.0
         }
         .is_valid());
+    }
+
+    #[test]
+    fn the_curve_strip_is_48_px_high_where_the_body_has_96() {
+        // 14 px text: title 27 px + 4 + 4 above the body, 8 + 28 below it.
+        let body = |h: u32| {
+            let l = Layout::new((1200, h), 14.0);
+            (l.curve.height(), l.diagram.y1 - l.curve.y0)
+        };
+        // 180 px high: a body of 109 px, a fifth of it 22 px: raised to 48.
+        assert_eq!(body(180), (48, 109));
+        // A body under 96 px: half of it.
+        assert_eq!(body(150).0, 79 / 2);
+        // A tall panel: a fifth, at most 150 px.
+        assert_eq!(body(600).0, 106);
+        assert_eq!(body(2000).0, 150);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub fn kind_color(kind: ValueKind) -> RGBColor {
         ValueKind::Output => RGBColor(0xf3, 0x9c, 0x45),
         ValueKind::Constant => RGBColor(0xb5, 0x8b, 0xc6),
         ValueKind::ThreadLocal => RGBColor(0xa9, 0x84, 0x67),
+        ValueKind::Scratch => RGBColor(0x8a, 0x93, 0x9c),
         ValueKind::Temporary => RGBColor(0x6d, 0xbe, 0x8c),
     }
 }

@@ -147,7 +147,12 @@ pub fn draw_cursor<DB: DrawingBackend>(
     // The curve's value at the cursor, as a dot, and the label.
     let occupied = space.curve.get(step as usize).copied();
     if let Some(bytes) = occupied {
-        let cm = curve_mapping(space, &view, c, style.capacity.as_ref().map(|c| c.bytes));
+        let cm = curve_mapping(
+            space,
+            &view,
+            c,
+            style.capacity_of(space.color).map(|c| c.bytes),
+        );
         let y = (cm.y_px(bytes as f64).round() as i32).min(c.y1 - 1);
         p.fill(
             PxRect {

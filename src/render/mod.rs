@@ -24,6 +24,7 @@ mod blocks;
 mod capacity;
 mod coverage;
 mod curve;
+mod curve_labels;
 pub mod diff;
 mod frame;
 mod geometry;
@@ -95,10 +96,18 @@ pub struct Style {
     /// Write value names into blocks large enough to hold them.
     pub block_labels: bool,
     /// A capacity to hold the curve against: a line at its bytes, the part of the curve
-    /// over it shaded, the verdict at the peak (`capacity.rs`); `None`, no line.
+    /// over it shaded, the verdict at the peak (`capacity.rs`); `None`, no line. Drawn on
+    /// the memory space it is set on only ([`Capacity::holds`]).
     pub capacity: Option<Capacity>,
     /// The module's loop bands on the time axis (`loops.rs`); none drawn when empty.
     pub loop_bands: std::sync::Arc<Vec<loops::Band>>,
+}
+
+impl Style {
+    /// The capacity drawn on memory space `color`, if it is set on that space.
+    pub fn capacity_of(&self, color: u32) -> Option<&Capacity> {
+        self.capacity.as_ref().filter(|c| c.holds(color))
+    }
 }
 
 impl Default for Style {
@@ -222,6 +231,21 @@ pub fn axis_labels<DB: DrawingBackend>(
         .map(|t| (t.label, t.rect))
         .chain(axes.titles.map(|(t, r)| (t.to_string(), r)))
         .collect()
+}
+
+/// The curve strip's labels that [`draw_space`] draws into `area` for `view` (the peak's, a
+/// capacity's and its verdict), each with its box in pixels of `area`: no two overlap, and
+/// each is inside the strip (`curve_labels.rs`).
+pub fn curve_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    analysis: &Analysis,
+    space: &Space,
+    view: &Viewport,
+    style: &Style,
+) -> Vec<(String, PxRect)> {
+    let (layout, map) = placement(area, analysis, space, view, style);
+    let texts = Painter { area, style }.curve_texts(&layout, &map, space);
+    texts.into_iter().map(|(_, t, r)| (t, r)).collect()
 }
 
 /// The value whose block is under pixel `(px, py)` of a diagram drawn in `plot_rect_px`

@@ -201,7 +201,7 @@ fn draws_a_rectangle_per_value() {
         );
     }
     for text in [
-        "0 default",
+        "0 default (unknown)",
         "allocation + offset",
         "peak 5,120 bytes (5.0 KiB) @ step 3",
         "alloc 0 param 0",
@@ -300,8 +300,8 @@ fn render_svg_is_deterministic_and_stacks_spaces() {
     assert_eq!(one, render_svg(&m, &a, 900));
     for text in [
         "test_module",
-        "0 default",
-        "1 vmem",
+        "0 default (unknown)",
+        "1 vmem (unknown)",
         "no values with a live range in this memory space",
     ] {
         assert!(has_text(&one, text), "no {text:?}");

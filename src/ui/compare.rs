@@ -118,7 +118,7 @@ pub(super) fn compare_view(
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let label = format!("{} — {}", m.module.name, fmt::human(m.module.total_bytes()));
+            let label = format!("{} — {}", m.label, fmt::human(m.module.total_bytes()));
             view! {
                 <option value=i.to_string() prop:selected=move || new_index.get() == Some(i)>
                     {label}
@@ -179,6 +179,35 @@ impl PartialEq for PairView {
     }
 }
 
+/// Where a module was read from, for telling two of one name apart: the folder of its first
+/// file (`jax0.12/…`), else that file's name.
+fn origin(m: &bufscope::model::Module) -> String {
+    let first = m.files.first().map_or("", String::as_str);
+    match first.rsplit_once(['/', '\\']) {
+        Some((folder, _)) if !folder.is_empty() => format!("{folder}/"),
+        _ => first.to_string(),
+    }
+}
+
+/// The two sides' names as the Compare view shows them: as the page names each module
+/// ([`Shown::label`]), and where the two read the same, each with where it was read from.
+pub(super) fn side_names(base: &Shown, new: &Shown) -> (String, String) {
+    if base.label != new.label {
+        return (base.label.clone(), new.label.clone());
+    }
+    let (b, n) = (origin(&base.module), origin(&new.module));
+    if b == n {
+        return (
+            format!("{} (base)", base.label),
+            format!("{} (new)", new.label),
+        );
+    }
+    (
+        format!("{} ({b})", base.label),
+        format!("{} ({n})", new.label),
+    )
+}
+
 /// Two modules compared: their names and sizes, then one section per memory space.
 #[component]
 fn ComparePair(pair: Pair) -> impl IntoView {
@@ -191,12 +220,17 @@ fn ComparePair(pair: Pair) -> impl IntoView {
         new: Focus::new(pair.new.clone()),
     };
     sync::keep_in_step(sides, &diff);
-    let names = [("base", &pair.base), ("new", &pair.new)].map(|(side, s)| {
+    let (base_name, new_name) = side_names(&pair.base, &pair.new);
+    let names = [
+        ("base", &pair.base, base_name),
+        ("new", &pair.new, new_name),
+    ]
+    .map(|(side, s, name)| {
         let m = &s.module;
         view! {
             <p class=format!("compare-side-name {side}")>
                 <span class="side-tag">{side}</span>
-                <span class="module-name-compare">{m.name.clone()}</span>
+                <span class="module-name-compare" title=m.name.clone()>{name}</span>
                 <span class="aside">{format!(" — {} · {} steps · {}", m.files.join(", "),
                     fmt::grouped(u64::from(s.analysis.steps)), fmt::human(m.total_bytes()))}</span>
             </p>

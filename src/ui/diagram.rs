@@ -144,10 +144,14 @@ fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
 const HINT_SEEN: &str = "bufscope.hint-seen";
 
 /// The first-time hint over the diagrams (how to zoom and pan), gone at the first wheel,
-/// press or key on them and never shown again in this browser (`localStorage`).
+/// press or key on them; shown once: remembered (`localStorage`) as soon as it is shown, so
+/// that the next module opened, or the next visit, does not show it again.
 #[component]
 fn FirstHint() -> impl IntoView {
     let seen = remembered(HINT_SEEN).is_some();
+    if !seen {
+        remember(HINT_SEEN, "1");
+    }
     let shown = RwSignal::new(!seen);
     let dismiss = move || {
         if shown.get_untracked() {

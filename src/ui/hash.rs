@@ -5,7 +5,8 @@
 //! kept until a read opens modules: the module it names is shown instead of the default
 //! ([`wanted_module`]), and its view (zoom, chosen step, selected value, search, capacity)
 //! is restored ([`follow`]). Switching module with the picker carries the search and the
-//! capacity to the new module ([`carry`]). While a module is on screen the hash follows its
+//! capacity to the new module ([`carry`]); the same files read again (in one pass, after
+//! a first read whose skip guessed wrong) keep the whole view ([`keep_for_reread`]). While a module is on screen the hash follows its
 //! view, written with `history.replaceState` once changes pause ([`DEBOUNCE`]): never a new
 //! history entry, nothing but names the user chose and numbers of the view.
 
@@ -71,6 +72,16 @@ pub fn open_paired(module: &str, color: u32, capacity: String) {
         st.module = Some(module.to_string());
         st.capacity.entry(color).or_insert(capacity);
     });
+/// The files on screen are about to be read again (in one pass, where the first read's
+/// skip guessed wrong): the module the read puts on screen starts from the whole view of
+/// the one on screen, module, zoom, step and selection included, as the hash would.
+pub fn keep_for_reread() {
+    // A view not yet put on screen (the read again came before the module's views were
+    // made) stays as it is: the hash's, say.
+    if NEXT.with_borrow(Option::is_some) {
+        return;
+    }
+    carry();
 }
 
 /// The module on screen is about to be replaced by another of the same read: the next
@@ -84,6 +95,9 @@ pub fn carry() {
 /// left for it, then keeps the hash following the view.
 pub fn follow(focus: Focus) {
     if let Some(st) = NEXT.with_borrow_mut(Option::take) {
+        // The view on screen from now, before the views report it: a read again at once
+        // keeps it.
+        CURRENT.with_borrow_mut(|c| *c = Some(st.clone()));
         restore(focus, &st);
     }
     Effect::new(move |_| {
@@ -103,7 +117,7 @@ fn restore(focus: Focus, st: &ViewState) {
     let capacity: BTreeMap<_, _> = st
         .capacity
         .iter()
-        .filter_map(|(&color, label)| Some((color, parse_capacity(label).ok()?)))
+        .filter_map(|(&color, label)| Some((color, parse_capacity(label).ok()?.on(color))))
         .collect();
     if !capacity.is_empty() {
         focus.capacity.set(Arc::new(capacity));

@@ -297,12 +297,18 @@ impl Flow {
         let mut errors = loaded.errors;
         errors.extend(fed.errors);
         let deferred = loaded.deferred;
-        let shown = loaded
+        let names: Vec<&str> = loaded
             .modules
-            .into_iter()
-            .map(|a| {
+            .iter()
+            .map(|a| a.module.name.as_str())
+            .collect();
+        let labels = bufscope::model::shown_module_names(&names);
+        let shown = (loaded.modules.into_iter().zip(labels))
+            .map(|(a, label)| {
                 let complete = !deferred.iter().any(|d| d.module == a.module.name);
-                Arc::new(Shown::read(a.module, Arc::new(a.analysis), complete))
+                let mut shown = Shown::read(a.module, Arc::new(a.analysis), complete);
+                shown.label = label;
+                Arc::new(shown)
             })
             .collect();
         Some((shown, errors, loaded.oom, deferred))

@@ -378,26 +378,36 @@ fn details_view(fraction: f64) -> impl IntoView {
 }
 
 fn report_view(report: Arc<Report>) -> impl IntoView {
-    let errors = (!report.errors.is_empty()).then(|| {
-        let heading = if report.opened {
-            "Some files could not be read as buffer-assignment dumps:"
-        } else if report.errors.len() == 1 {
-            "Nothing was opened:"
-        } else {
-            "Nothing was opened; none of these files could be read as a buffer-assignment dump:"
-        };
-        let items = report
-            .errors
-            .iter()
-            .map(|e| view! { <li>{e.clone()}</li> })
-            .collect_view();
-        view! {
-            <div class="message error" role="alert">
-                <p><strong>{heading}</strong></p>
-                <ul>{items}</ul>
-            </div>
-        }
-    });
+    let errors =
+        (!report.errors.is_empty()).then(|| {
+            let heading = if report.opened {
+                "Some files could not be read as buffer-assignment dumps"
+            } else if report.errors.len() == 1 {
+                "Nothing was opened:"
+            } else {
+                "Nothing was opened; none of these files could be read as a buffer-assignment dump:"
+            };
+            // With a module open, one line over the dock: the list folded, the message closable.
+            let opened = report.opened;
+            let count = opened.then(|| format!(" ({})", report.errors.len()));
+            let closed = RwSignal::new(false);
+            let list = report.errors.clone();
+            move || {
+                (!closed.get()).then(|| {
+                let items = list.iter().map(|e| view! { <li>{e.clone()}</li> }).collect_view();
+                view! {
+                    <div class="message error" class:compact=opened role="alert">
+                        <button type="button" class="message-close" aria-label="Close this message"
+                            title="Close" on:click=move |_| closed.set(true)>"×"</button>
+                        <details open=!opened>
+                            <summary><strong>{heading}</strong>{count.clone()}</summary>
+                            <ul>{items}</ul>
+                        </details>
+                    </div>
+                }
+            })
+            }
+        });
     let kept = report.kept.clone().map(|what| {
         view! {
             <p class="message kept">{format!("Still showing what was read before ({what}).")}</p>

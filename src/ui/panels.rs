@@ -102,8 +102,8 @@ pub fn Header(focus: Focus) -> impl IntoView {
         )
     };
     view! {
-        <div class="module-header" title=m.files.join(", ")>
-            <h2 class="module-name">{m.name.clone()}</h2>
+        <div class="module-header" title=format!("{}: {}", m.name, m.files.join(", "))>
+            <h2 class="module-name" data-name=m.name.clone()>{shown.label.clone()}</h2>
             <p class="module-figures">
                 {peak}
                 <span class="figure">{count(m.allocations.len(), "allocation", "allocations")}</span>

@@ -28,6 +28,8 @@ struct Entry {
     /// Its position in the read (what `chosen` holds).
     index: usize,
     name: String,
+    /// As the page shows it ([`Shown::label`]).
+    label: String,
     /// The peak of its fullest memory space.
     peak: u64,
     /// Its memory spaces, `HBM · vmem · smem`.
@@ -48,6 +50,7 @@ fn entries(modules: &[Arc<Shown>]) -> Vec<Entry> {
             Entry {
                 index,
                 name: m.module.name.clone(),
+                label: m.label.clone(),
                 peak: m
                     .analysis
                     .spaces
@@ -209,9 +212,10 @@ impl Picker {
         let all = self.all.get_value();
         let e = all.iter().find(|e| e.index == i);
         let name = e.map_or_else(String::new, |e| e.name.clone());
+        let label = e.map_or_else(String::new, |e| e.label.clone());
         let peak = e.map_or_else(String::new, |e| format!("peak {}", fmt::human(e.peak)));
         view! {
-            <span class="picker-current" title=name.clone()>{clip_middle(&name, CELL_CHARS)}</span>
+            <span class="picker-current" title=name>{clip_middle(&label, CELL_CHARS)}</span>
             <span class="picker-peak">{peak}</span>
         }
     }
@@ -234,7 +238,7 @@ impl Picker {
                         class:current=e.index == at title=e.name.clone()
                         on:mousedown=|e| e.prevent_default()
                         on:click=move |_| self.pick(row)>
-                        <span class="picker-name">{clip_middle(&e.name, CELL_CHARS)}</span>
+                        <span class="picker-name">{clip_middle(&e.label, CELL_CHARS)}</span>
                         <span class="picker-peak" data-bytes=e.peak.to_string()>{fmt::human(e.peak)}</span>
                         <span class="picker-spaces">{e.spaces.clone()}</span>
                     </li>

@@ -31,6 +31,9 @@ pub struct Shown {
     /// False while the module's `Used values` are still being read: no op_names, source
     /// lines, opcodes or uses yet (the diagrams are already exact).
     pub complete: bool,
+    /// The module's name as the page shows it: as XLA names it, with its number where two
+    /// of the read would read the same ([`bufscope::model::shown_module_names`]).
+    pub label: String,
 }
 
 impl Shown {
@@ -41,6 +44,7 @@ impl Shown {
     /// A module as read, `complete` or still without its `Used values`.
     pub fn read(module: Module, analysis: Arc<Analysis>, complete: bool) -> Shown {
         Shown {
+            label: bufscope::model::xla_module_name(&module.name),
             module,
             analysis,
             uses: Kept::default(),

@@ -48,3 +48,50 @@ fn axis_labels_never_overlap_when_drawn() {
     }
     assert!(deep > 10, "no deep zoom was tried");
 }
+
+/// The curve strip's labels as drawn ([`curve_labels`], SVG's own text measure) on TPU dump
+/// 000's three spaces at the heights the page gives four spaces at 1280×720, with
+/// capacities under, at and over each peak: apart, inside the strip, all three there.
+#[test]
+fn curve_labels_never_overlap_when_drawn() {
+    let text = include_str!("../../../tests/fixtures/tpu/000_0cb419b3147a3cb6.txt");
+    let load = crate::load_files([("000.txt", text.as_bytes())]);
+    let m = &load.modules[0];
+    let a = analyze(m);
+    for space in &a.spaces {
+        let full = Viewport::full(&a, space);
+        for h in [180u32, 240, 400] {
+            let mut svg = String::new();
+            let area = SVGBackend::with_string(&mut svg, (1000, h)).into_drawing_area();
+            let strip = Layout::new((1000, h), 14.0).curve;
+            assert!(strip.height() >= 48, "{h}: {strip:?}");
+            for cap in [
+                space.peak_bytes / 3,
+                space.peak_bytes,
+                space.peak_bytes * 2 + 7,
+            ] {
+                let capacity = crate::answers::capacity::parse_capacity(&cap.to_string())
+                    .unwrap()
+                    .on(space.color);
+                let style = Style {
+                    capacity: Some(capacity),
+                    ..Style::default()
+                };
+                let labels = curve_labels(&area, &a, space, &full, &style);
+                assert_eq!(labels.len(), 3, "{} at {h}, {cap}: {labels:?}", space.color);
+                for (i, (ta, ra)) in labels.iter().enumerate() {
+                    let inside = ra.x0 >= strip.x0
+                        && ra.x1 <= strip.x1
+                        && ra.y0 >= strip.y0
+                        && ra.y1 <= strip.y1;
+                    assert!(inside, "{ta} {ra:?} outside {strip:?}");
+                    for (tb, rb) in &labels[i + 1..] {
+                        let apart =
+                            ra.x1 <= rb.x0 || rb.x1 <= ra.x0 || ra.y1 <= rb.y0 || rb.y1 <= ra.y0;
+                        assert!(apart, "{ta} {ra:?} overlaps {tb} {rb:?}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -265,7 +265,7 @@ impl Diagram {
     fn capacity(&self) -> Option<Capacity> {
         self.focus()
             .capacity
-            .with_untracked(|m| m.get(&self.color).cloned())
+            .with_untracked(|m| m.get(&self.color).map(|c| c.clone().on(self.color)))
     }
 
     /// Redraws when the capacity chosen for this space is not the one drawn.

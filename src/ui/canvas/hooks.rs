@@ -16,6 +16,9 @@
 //!   diagram's axes (step ticks, byte ticks, the two axis titles) as drawn for the current
 //!   view, its box in CSS pixels of the viewport ([`bufscope::render::axis_labels`], measured
 //!   on the canvas); `null` when there is no such diagram.
+//! * `window.__bufscope_curve_labels(color)` is the same for the curve strip's labels (the
+//!   peak's, a capacity's, its verdict: [`bufscope::render::curve_labels`]), with the strip
+//!   itself as `{strip: {x, y, w, h}, labels: [...]}`.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it.
 
@@ -34,7 +37,7 @@ pub(super) fn record_frame(_ms: f64) {}
 mod on {
     use std::cell::Cell;
 
-    use bufscope::render::{axis_labels, curve_mapping, Mapping, PxRect, Style};
+    use bufscope::render::{axis_labels, curve_labels, curve_mapping, Mapping, PxRect, Style};
     use plotters::prelude::IntoDrawingArea;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
@@ -80,6 +83,49 @@ mod on {
         });
         let _ = js_sys::Reflect::set(&window, &"__bufscope_axis_labels".into(), hook.as_ref());
         hook.forget();
+        let hook = Closure::<dyn Fn(JsValue) -> JsValue>::new(|color: JsValue| {
+            let Some(color) = color.as_f64() else {
+                return JsValue::NULL;
+            };
+            with_diagram(Some(color as u32), |d| curve_boxes(d))
+                .flatten()
+                .unwrap_or(JsValue::NULL)
+        });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_curve_labels".into(), hook.as_ref());
+        hook.forget();
+    }
+
+    /// `{x, y, w, h}` of `r` (device pixels of `d`'s canvas) in CSS pixels of the viewport.
+    fn css_box(d: &Diagram, r: PxRect) -> js_sys::Object {
+        let (x0, y0) = to_viewport(d, (f64::from(r.x0), f64::from(r.y0)));
+        let (x1, y1) = to_viewport(d, (f64::from(r.x1), f64::from(r.y1)));
+        let o = js_sys::Object::new();
+        for (k, v) in [("x", x0), ("y", y0), ("w", x1 - x0), ("h", y1 - y0)] {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &v.into());
+        }
+        o
+    }
+
+    /// The curve strip of `d` and its labels as drawn now, as `{strip, labels}`.
+    fn curve_boxes(d: &Diagram) -> Option<JsValue> {
+        let ctx: CanvasRenderingContext2d = d.canvas.get_context("2d").ok()??.dyn_into().ok()?;
+        let space = d.analysis.space(d.color)?;
+        let (style, view, strip) = {
+            let st = d.st.borrow();
+            (st.style.clone(), st.view, st.layout.curve)
+        };
+        let area = Canvas2d::new(&d.canvas, &ctx).ok()?.into_drawing_area();
+        let list = js_sys::Array::new();
+        for (text, r) in curve_labels(&area, &d.analysis, space, &view, &style) {
+            let o = css_box(d, r);
+            let _ = js_sys::Reflect::set(&o, &"text".into(), &text.into());
+            list.push(&o);
+        }
+        let out = js_sys::Object::new();
+        let strip = css_box(d, strip);
+        let _ = js_sys::Reflect::set(&out, &"strip".into(), &strip);
+        let _ = js_sys::Reflect::set(&out, &"labels".into(), &list);
+        Some(out.into())
     }
 
     /// Installs `window[name](color, number)`: `{x, y}` of `at` for the diagram of that
@@ -178,7 +224,7 @@ mod on {
         let space = d.space()?;
         let st = d.st.borrow();
         let c = st.layout.curve;
-        let capacity = st.style.capacity.as_ref().map(|c| c.bytes);
+        let capacity = st.style.capacity_of(space.color).map(|c| c.bytes);
         let cm = curve_mapping(space, &st.view, c, capacity);
         Some(to_viewport(d, (f64::from(c.x0), cm.y_px(bytes))))
     }

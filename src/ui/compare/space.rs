@@ -12,7 +12,7 @@ use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
 use leptos::prelude::*;
 
 use super::sync::Sides;
-use super::tables::{ChangeTables, GroupTables};
+use super::tables::{ChangeTables, GroupTables, OneSideTables};
 use crate::ui::canvas::{page_style, SpaceCanvas};
 use crate::ui::fmt;
 use crate::ui::state::{Focus, Shared};
@@ -29,9 +29,10 @@ pub(super) fn SpaceCompare(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
         move || {
             let cap = sides.base.capacity.with(|c| c.get(&color).cloned());
             let (base, new) = (sides.base.shown(), sides.new.shown());
+            let (base_label, new_label) = super::side_names(&base, &new);
             let text = ChartText {
-                base_label: &base.module.name,
-                new_label: &new.module.name,
+                base_label: &base_label,
+                new_label: &new_label,
                 capacity: cap.as_ref().map(|c| (c.bytes, c.label.as_str())),
                 backend: base.module.backend(),
             };
@@ -70,6 +71,7 @@ pub(super) fn SpaceCompare(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
                 data-direction=direction>{delta}</p>
             <CapacityField sides=sides color=color />
             <ChangeTables sides=sides space=space.clone() />
+            <OneSideTables sides=sides space=space.clone() />
             <GroupTables sides=sides space=space.clone() />
             <Diagrams sides=sides color=color />
         </section>
@@ -89,7 +91,7 @@ fn CapacityField(sides: Sides, color: u32) -> impl IntoView {
                 let map = Arc::make_mut(map);
                 match &parsed {
                     Some(Ok(c)) => {
-                        map.insert(color, c.clone());
+                        map.insert(color, c.clone().on(color));
                     }
                     _ => {
                         map.remove(&color);

@@ -2,7 +2,7 @@
 //! classes (new, gone, grown, shrunk, unchanged; each row with its bytes on both sides and
 //! the rule that matched it, sorted by the change as the core sorts them), and the live
 //! bytes at the peaks grouped by op_name and by source line as differences, largest change
-//! first. Each table puts the first [`FIRST_ROWS`] rows on the page and more on request, so
+//! first; then the values found on one side only, anywhere in the program. Each table puts the first [`FIRST_ROWS`] rows on the page and more on request, so
 //! that a space with 100,000 values at its peak stays a small page. A click on a row
 //! selects the value on both sides and brings it into view.
 
@@ -136,6 +136,84 @@ pub(super) fn ChangeTables(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
             <h4>"Values live at the peaks, matched"</h4>
             {tables}
         </div>
+    }
+}
+
+/// The values of the space found on one side only, anywhere in the program (not only at
+/// the peaks: a workspace live one step is one), a table per side.
+#[component]
+pub(super) fn OneSideTables(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView {
+    let o = &space.one_side;
+    let tables = [
+        ("base-only", "Only in the base", o.base_only.len(), o.base_only_bytes),
+        ("new-only", "Only in the new", o.new_only.len(), o.new_only_bytes),
+    ]
+    .map(|(class, title, count, bytes)| {
+        let summary = format!("{title}: {}, {}", fmt::count(count, "value"), fmt::bytes(bytes));
+        view! {
+            <details class=format!("compare-class one-side {class}") data-class=class open=count > 0>
+                <summary>{summary}</summary>
+                {(count > 0).then(|| view! { <OneSideTable sides=sides space=space.clone() class=class /> })}
+            </details>
+        }
+    });
+    view! {
+        <div class="compare-changes compare-one-side">
+            <h4>"Values found on one side only, anywhere in the program"</h4>
+            {tables.collect_view()}
+        </div>
+    }
+}
+
+#[component]
+fn OneSideTable(sides: Sides, space: Arc<SpaceDiff>, class: &'static str) -> impl IntoView {
+    let shown = RwSignal::new(FIRST_ROWS);
+    let base = class == "base-only";
+    let list = move || {
+        let o = &space.one_side;
+        if base {
+            o.base_only.clone()
+        } else {
+            o.new_only.clone()
+        }
+    };
+    let total = list().len();
+    let rows = move || {
+        list()
+            .into_iter()
+            .take(shown.get())
+            .map(|i| {
+                let v = i.value;
+                let (b, n) = if base { (Some(v), None) } else { (None, Some(v)) };
+                let focus = if base { sides.base } else { sides.new };
+                let selected = move || focus.selected.get() == Some(v);
+                view! {
+                    <tr class="one-side-row" class:selected=selected data-name=i.name.clone()
+                        data-kind=i.kind on:click=move |_| select(sides, b, n)>
+                        <td class="num">{fmt::bytes(i.bytes)}</td>
+                        <td class="mono" title=i.name.clone()>{clip_middle(&i.name, CELL_CHARS)}</td>
+                        <td>{i.kind}</td>
+                        <td class="mono" title=i.op_name.clone()>{clip_middle(&i.op_name, CELL_CHARS)}</td>
+                        <td class="mono">{i.shape.clone()}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="table-scroll">
+            <table class="compare-table">
+                <thead><tr>
+                    <th scope="col" class="num">"Bytes"</th>
+                    <th scope="col">"Value"</th>
+                    <th scope="col">"Kind"</th>
+                    <th scope="col">"op_name"</th>
+                    <th scope="col">"Shape"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        {more_button(shown, total)}
     }
 }
 

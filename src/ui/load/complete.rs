@@ -19,8 +19,9 @@ use super::super::read::{self, Picked};
 use super::super::state::Shown;
 use super::super::uses_worker::{Answer, UsesJobs};
 use super::super::{AppState, Outcome};
-use super::{start, Flow, JOIN_PIECE};
+use super::{start, Flow, Target, JOIN_PIECE};
 use crate::ui::canvas::first_drawings;
+use crate::ui::hash;
 
 /// Longest wait (ms) for the diagrams' first drawing before completing the modules.
 const FIRST_DRAWING_WAIT_MS: f64 = 2000.0;
@@ -64,8 +65,10 @@ impl Flow {
         });
         if !known {
             // A warning's line number after bytes jumped over is unknown: read it all.
-            st.details.set(None);
-            start(st, self.with_hlo(files), self.target, false);
+            leptos::logging::log!(
+                "bufscope: reading again in one pass: a warning's line is unknown"
+            );
+            self.read_again(files);
             return;
         }
         let read = match self.read_parts(files, &deferred, &names, &mut jobs).await {
@@ -78,8 +81,7 @@ impl Flow {
             Err(why) => {
                 // The skip guessed wrong (a damaged dump): read it all in one pass.
                 leptos::logging::log!("bufscope: reading again in one pass: {why}");
-                st.details.set(None);
-                start(st, self.with_hlo(files), self.target, false);
+                self.read_again(files);
                 return;
             }
         };
@@ -93,6 +95,16 @@ impl Flow {
         if self.pause().await {
             self.show_complete(started, worker_bytes);
         }
+    }
+
+    /// The files read again in one pass; the view on screen (the one the URL hash restored,
+    /// or what the user did since) is the one the read puts back.
+    fn read_again(&self, files: &[Picked]) {
+        if self.target == Target::Page {
+            hash::keep_for_reread();
+        }
+        self.st.details.set(None);
+        start(self.st, self.with_hlo(files), self.target, false);
     }
 
     /// What can be done with the modules still on screen, in pieces: each part's strings
@@ -269,19 +281,25 @@ fn refused(st: AppState, parts: &[Option<UsedPart>]) -> Option<String> {
 /// `shown` completed by `part`: in place when nothing else holds it (the views do not),
 /// else from a copy.
 fn completed(shown: Arc<Shown>, part: UsedPart) -> Shown {
-    let (module, analysis) = match Arc::try_unwrap(shown) {
-        Ok(s) => (s.module, s.analysis),
+    let (module, analysis, label) = match Arc::try_unwrap(shown) {
+        Ok(s) => (s.module, s.analysis, s.label),
         Err(shared) => {
             leptos::logging::warn!(
                 "bufscope: {} is held elsewhere: completed from a copy",
                 shared.module.name
             );
-            (shared.module.clone(), shared.analysis.clone())
+            (
+                shared.module.clone(),
+                shared.analysis.clone(),
+                shared.label.clone(),
+            )
         }
     };
     let mut completing = part.complete(module);
     while !completing.step(usize::MAX) {}
-    Shown::new(completing.into_module(), analysis)
+    let mut shown = Shown::new(completing.into_module(), analysis);
+    shown.label = label;
+    shown
 }
 
 /// Browser tests hold the modules incomplete while `window.__bufscope_hold_details` is

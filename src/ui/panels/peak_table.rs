@@ -194,15 +194,28 @@ fn space_tabs(t: Table) -> impl IntoView {
         .map(|s| {
             let c = s.color;
             let swatch = fmt::swatch(c);
-            let note = format!(
-                "{} · {} live",
-                fmt::human(s.peak_bytes),
-                fmt::grouped(s.live_at_peak.len() as u64)
-            );
+            let peak = fmt::human(s.peak_bytes);
+            // The values live at the table's step (the peak's until one is chosen).
+            let held = shown.clone();
+            let live = move || {
+                let n = match t.step.get() {
+                    Some(step) => (held.analysis.space(c))
+                        .map_or(0, |s| s.live_at(&held.module, step).count()),
+                    None => (held.analysis.space(c)).map_or(0, |s| s.live_at_peak.len()),
+                };
+                format!("{peak} · {} live", fmt::grouped(n as u64))
+            };
+            let title = move || match t.step.get() {
+                Some(step) => format!(
+                    "peak · values live at step {}",
+                    fmt::grouped(u64::from(step))
+                ),
+                None => "peak · values live at the peak".to_string(),
+            };
             view! {
                 <button type="button" role="tab" class="space-tab" data-color=c.to_string()
                     aria-selected=move || (t.space.get() == c).to_string()
-                    title="peak · values live at the peak"
+                    title=title
                     on:click=move |_| {
                         if t.space.get_untracked() != c {
                             t.space.set(c);
@@ -211,7 +224,7 @@ fn space_tabs(t: Table) -> impl IntoView {
                     }>
                     <span class=swatch></span>
                     <span class="tab-name">{space_label(c, &shown.module)}</span>
-                    <span class="tab-note">{note}</span>
+                    <span class="tab-note">{live}</span>
                 </button>
             }
         })

@@ -1,5 +1,6 @@
-//! The search box (`#search`): a regular expression over value names (`name{index}`) and
-//! op_names. Typing is debounced; the matches go to `focus.matches`; Enter selects the next
+//! The search box (`#search`): a regular expression over value names (`name{index}`),
+//! op_names and shapes (as printed, with layouts); the status says how many matched and in
+//! which fields. Typing is debounced; the matches go to `focus.matches`; Enter selects the next
 //! match (Shift+Enter the previous) and asks the diagrams to reveal it; Escape clears. An
 //! invalid pattern shows its error inline and matches nothing.
 
@@ -30,6 +31,9 @@ struct Search {
     stepped: RwSignal<bool>,
     /// The debounce timer of the last keystroke.
     pending: StoredValue<Option<TimeoutHandle>>,
+    /// The fields that matched, without and with their counts (`op_name, shape`,
+    /// `op_name 3 · shape 40`).
+    fields: RwSignal<(String, String)>,
 }
 
 impl Search {
@@ -40,6 +44,7 @@ impl Search {
             searched: RwSignal::new(Some(String::new())),
             stepped: RwSignal::new(false),
             pending: StoredValue::new(None),
+            fields: RwSignal::new((String::new(), String::new())),
         }
     }
 
@@ -61,11 +66,14 @@ impl Search {
         ) else {
             return;
         };
-        let (matches, err) = match query::search(&shown.module, &text) {
+        let (matches, err) = match query::search_fields(&shown.module, &text) {
             Ok(m) => (m, None),
-            Err(e) => (Vec::new(), Some(e)),
+            Err(e) => (query::Matches::default(), Some(e)),
         };
         self.error.try_set(err);
+        self.fields
+            .try_set((matches.fields_short(), matches.fields_text()));
+        let matches = matches.values;
         focus.matches.try_set(Arc::new(matches));
         focus.match_index.try_set(0);
         self.stepped.try_set(false);
@@ -130,7 +138,7 @@ impl Search {
         }
         let text = focus.search.get();
         if text.is_empty() {
-            return view! { <span class="search-hint">"regex over names and op_names · Enter: next"</span> }.into_any();
+            return view! { <span class="search-hint">"regex over names, op_names and shapes · Enter: next"</span> }.into_any();
         }
         let n = focus.matches.with(|m| m.len());
         let label = if n == 0 {
@@ -144,7 +152,14 @@ impl Search {
                 if n == 1 { "match" } else { "matches" }
             )
         };
-        view! { <span class="search-count" data-count=n.to_string()>{label}</span> }.into_any()
+        let (fields, counts) = self.fields.get();
+        let title = (!counts.is_empty()).then(|| format!("matched in: {counts}"));
+        let fields = (!fields.is_empty())
+            .then(|| view! { <span class="search-fields">{format!(" in {fields}")}</span> });
+        view! {
+            <span class="search-count" data-count=n.to_string() title=title>{label}{fields}</span>
+        }
+        .into_any()
     }
 }
 
@@ -181,7 +196,7 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
     view! {
         <div class="search" role="search">
             <label class="search-label" for="search">"Search"</label>
-            <input id="search" type="search" placeholder="e.g. fusion\\.1\\d or attention"
+            <input id="search" type="search" placeholder="name, op_name or shape: fusion\\.1\\d, bf16\\[32,"
                 autocomplete="off" spellcheck="false"
                 aria-describedby="search-status"
                 aria-invalid=move || error.with(|e| e.is_some()).to_string()

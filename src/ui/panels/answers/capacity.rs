@@ -40,7 +40,7 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
                 focus.capacity.update(|m| {
                     let m = Arc::make_mut(m);
                     match c {
-                        Some(c) => m.insert(color, c),
+                        Some(c) => m.insert(color, c.on(color)),
                         None => m.remove(&color),
                     };
                 });

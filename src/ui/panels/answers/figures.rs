@@ -12,7 +12,7 @@ use bufscope::text::clip_middle;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::{clicked_index, show_more, watch_in_view, Ans, Computed, FIRST_ROWS};
+use super::{clicked_index, show_more, Ans, Computed, FIRST_ROWS};
 use crate::ui::export::csv_button;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
@@ -27,17 +27,11 @@ fn percent(p: f64) -> String {
 
 /// bufscope's occupied peak, XLA's peak list and XProf's peak heap, each with what it counts.
 /// XProf's figures take a pass over the space's values (on the 94 MB dump, tens of ms): a
-/// space's are computed once, in a task of their own once the table has come into view, and
-/// their row follows.
+/// space's are computed once, in a task of their own as soon as the panel shows the space
+/// (not when the table is scrolled into view: its row is there from the start, "computing…"
+/// until they are in).
 #[component]
 pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
-    let el = NodeRef::<leptos::html::Div>::new();
-    let seen = RwSignal::new(false);
-    Effect::new(move |_| {
-        if let Some(div) = el.get() {
-            watch_in_view(&div, seen, true);
-        }
-    });
     let occupied = Memo::new(move |_| ans.with_space(|_, s| xprof::occupied_peak(s)));
     let xla = xprof::xla_peak(&ans.focus.shown().module);
     // XProf's figures of the space answered for, once computed: (colour, figures).
@@ -45,9 +39,6 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     Effect::new(move |_| {
         let color = ans.space.get();
         let shown = ans.focus.shown();
-        if !seen.get() {
-            return;
-        }
         if let Some(f) = shown.uses.xprof_kept(color) {
             xprof.set(Some((color, Computed(f))));
             return;
@@ -87,12 +78,22 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
             view! {
                 {row("occupied", "bufscope (occupied)", &o)}
                 {row("xla", "XLA's peak list", &xla)}
-                {xprof_row().map(|x| row("xprof", "XProf peak heap", &x))}
+                {match xprof_row() {
+                    Some(x) => row("xprof", "XProf peak heap", &x).into_any(),
+                    None => view! {
+                        <tr class="peak-figure" data-peak="xprof" data-computing="true">
+                            <th scope="row">"XProf peak heap"</th>
+                            <td class="num">"…"</td><td class="num"></td>
+                            <td class="sentence">"computing…"</td>
+                        </tr>
+                    }
+                    .into_any(),
+                }}
             }
         })
     };
     view! {
-        <div class="answer" id="answers-peaks" node_ref=el>
+        <div class="answer" id="answers-peaks">
             <h4>"Three peaks"</h4>
             <table class="answer-table">
                 <thead><tr><th>"figure"</th><th class="num">"bytes"</th><th class="num">"step"</th><th>"what it counts"</th></tr></thead>

@@ -3,6 +3,9 @@
 //! idle steps; or, for a dump without `Used values`, what is needed
 //! ([`idle::NEEDS_VALUES`]).
 //!
+//! Each row says what can be done to its value ([`idle::remedy`]: an input can only be
+//! offloaded, a temporary also rematerialised); a click on a row selects the value.
+//!
 //! Ranked once asked for (`#answers-idle-open`, [`Ans::idle_open`]), not when the panel
 //! opens: the first ranking places every use of the live values on the schedule (on the
 //! 94 MB dump, 91,000 uses), and the module's schedule index is built for it. Later steps
@@ -27,6 +30,46 @@ fn span(s: &idle::Stretch) -> String {
         fmt::grouped(u64::from(s.from)),
         fmt::grouped(u64::from(s.to))
     )
+}
+
+/// Why a row can be what it says.
+fn remedy_title(r: idle::Remedy) -> &'static str {
+    match r {
+        idle::Remedy::OffloadOnly => {
+            "an input (entry parameter), output or constant: the program cannot compute it again, it can only be moved to host memory and back"
+        }
+        idle::Remedy::RematOrOffload => {
+            "a temporary: it can be computed again where it is next used (rematerialised, jax.checkpoint) or moved to host memory and back"
+        }
+    }
+}
+
+/// One candidate's row: a click selects its value.
+fn idle_row(ans: Ans, row: &idle::IdleRow) -> impl IntoView {
+    let name = ans.value_name(row.value);
+    let value = row.value;
+    let across = row.across_step.as_ref().map(span);
+    let remedy = row.remedy;
+    let selected = move || ans.focus.selected.get() == Some(value);
+    view! {
+        <tr class="idle-row" data-name=name.clone() data-byte-steps=row.idle_byte_steps.to_string()
+            data-remedy=remedy.label() class:selected=selected
+            aria-selected=move || selected().to_string()
+            on:click=move |_| {
+                // Selects the value (its details, its block), as a row of the live set.
+                ans.focus.selected.set(Some(value));
+                ans.focus.reveal(value);
+            }>
+            <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
+            <td class=format!("remedy {}", if remedy == idle::Remedy::OffloadOnly { "offload" } else { "remat" })
+                title=remedy_title(remedy)>{remedy.label()}</td>
+            <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
+            <td class="num">{span(&row.longest)}</td>
+            <td class="num">{fmt::grouped(u64::from(row.longest.idle_steps))}</td>
+            <td class="num">{fmt::grouped(row.idle_byte_steps)}</td>
+            <td class="num">{across}</td>
+        </tr>
+    }
 }
 
 #[component]
@@ -57,22 +100,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
         let n = limit.get().min(r.rows.len());
         r.rows[..n]
             .iter()
-            .map(|row| {
-                let name = ans.value_name(row.value);
-                let value = row.value;
-                let across = row.across_step.as_ref().map(span);
-                view! {
-                    <tr class="idle-row" data-name=name.clone() data-byte-steps=row.idle_byte_steps.to_string()
-                        on:click=move |_| ans.highlight(vec![value])>
-                        <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
-                        <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
-                        <td class="num">{span(&row.longest)}</td>
-                        <td class="num">{fmt::grouped(u64::from(row.longest.idle_steps))}</td>
-                        <td class="num">{fmt::grouped(row.idle_byte_steps)}</td>
-                        <td class="num">{across}</td>
-                    </tr>
-                }
-            })
+            .map(|row| idle_row(ans, row))
             .collect::<Vec<_>>()
     };
     let message = move || {
@@ -96,7 +124,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
             {message}
             {open}
             <table class="answer-table">
-                <thead><tr><th>"value"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
+                <thead><tr><th>"value"</th><th>"can be"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
                     <th class="num">"idle steps"</th><th class="num">"bytes × steps"</th><th class="num">"idle across this step"</th></tr></thead>
                 <tbody>{body}</tbody>
             </table>

@@ -81,6 +81,7 @@ fn short_kind(kind: ValueKind) -> &'static str {
         ValueKind::Output => "output",
         ValueKind::Constant => "const",
         ValueKind::ThreadLocal => "local",
+        ValueKind::Scratch => "scratch",
         ValueKind::Temporary => "temp",
     }
 }
