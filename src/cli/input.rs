@@ -69,7 +69,7 @@ fn feed_file(pipeline: &mut Pipeline, path: &Path, buf: &mut [u8]) -> std::io::R
 
 /// The files to read: each file operand as is, and the dump files of each folder operand
 /// in name order. Operands that are neither are reported on stderr.
-fn dump_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub fn dump_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for path in paths {
         let p = path.display();
