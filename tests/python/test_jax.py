@@ -72,7 +72,7 @@ class Dumps(unittest.TestCase):
         # The same function again: a dump of its own, the same peak.
         again = bufscope.jax.dump(mlp, self.x, self.x, self.x)
         self.assertNotEqual(again.folder, a.folder)
-        self.assertEqual(peaks(again.summary()), peaks(a.summary()))
+        self.assertEqual(list(peaks(again.summary()).values()), [pa])
 
     def test_a_persistent_cache_hit_still_dumps(self):
         with tempfile.TemporaryDirectory() as cache:
