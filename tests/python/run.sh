@@ -5,14 +5,16 @@
 # opened from file:// in headless Chromium), then in the venv with JAX for the CPU that
 # ./dev setup keeps (BUFSCOPE_JAX_VENV; test_jax.py). Each closes with `N passed, M failed,
 # K skipped`; with CI=true a skip fails. XLA_FLAGS is unset: bufscope.jax needs none.
-#   BUFSCOPE_JAX_VENV=~/.cache/bufscope-tools/python/jax-X tests/python/run.sh
+#   tests/python/run.sh      (after ./dev setup and ./dev wheel)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 unset XLA_FLAGS
 TOOLS="${BUFSCOPE_TOOLS:-$HOME/.cache/bufscope-tools}"
 export PATH="$TOOLS/node_modules/.bin:$PATH"
 export BUFSCOPE_REPO="$PWD" BUFSCOPE_CARGO_BIN="$PWD/target/debug/bufscope"
-jax_venv="${BUFSCOPE_JAX_VENV:?the venv with jax (./dev setup makes it; ./dev test sets this)}"
+# ./dev pins the version and exports the venv's path; run alone, the same path.
+jax_venv="${BUFSCOPE_JAX_VENV:-$TOOLS/python/jax-$(sed -n 's/^JAX_VERSION=//p' dev)}"
+[ -x "$jax_venv/bin/python" ] || { echo "no venv with jax at $jax_venv: run ./dev setup" >&2; exit 1; }
 shopt -s nullglob
 wheels=(target/wheels/bufscope-*.whl)
 [ "${#wheels[@]}" -eq 1 ] || { echo "expected one wheel in target/wheels (./dev wheel), found ${#wheels[@]}" >&2; exit 1; }
