@@ -72,7 +72,7 @@ fn feed_file(pipeline: &mut Pipeline, path: &Path, buf: &mut [u8]) -> std::io::R
 /// The files to read: each file operand as is, and the dump files of each folder operand
 /// in name order, then their HLO texts; and how many other files the folders hold
 /// (skipped). Operands that are neither are reported on stderr.
-fn dump_files(paths: &[PathBuf]) -> (Vec<PathBuf>, usize) {
+pub fn dump_files(paths: &[PathBuf]) -> (Vec<PathBuf>, usize) {
     let mut files = Vec::new();
     let mut skipped = 0;
     for path in paths {

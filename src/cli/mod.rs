@@ -1,5 +1,5 @@
-//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `bench` and
-//! `generate`.
+//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `html`, `bench`
+//! and `generate`.
 //!
 //! Owns: the commands, their arguments (clap, derived from the types below, which also
 //! write `--help`) and what they print. Reading dump files and folders into the core's
@@ -12,6 +12,7 @@
 mod bench;
 mod bodies;
 mod diff;
+mod html;
 mod input;
 mod summary_args;
 
@@ -49,6 +50,7 @@ enum Command {
     Summary(SummaryArgs),
     Diff(diff::DiffArgs),
     Render(RenderArgs),
+    Html(html::HtmlArgs),
     Bench(bench::BenchArgs),
     Generate(GenerateArgs),
 }
@@ -151,6 +153,7 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
         Command::Summary(args) => summary(args),
         Command::Diff(args) => return diff::diff(args),
         Command::Render(args) => render(args),
+        Command::Html(args) => html::html(args),
         Command::Bench(args) => bench::bench(args),
         Command::Generate(args) => generate(args),
     };
@@ -164,6 +167,7 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
 }
 
 /// Why a command had nothing to show: one sentence for stderr (exit 1).
+#[derive(Debug)]
 struct Failure(String);
 
 type CmdResult = Result<(), Failure>;

@@ -7,6 +7,11 @@
 //! `#bufscope-example` (src/web/dist.mjs), since a page opened from `file://` may fetch
 //! nothing. Either way it becomes a `File` and goes through the same reading as a dropped
 //! one; it is never compiled into the wasm.
+//!
+//! A page written by `bufscope html` (src/cli/html.rs) carries dumps the same way, in
+//! `#bufscope-dump-0`, `#bufscope-dump-1`, … (gzipped, in base64, named by `data-name`):
+//! [`open_embedded`] reads them as dropped files when the app starts, so that the page
+//! opens straight on them.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -21,6 +26,8 @@ use super::AppState;
 const EXAMPLE_URL: &str = "example/001_d4ec204070c56195.txt";
 /// The id of the element that holds the example in base64 in the single file.
 const INLINE_ID: &str = "bufscope-example";
+/// The ids of the blocks `bufscope html` puts dumps in, followed by 0, 1, ….
+const EMBEDDED_ID: &str = "bufscope-dump-";
 /// The name the example is read under (the module's name on screen).
 pub const EXAMPLE_NAME: &str = "tpu_reference_attention.buffer-assignment.txt";
 
@@ -43,6 +50,49 @@ pub fn open_example(st: AppState) {
             ),
         }
     });
+}
+
+/// Opens the dumps `bufscope html` put in the page, if it holds any, as dropped files.
+pub fn open_embedded(st: AppState) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(doc) = window.document() else { return };
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    while let Some(block) =
+        doc.get_element_by_id(&format!("{EMBEDDED_ID}{}", files.len() + errors.len()))
+    {
+        let name = block
+            .get_attribute("data-name")
+            .unwrap_or_else(|| "dump.txt".into());
+        let file =
+            inline_bytes(&window, &block.text_content().unwrap_or_default()).and_then(|bytes| {
+                web_sys::File::new_with_buffer_source_sequence(&js_sys::Array::of1(&bytes), &name)
+                    .map_err(js_error)
+            });
+        match file {
+            Ok(file) => files.push(Picked {
+                name,
+                file,
+                in_folder: false,
+            }),
+            Err(e) => errors.push(format!("{name} could not be unpacked from the page: {e}.")),
+        }
+    }
+    if !errors.is_empty() {
+        report_failure(st, "Nothing was read.".into(), errors);
+    } else if !files.is_empty() {
+        start_load(st, files);
+    }
+}
+
+/// The bytes of a base64 text in the page, as a `Uint8Array`.
+fn inline_bytes(window: &web_sys::Window, b64: &str) -> Result<JsValue, String> {
+    let text = window.atob(b64.trim()).map_err(js_error)?;
+    // `atob` gives one char per byte.
+    let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+    Ok(js_sys::Uint8Array::from(bytes.as_slice()).into())
 }
 
 /// The "Try an example" button and the way to a dump of one's own.
@@ -73,12 +123,7 @@ async fn example_file() -> Result<web_sys::File, String> {
         .and_then(|d| d.get_element_by_id(INLINE_ID))
         .and_then(|e| e.text_content());
     let bytes: JsValue = match inline {
-        Some(b64) => {
-            let text = window.atob(b64.trim()).map_err(js_error)?;
-            // `atob` gives one char per byte.
-            let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
-            js_sys::Uint8Array::from(bytes.as_slice()).into()
-        }
+        Some(b64) => inline_bytes(&window, &b64)?,
         None => fetch_bytes(&window, EXAMPLE_URL).await?,
     };
     web_sys::File::new_with_buffer_source_sequence(&js_sys::Array::of1(&bytes), EXAMPLE_NAME)

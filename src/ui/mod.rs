@@ -179,6 +179,8 @@ fn App() -> impl IntoView {
     };
     listen_to_window(st);
     oom::listen_for_paste(st);
+    // A page written by `bufscope html` opens on the dumps it carries.
+    spawn_local(async move { example::open_embedded(st) });
     // Changes only when a read starts or ends (not with every slice).
     let busy = Memo::new(move |_| st.reading.with(Option::is_some));
     // A module on screen: the page is its workspace, one screen (style/workspace.css).

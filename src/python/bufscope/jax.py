@@ -1,0 +1,165 @@
+"""A dump straight from a jitted function, with no `XLA_FLAGS` and no new process.
+
+    import bufscope.jax
+    d = bufscope.jax.dump(train_step, params, batch)   # compiles, dumps, picks the module
+    d.summary()["modules"][0]["memory_spaces"][0]["peak_live_bytes"]
+    d.show()                                           # in a notebook
+
+`dump` lowers `jax.jit(fn, …)` for the arguments (arrays, or `jax.ShapeDtypeStruct`s, with
+shardings on devices or on a `jax.experimental.topologies` topology for ahead-of-time TPU
+compiles on a CPU host) and compiles it once with XLA's dump options given for that compile
+alone (`compiler_options`), into a folder of its own. It works any number of times in one
+process, whatever the backend. Those options are left out of JAX's persistent compilation
+cache key, and a cache hit writes no dump: when that cache is on, it is turned off for this
+compile and on again after. Needs jax: `pip install 'bufscope[jax]'`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from typing import Any, Callable
+
+try:
+    import jax as _jax
+except ImportError as _e:  # pragma: no cover - the message is the point
+    raise ImportError(
+        "bufscope.jax needs JAX: `pip install 'bufscope[jax]'` gives JAX for the CPU; for a "
+        "GPU or TPU install JAX for it as its installation guide says "
+        "(`pip install 'jax[cuda12]'`, `pip install 'jax[tpu]'`), then import bufscope.jax again"
+    ) from _e
+
+from bufscope import DEFAULT_HEIGHT, Dump, Report
+
+__all__ = ["dump", "show", "DUMP_OPTIONS"]
+
+#: XLA's options for the compile, besides `xla_dump_to`: the HLO as text (which writes the
+#: buffer assignment, its values, the live ranges and the memory-usage report beside the
+#: optimised module), no proto, no per-pass dumps, every module of this compile.
+DUMP_OPTIONS = {
+    "xla_dump_hlo_as_text": True,
+    "xla_dump_hlo_as_proto": False,
+    "xla_dump_hlo_pass_re": "",
+    "xla_dump_hlo_module_re": ".*",
+}
+
+#: The files of a module that bufscope reads, by the end of their names; the rest of what
+#: XLA writes (the HLO before optimisations, LLVM IR, object files, debug options) goes.
+KEPT = (
+    "-buffer-assignment.txt",
+    "-buffer-assignment-values.txt",
+    "-live-range.txt",
+    "-memory-usage-report.txt",
+    "after_optimizations.txt",
+)
+
+_MODULE = re.compile(r"^(module_(\d+)\.([^.]+))\.")
+
+
+def dump(
+    fn: Callable[..., Any],
+    *args: Any,
+    static_argnums: int | tuple[int, ...] | None = None,
+    folder: str | None = None,
+    **jit_kwargs: Any,
+) -> Dump:
+    """Compiles `jax.jit(fn, static_argnums=…, **jit_kwargs)` for `args` with XLA dumping into
+    `folder` (a new temporary folder by default) and returns the compiled module's `Dump`.
+
+    A function already jitted is lowered as it is when no jit option is given. A compile
+    that fails after buffer assignment (out of memory on a TPU) still gives its dump, with
+    the compiler's message in `Dump.error`; one that fails before raises.
+    """
+    if static_argnums is None and not jit_kwargs and hasattr(fn, "lower"):
+        jitted = fn
+    else:
+        if static_argnums is not None:
+            jit_kwargs["static_argnums"] = static_argnums
+        jitted = _jax.jit(fn, **jit_kwargs)
+    lowered = jitted.lower(*args)
+    name = _module_name(lowered)
+    folder = folder or tempfile.mkdtemp(prefix="bufscope-jax-")
+    os.makedirs(folder, exist_ok=True)
+    error = None
+    with _persistent_cache_off():
+        try:
+            lowered.compile(compiler_options={"xla_dump_to": folder, **DUMP_OPTIONS})
+        except Exception as e:  # noqa: BLE001 - the dump may still be there (OOM)
+            error = e
+    try:
+        prefix = _pick(folder, name)
+    except FileNotFoundError:
+        if error is not None:
+            raise error
+        raise
+    paths = _keep(folder, prefix)
+    d = Dump(paths, module=prefix.split(".", 1)[1], folder=folder)
+    d.error = None if error is None else f"{type(error).__name__}: {error}"
+    return d
+
+
+def show(fn: Callable[..., Any], *args: Any, height: int = DEFAULT_HEIGHT, **kwargs: Any) -> Report:
+    """`dump(fn, *args, **kwargs).show(height=height)`: the compiled module in the notebook."""
+    return dump(fn, *args, **kwargs).show(height=height)
+
+
+def _module_name(lowered: Any) -> str | None:
+    """The name JAX gave the module (`jit_f`), from the first line of its StableHLO text."""
+    try:
+        first = lowered.as_text().split("\n", 1)[0]
+    except Exception:  # noqa: BLE001 - only a preference among several modules
+        return None
+    m = re.match(r"\s*module @([\w.$-]+)", first)
+    return m.group(1) if m else None
+
+
+def _pick(folder: str, name: str | None) -> str:
+    """The `module_NNNN.NAME` of the module compiled: among those with a buffer assignment,
+    the one named as JAX named it, else the last."""
+    found = {}
+    for f in os.listdir(folder):
+        m = _MODULE.match(f)
+        if m and f.endswith("-buffer-assignment.txt"):
+            found[m.group(1)] = (int(m.group(2)), m.group(3))
+    if not found:
+        raise FileNotFoundError(
+            f"XLA wrote no buffer assignment into {folder}: this backend or JAX version may "
+            "not dump with per-compile options"
+        )
+    named = [p for p, (_, n) in found.items() if name is not None and n.rstrip("_") == name.rstrip("_")]
+    return max(named or found, key=lambda p: found[p][0])
+
+
+def _keep(folder: str, prefix: str) -> list[str]:
+    """The files of `prefix` that bufscope reads, in name order; every other file goes."""
+    kept = []
+    for f in sorted(os.listdir(folder)):
+        path = os.path.join(folder, f)
+        if f.startswith(prefix + ".") and f.endswith(KEPT) and "before_optimizations" not in f:
+            kept.append(path)
+        elif os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.remove(path)
+    return kept
+
+
+@contextlib.contextmanager
+def _persistent_cache_off():
+    """JAX's persistent compilation cache off for the block when it is on, and reset on
+    either side (it decides whether it is used once, then remembers)."""
+    from jax._src import compilation_cache as cc  # the public module re-exports reset_cache only
+
+    if not cc.is_persistent_cache_enabled():
+        yield
+        return
+    _jax.config.update("jax_enable_compilation_cache", False)
+    cc.reset_cache()
+    try:
+        yield
+    finally:
+        _jax.config.update("jax_enable_compilation_cache", True)
+        cc.reset_cache()

@@ -1,0 +1,146 @@
+"""The wheel, installed in a fresh venv with nothing else (tests/python/run.sh): its
+`bufscope` script, `python -m bufscope` and the package's functions against the binary
+cargo built from the same checkout, on the shared TPU dumps; its pages opened from file://
+in headless Chromium."""
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import unittest
+
+import bufscope
+from common import ARTIFACTS, TPU_AOT, cargo, needs_shared, open_page, stem_files
+
+# The seven runs of tpu-aot/jax0.12-libtpu0.0.50 (its README), one module each.
+TPU_MODULES = {
+    "tpu_v5e_host_offload",
+    "tpu_v5e_lm_scan_remat",
+    "tpu_v5e_lm_scan_remat_OOM",
+    "tpu_v5e_lm_unrolled",
+    "tpu_v5e_pallas_matmul",
+    "tpu_v5e_tiny_matmul",
+    "tpu_v6e_lm_scan_remat",
+}
+
+
+def script(*args: str) -> subprocess.CompletedProcess:
+    """The wheel's `bufscope` as a shell finds it in the venv."""
+    return subprocess.run([os.path.join(sysconfig.get_path("scripts"), "bufscope"), *args], capture_output=True)
+
+
+def module_m(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bufscope", *args], capture_output=True)
+
+
+class Installed(unittest.TestCase):
+    def test_the_binary_is_the_wheels_script_in_this_venv(self):
+        found = bufscope.find_bufscope_bin()
+        self.assertEqual(os.path.dirname(found), sysconfig.get_path("scripts"))
+        self.assertTrue(found.startswith(sys.prefix), f"{found} is outside the venv {sys.prefix}")
+        # The package came from the wheel, not from the checkout.
+        self.assertTrue(bufscope.__file__.startswith(sys.prefix), bufscope.__file__)
+        for run in (script, module_m):
+            version = run("--version")
+            self.assertEqual(version.returncode, 0, version.stderr)
+            self.assertEqual(version.stdout, cargo("--version").stdout)
+
+    def test_without_jax_bufscope_jax_says_how_to_get_it(self):
+        with self.assertRaises(ImportError) as caught:
+            import bufscope.jax  # noqa: F401
+        self.assertIn("pip install 'bufscope[jax]'", str(caught.exception))
+
+    def test_a_missing_file_is_an_error_with_the_binarys_sentence(self):
+        with self.assertRaises(bufscope.BufscopeError) as caught:
+            bufscope.summary("/nonexistent/bufscope/dump.txt")
+        self.assertIn("/nonexistent/bufscope/dump.txt", str(caught.exception))
+        # Exit codes pass through `python -m bufscope`: 1 nothing to show, 2 wrong arguments.
+        self.assertEqual(module_m("summary", "/nonexistent/bufscope/dump.txt").returncode, 1)
+        self.assertEqual(module_m("frobnicate").returncode, 2)
+
+
+class AgreesWithCargo(unittest.TestCase):
+    def test_summary_of_the_tpu_folder(self):
+        folder = needs_shared(self, TPU_AOT)
+        expected = cargo("summary", "--json", folder)
+        self.assertEqual(expected.returncode, 0, expected.stderr)
+        parsed = json.loads(expected.stdout)
+        self.assertEqual({m["name"] for m in parsed["modules"]}, TPU_MODULES)
+        for run in (script, module_m):
+            got = run("summary", "--json", folder)
+            self.assertEqual(got.returncode, 0, got.stderr)
+            self.assertEqual(got.stdout, expected.stdout, run.__name__)
+        self.assertEqual(bufscope.summary(folder), parsed)
+        # Tables too, and `--capacity` through the keyword.
+        self.assertEqual(script("summary", folder).stdout, cargo("summary", folder).stdout)
+        self.assertEqual(
+            bufscope.summary(folder, capacity="v5e"), json.loads(cargo("summary", "--json", "--capacity", "v5e", folder).stdout)
+        )
+
+    def test_diff_of_two_jax_and_libtpu_versions_and_its_gate(self):
+        old = needs_shared(self, os.path.join(os.path.dirname(TPU_AOT), "jax0.6.2-libtpu0.0.17"))
+        new = needs_shared(self, TPU_AOT)
+        for args, code in (
+            (["diff", "--json", old, new], 0),
+            # Some peak grew between the versions: the gate at 0 bytes trips (exit 1).
+            (["diff", "--max-growth", "0", "--top", "3", old, new], 1),
+        ):
+            expected = cargo(*args)
+            self.assertTrue(expected.stdout.strip(), expected.stderr)
+            self.assertEqual(expected.returncode, code, expected.stderr)
+            for run in (script, module_m):
+                got = run(*args)
+                self.assertEqual((got.returncode, got.stdout), (expected.returncode, expected.stdout), run.__name__)
+        # Both runs of jax 0.6.2 are paired by name with their jax 0.12 runs.
+        pairs = {(m["base_name"], m["new_name"]) for m in json.loads(cargo("diff", "--json", old, new).stdout)["modules"]}
+        self.assertEqual(pairs, {(n, n) for n in ("tpu_v5e_lm_scan_remat", "tpu_v5e_lm_scan_remat_OOM")})
+
+
+class Pages(unittest.TestCase):
+    def dump(self):
+        return stem_files(needs_shared(self, TPU_AOT), "tpu_v5e_lm_scan_remat")
+
+    def test_html_opens_from_file_draws_and_makes_no_request(self):
+        files = self.dump()
+        page = bufscope.html(files)
+        # The dump is inside: one data block per file, and the page's own policy.
+        self.assertEqual(len(re.findall(r'<script type="application/gzip" id="bufscope-dump-\d+"', page)), 4)
+        self.assertIn("connect-src 'none'", page)
+        self.assertIn("<title>tpu_v5e_lm_scan_remat · bufscope</title>", page)
+        # The same page as the command line writes.
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "report.html")
+            written = script("html", *files, "-o", out)
+            self.assertEqual(written.returncode, 0, written.stderr)
+            with open(out, encoding="utf-8") as f:
+                self.assertEqual(f.read(), page)
+            seen = open_page(out, "tpu_v5e_lm_scan_remat", "python-html-report.png")
+        self.assertEqual(seen["errors"], [])
+        self.assertEqual(seen["module"], "tpu_v5e_lm_scan_remat")
+        self.assertGreater(seen["ink"], 0.02, "the HBM diagram is nearly blank")
+        self.assertEqual(seen["requests"], [], "the page made requests")
+
+    def test_show_renders_in_a_notebook_like_page(self):
+        report = bufscope.show(self.dump(), height=700)
+        frame = report._repr_html_()
+        m = re.fullmatch(r'<iframe srcdoc="([^"]*)" title="bufscope" style="width: 100%; height: 700px;[^"]*"[^>]*></iframe>', frame)
+        self.assertIsNotNone(m, frame[:300])
+        self.assertEqual(html.unescape(m.group(1)), report.page)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "notebook.html")
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(f"<!doctype html><meta charset=utf-8><title>a notebook</title><h1>Out[1]:</h1>{frame}")
+            seen = open_page(out, "tpu_v5e_lm_scan_remat", "python-show-iframe.png")
+        self.assertEqual(seen["errors"], [])
+        self.assertEqual(seen["frames"], 2, "the app is not in an iframe")
+        self.assertEqual(seen["module"], "tpu_v5e_lm_scan_remat")
+        self.assertGreater(seen["ink"], 0.02, "the HBM diagram is nearly blank")
+        self.assertEqual(seen["requests"], [], "the page made requests")
+
+
+if __name__ == "__main__":
+    unittest.main()
