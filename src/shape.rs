@@ -28,6 +28,54 @@ pub fn logical_size(shape: &str) -> Option<u64> {
     }
 }
 
+/// The top-level elements of a printed tuple shape (`(s32[], /*index=1*/f32[8]{0})` →
+/// `["s32[]", "f32[8]{0}"]`); `None` for a shape that is not a tuple or does not close.
+pub fn tuple_elements(shape: &str) -> Option<Vec<&str>> {
+    let inner = shape.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let mut out = Vec::new();
+    let (mut depth, mut from) = (0i32, 0usize);
+    let bytes = inner.as_bytes();
+    for (i, &c) in bytes.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(&inner[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[from..]);
+    let out: Vec<&str> = out.into_iter().map(skip_comment).filter(|e| !e.is_empty()).collect();
+    (depth == 0).then_some(out)
+}
+
+/// A tuple element without its leading `/*index=N*/` comment, trimmed.
+fn skip_comment(e: &str) -> &str {
+    let e = e.trim();
+    match e.strip_prefix("/*").and_then(|r| r.find("*/").map(|k| &r[k + 2..])) {
+        Some(rest) => rest.trim(),
+        None => e,
+    }
+}
+
+/// The dimensions of an array shape (`bf16[8,1024]{1,0}` → `[8, 1024]`); `None` for a
+/// tuple, a dynamic dimension or text that is not a shape.
+pub fn dimensions(shape: &str) -> Option<Vec<u64>> {
+    let s = shape.trim();
+    if s.starts_with('(') {
+        return None;
+    }
+    let open = s.find('[')?;
+    let close = open + s[open..].find(']')?;
+    s[open + 1..close]
+        .split(',')
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim().parse().ok())
+        .collect()
+}
+
 /// Number of top-level elements of a tuple's inside (`/*index=5*/` comments skipped).
 fn tuple_arity(inner: &str) -> Option<u64> {
     let mut depth = 0i32;
@@ -87,7 +135,23 @@ fn element_bits(ty: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::logical_size;
+    use super::{dimensions, logical_size, tuple_elements};
+
+    #[test]
+    fn tuple_elements_and_dimensions() {
+        let t = "(s32[]{:T(128)}, bf16[8,8,1024]{2,1,0:T(8,128)(2,1)}, /*index=2*/(f32[], u8[3]), pred[1024,1024]{0,1})";
+        assert_eq!(
+            tuple_elements(t).unwrap(),
+            vec!["s32[]{:T(128)}", "bf16[8,8,1024]{2,1,0:T(8,128)(2,1)}", "(f32[], u8[3])", "pred[1024,1024]{0,1}"]
+        );
+        assert_eq!(tuple_elements("f32[2]"), None);
+        assert_eq!(tuple_elements("(f32[2]"), None);
+        assert_eq!(tuple_elements("()").unwrap(), Vec::<&str>::new());
+        assert_eq!(dimensions("bf16[8,8,1024]{2,1,0:T(8,128)(2,1)}"), Some(vec![8, 8, 1024]));
+        assert_eq!(dimensions("s32[]"), Some(vec![]));
+        assert_eq!(dimensions("f32[<=4]"), None);
+        assert_eq!(dimensions("(f32[2])"), None);
+    }
 
     #[test]
     fn sizes() {

@@ -12,6 +12,7 @@
 //!   live at `t` (`start <= t <= end`): aliases and operand→user hand-offs count once.
 
 mod kind;
+pub mod loops;
 pub use kind::{value_kind, ValueKind};
 
 use crate::model::{Module, Value};

@@ -9,12 +9,21 @@
 //! parameters and outputs the end of the program). A stretch runs from one touch `a` to the
 //! next `b`; the value sits idle at the `b − a − 1` steps between them. Dumps without
 //! `Used values` (the `*-buffer-assignment-values.txt` file of new XLA) cannot answer.
+//!
+//! **Loops.** With the HLO text beside the dump ([`crate::analysis::loops`]), a use inside a
+//! loop's condition or body runs on every iteration, so the value is also touched at the
+//! loop's first step and at the while's own step (of every loop around the use): it is not
+//! idle across the loop. A loop's carries (the values a while defines but its stacked
+//! outputs, and its condition's and body's parameters) are not offered as candidates: the
+//! loop reads and rewrites them every iteration.
 
 use std::sync::Mutex;
 
 use hashbrown::{HashMap, HashTable};
 use serde::Serialize;
 
+use crate::analysis::loops::loops;
+use crate::answers::loops::{loop_holds, Role};
 use crate::answers::LiveSet;
 use crate::model::{Module, Str, TableHash, Value};
 
@@ -33,6 +42,10 @@ pub struct ScheduleIndex {
     has_uses: bool,
     /// Value → its idle stretches (`None`: no `Used values` entry).
     stretches: Mutex<HashMap<u32, Option<Box<[Stretch]>>>>,
+    /// Each loop's steps: its first (condition) step, the end of its body, the while's step.
+    loops: Vec<[u32; 3]>,
+    /// Values that are loops' carries, sorted: never candidates.
+    carries: Vec<u32>,
 }
 
 impl ScheduleIndex {
@@ -41,10 +54,13 @@ impl ScheduleIndex {
             steps: HashTable::new(),
             has_uses: has_uses(module),
             stretches: Mutex::new(HashMap::new()),
+            loops: Vec::new(),
+            carries: Vec::new(),
         };
         let Some(s) = module.schedule.as_ref().filter(|_| index.has_uses) else {
             return index;
         };
+        index.set_loops(module);
         index.steps.reserve(s.sequence.len(), |e| e.0.spread());
         for (step, &id) in s.sequence.iter().enumerate() {
             let Some(i) = module.instructions.get(id as usize) else {
@@ -63,6 +79,65 @@ impl ScheduleIndex {
                 .or_insert((hash, i.name, step as u32));
         }
         index
+    }
+
+    /// The loops' spans and carries, from the HLO text (none without it).
+    fn set_loops(&mut self, module: &Module) {
+        if module.hlo.is_none() {
+            return;
+        }
+        let l = loops(module);
+        self.loops = (l.loops.iter())
+            .map(|w| [w.condition_steps[0], w.body_steps[1], w.step])
+            .collect();
+        let mut carry_names: Vec<&str> = Vec::new();
+        for (w, h) in l.loops.iter().zip(loop_holds(module, &l)) {
+            for e in h.elements.iter().filter(|e| e.role != Role::Stacked) {
+                // The while's own values only: an invariant's init operand is not a carry.
+                if let Some(v) = e.value.filter(|_| e.own) {
+                    self.carries.push(v);
+                }
+            }
+            carry_names.push(&w.while_name);
+        }
+        // The whole tuple a while defines (`while.43{}`) and the loops' parameters.
+        let hlo = module.hlo.as_deref();
+        let params: Vec<&str> = (l.loops.iter())
+            .flat_map(|w| [w.at[2], w.at[3]])
+            .filter_map(|c| hlo?.computations.get(c as usize))
+            .filter_map(crate::analysis::loops::trip::parameter)
+            .map(|p| p.name.as_str())
+            .collect();
+        for (i, v) in module.values.iter().enumerate() {
+            let Some(ins) = module.instructions.get(v.instruction as usize) else { continue };
+            let n = module.str(ins.name);
+            let whole_tuple = carry_names.contains(&n) && module.str(v.index) == "{}";
+            if whole_tuple || params.contains(&n) {
+                self.carries.push(i as u32);
+            }
+        }
+        self.carries.sort_unstable();
+        self.carries.dedup();
+    }
+
+    /// Whether value `v` is a loop's carry (never a candidate).
+    pub fn is_carry(&self, v: u32) -> bool {
+        self.carries.binary_search(&v).is_ok()
+    }
+
+    /// The steps of `v`'s uses, each use inside a loop adding the loop's first step and the
+    /// while's step.
+    fn touch_steps(&self, steps: impl Iterator<Item = u32>) -> Vec<u32> {
+        let mut out = Vec::new();
+        for s in steps {
+            out.push(s);
+            for &[first, body_end, step] in &self.loops {
+                if first <= s && s <= body_end {
+                    out.extend([first, step]);
+                }
+            }
+        }
+        out
     }
 
     fn find(&self, module: &Module, name: &str) -> Option<&(TableHash, Str, u32)> {
@@ -127,7 +202,7 @@ pub fn value_uses(module: &Module, index: &ScheduleIndex, value: u32) -> Option<
             step: index.step_of(module, use_instruction(u)),
         })
         .collect();
-    let stretches = stretches(v, uses.iter().filter_map(|u| u.step));
+    let stretches = stretches(v, index.touch_steps(uses.iter().filter_map(|u| u.step)).into_iter());
     Some(ValueUses {
         value,
         uses,
@@ -210,6 +285,7 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
     let mut rows: Vec<IdleRow> = live
         .values
         .iter()
+        .filter(|lv| !index.is_carry(lv.value))
         .filter_map(|lv| {
             let stretches = known.entry(lv.value).or_insert_with(|| {
                 let v = &module.values[lv.value as usize];
@@ -217,7 +293,8 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
                 let steps = uses
                     .iter()
                     .filter_map(|u| index.step_of(module, use_instruction(u)));
-                Some(stretches(v, steps).into_boxed_slice())
+                let steps = index.touch_steps(steps);
+                Some(stretches(v, steps.into_iter()).into_boxed_slice())
             });
             let stretches = stretches.as_deref()?;
             let longest = *stretches

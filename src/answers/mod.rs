@@ -26,6 +26,7 @@ pub mod categories;
 pub mod groups;
 pub mod idle;
 pub mod live;
+pub mod loops;
 pub mod padding;
 pub mod peaks;
 pub mod whatif;

@@ -198,6 +198,7 @@ fn render(args: RenderArgs) -> CmdResult {
     let (module, analysis) = (&shown.module, &shown.analysis);
     let style = render::Style {
         capacity: args.capacity,
+        loop_bands: std::sync::Arc::new(render::loops::bands(&bufscope::analysis::loops::loops(module))),
         ..render::Style::default()
     };
     let svg = render::render_svg_styled(module, analysis, args.width, &style);

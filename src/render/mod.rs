@@ -13,7 +13,8 @@
 //! Files by job: `kind.rs` (what a value is, and its colour), `paint.rs` (drawing
 //! primitives), `frame.rs` (title row, legend, axes), `curve.rs` (the occupied-bytes curve
 //! and the peak), `capacity.rs` (a capacity line on the curve), `idle.rs` (a value's idle
-//! stretches), `blocks.rs` (allocation bands and value blocks), `page.rs` (the whole module
+//! stretches), `loops.rs` (loop bands on the time axis and their hit test), `blocks.rs`
+//! (allocation bands and value blocks), `page.rs` (the whole module
 //! as one SVG, or one space at a view window), `svg.rs` (plotters' SVG backend with text
 //! measured alike natively and in the page), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
 //! `levels.rs`, `coverage.rs`, `marks.rs`, `raster.rs` and `ticks.rs` as ARCHITECTURE.md
@@ -31,6 +32,7 @@ mod index;
 pub mod interaction;
 mod kind;
 mod levels;
+pub mod loops;
 mod marks;
 mod page;
 mod paint;
@@ -95,6 +97,8 @@ pub struct Style {
     /// A capacity to hold the curve against: a line at its bytes, the part of the curve
     /// over it shaded, the verdict at the peak (`capacity.rs`); `None`, no line.
     pub capacity: Option<Capacity>,
+    /// The module's loop bands on the time axis (`loops.rs`); none drawn when empty.
+    pub loop_bands: std::sync::Arc<Vec<loops::Band>>,
 }
 
 impl Default for Style {
@@ -118,6 +122,7 @@ impl Default for Style {
             over_capacity: RGBColor(0xe0, 0x5d, 0x00),
             block_labels: true,
             capacity: None,
+            loop_bands: Default::default(),
         }
     }
 }
@@ -162,6 +167,7 @@ pub fn draw_space_indexed<DB: DrawingBackend>(
     p.curve(&layout, analysis, space, &view)?;
     p.bands(&layout, &map, module, space, index)?;
     let drawn = p.blocks(&map, module, index)?;
+    p.loop_bands(&layout, &map, &style.loop_bands)?;
     p.peak(&layout, &map, space)?;
     p.byte_axis(&layout, &axes)?;
     p.frame(layout.curve)?;

@@ -6,6 +6,7 @@
 //! capacity, idle stretches, XProf's figures); [`oom`] the out-of-memory messages of a log.
 
 pub mod answers;
+pub mod loops;
 pub mod oom;
 
 use crate::analysis::Analysis;
@@ -34,6 +35,13 @@ pub struct ModuleSummary {
     /// One per colour with an allocation or a value, by colour.
     pub memory_spaces: Vec<SpaceSummary>,
     pub warnings: Vec<String>,
+    /// The loops on the time axis with what each carries and stacks ([`loops`]); left out
+    /// without the HLO text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops: Option<Vec<loops::LoopSummary>>,
+    /// Why loops are missing or left out (a disagreement with `InstructionSequence`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loop_warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -50,6 +58,9 @@ pub struct SpaceSummary {
     /// The answers of issue 10, after the fields above ([`crate::summary::answers`]).
     #[serde(flatten)]
     pub extras: SpaceExtras,
+    /// What each loop holds live at `peak_time`; left out without the HLO text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops_at_peak: Option<Vec<loops::LoopAtPeak>>,
 }
 
 impl ModuleSummary {
@@ -75,6 +86,11 @@ impl ModuleSummary {
         both: Both,
     ) -> ModuleSummary {
         let extras = module_extras(module, analysis, options, both);
+        let module_loops = loops::ModuleLoops::new(module);
+        let mut at_peaks = (module_loops.as_ref())
+            .map(|l| l.at_peaks(module, analysis).into_iter().map(Some).collect())
+            .unwrap_or_else(Vec::new)
+            .into_iter();
         let memory_spaces = (analysis.spaces.iter().zip(extras))
             .map(|(s, extras)| SpaceSummary {
                 color: s.color,
@@ -83,6 +99,7 @@ impl ModuleSummary {
                 peak_live_bytes: s.peak_bytes,
                 peak_time: s.peak_time,
                 extras,
+                loops_at_peak: at_peaks.next().flatten(),
             })
             .collect();
         ModuleSummary {
@@ -93,6 +110,8 @@ impl ModuleSummary {
             schedule_length: module.schedule.as_ref().map(|s| s.max),
             memory_spaces,
             warnings: module.warnings.iter().map(|w| w.to_string()).collect(),
+            loops: module_loops.as_ref().map(|l| l.summaries()),
+            loop_warnings: module_loops.map_or_else(Vec::new, |l| l.loops.warnings),
         }
     }
 }
@@ -182,8 +201,10 @@ impl Summary {
                     out.push_str(&format!("    {}\n", printable(w)));
                 }
             }
+            out.push_str(&loops::loops_block(m.loops.as_deref().unwrap_or(&[]), &m.loop_warnings));
             for s in &m.memory_spaces {
                 out.push_str(&space_block(s.color, s.peak_time, &s.extras));
+                out.push_str(&loops::at_peak_block(s.loops_at_peak.as_deref().unwrap_or(&[])));
             }
         }
         out

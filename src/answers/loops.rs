@@ -1,0 +1,426 @@
+//! What the loops hold: for each `while` ([`crate::analysis::loops`]), the elements of the
+//! tuple it carries, each one a loop counter, a loop-invariant carry (the body passes it
+//! through unchanged: stacked parameters), a per-iteration output stacked along a leading
+//! dimension equal to the trip count (updated in place by a dynamic-update-slice each
+//! iteration: the residuals saved for the backward pass), or a carry that changes each
+//! iteration (the scan's state); their bytes live at any step; and the body's per-iteration
+//! temporaries.
+//!
+//! An element's value is the one the while defines (`while.43{2}`), else, where the while
+//! defines none because the element shares the buffer it came in (an invariant carry), the
+//! value of the init tuple's operand (`param.6{}`). Bytes are the values' own sizes: a
+//! buffer handed from one loop to the next (the forward scan's residuals, read by the
+//! backward scan) counts in each loop that holds it.
+
+use hashbrown::{HashMap, HashSet};
+use serde::Serialize;
+
+use crate::analysis::loops::trip::{counter, find, parameter, parameter_element, root};
+use crate::analysis::loops::{Loop, Loops};
+use crate::model::hlo::{CallRole, Computation, HloText};
+use crate::model::Module;
+use crate::shape::{dimensions, tuple_elements};
+
+/// What an element of a loop's tuple is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The `i` of the condition `i < N`.
+    Counter,
+    /// Passed through the body unchanged.
+    Invariant,
+    /// Updated in place each iteration along a leading dimension of the trip count.
+    Stacked,
+    /// Changed each iteration (the scan's state, a gradient being summed).
+    Carry,
+}
+
+impl Role {
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::Counter => "counter",
+            Role::Invariant => "loop-invariant",
+            Role::Stacked => "stacked per iteration",
+            Role::Carry => "carry",
+        }
+    }
+}
+
+/// One element of a loop's tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Element {
+    pub index: u32,
+    pub role: Role,
+    /// As the while's shape prints it.
+    pub shape: String,
+    /// Index into [`Module::values`]; `None` when no value of the dump holds it.
+    #[serde(skip)]
+    pub value: Option<u32>,
+    /// `while.43{2}`, or the init operand's value (`param.6{}`).
+    pub value_name: Option<String>,
+    /// Whether the value is the while's own (not the init operand's).
+    #[serde(skip)]
+    pub own: bool,
+    /// The value's own size (0 without one).
+    pub size: u64,
+}
+
+/// The tuple of one loop and its body's temporaries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LoopHold {
+    /// Index into [`Loops::loops`].
+    #[serde(rename = "loop")]
+    pub loop_index: u32,
+    pub elements: Vec<Element>,
+    /// Values defined in the body for one iteration (not its parameter, root tuple or what
+    /// the root tuple carries to the next iteration).
+    #[serde(skip)]
+    pub temporaries: Vec<u32>,
+}
+
+/// What one loop holds live at a step, in one memory space.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeldAt {
+    #[serde(rename = "while")]
+    pub while_name: String,
+    pub name: String,
+    pub stacked_bytes: u64,
+    /// Loop-invariant carries, changing carries and the counter.
+    pub carry_bytes: u64,
+    /// Of which loop-invariant.
+    pub invariant_bytes: u64,
+    /// The body's temporaries live at the step (0 outside the body).
+    pub temporary_bytes: u64,
+}
+
+/// The body's temporaries in one memory space: the most bytes live at once over the body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Temporaries {
+    pub values: u32,
+    pub peak_bytes: u64,
+    /// The first body step where `peak_bytes` is live.
+    pub peak_step: Option<u32>,
+}
+
+/// The values by `(instruction name, shape index)` for the names asked.
+fn values_named<'m>(module: &'m Module, names: &HashSet<&str>) -> HashMap<(&'m str, &'m str), u32> {
+    let mut out = HashMap::new();
+    for (i, v) in module.values.iter().enumerate() {
+        let Some(ins) = module.instructions.get(v.instruction as usize) else { continue };
+        let n = module.str(ins.name);
+        if names.contains(n) {
+            out.entry((n, module.str(v.index))).or_insert(i as u32);
+        }
+    }
+    out
+}
+
+/// Whether `name` in `body` updates body element `k` in place with a dynamic-update-slice
+/// (itself, or a fusion whose computation holds one).
+fn updates_in_place(hlo: &HloText, body: &Computation, name: &str, k: u32) -> bool {
+    let Some(i) = find(body, name) else { return false };
+    let dus = match i.opcode.as_str() {
+        "dynamic-update-slice" => true,
+        "fusion" => i.calls.iter().filter(|c| c.role == CallRole::Calls).any(|c| {
+            hlo.computation(&c.computation)
+                .is_some_and(|f| f.instructions.iter().any(|x| x.opcode == "dynamic-update-slice"))
+        }),
+        _ => false,
+    };
+    dus && i.operands.iter().any(|o| parameter_element(body, o) == Some(k))
+}
+
+fn role(hlo: &HloText, l: &Loop, body: &Computation, counter_at: Option<u32>, k: u32, operand: &str, shape: &str) -> Role {
+    if counter_at == Some(k) {
+        Role::Counter
+    } else if parameter_element(body, operand) == Some(k) {
+        Role::Invariant
+    } else if updates_in_place(hlo, body, operand, k)
+        && dimensions(shape).and_then(|d| d.first().copied()).is_some_and(|d| l.trip_count.is_none_or(|n| n == d))
+    {
+        Role::Stacked
+    } else {
+        Role::Carry
+    }
+}
+
+/// What each loop holds (none without the HLO text or loops).
+pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
+    let Some(hlo) = module.hlo.as_deref() else { return Vec::new() };
+    let comp = |i: u32| hlo.computations.get(i as usize);
+    // The names whose values are looked up: the whiles, their init operands, body names.
+    let mut names: HashSet<&str> = HashSet::new();
+    for l in &loops.loops {
+        names.insert(&l.while_name);
+        let w = comp(l.at[0]).and_then(|c| c.instructions.get(l.at[1] as usize));
+        if let Some(init) = w.and_then(|w| find(comp(l.at[0])?, w.operands.first()?)) {
+            names.extend(init.operands.iter().map(String::as_str));
+        }
+        if let Some(b) = comp(l.at[3]) {
+            names.extend(b.instructions.iter().map(|i| i.name.as_str()));
+        }
+    }
+    let values = values_named(module, &names);
+    let mut by_instruction: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (&(n, _), &v) in &values {
+        by_instruction.entry(n).or_default().push(v);
+    }
+    let mut out = Vec::new();
+    for (li, l) in loops.loops.iter().enumerate() {
+        let (Some(outer), Some(cond), Some(body)) = (comp(l.at[0]), comp(l.at[2]), comp(l.at[3])) else {
+            continue;
+        };
+        let Some(w) = outer.instructions.get(l.at[1] as usize) else { continue };
+        let init = w.operands.first().and_then(|o| find(outer, o)).filter(|i| i.opcode == "tuple");
+        let Some(r) = root(body).filter(|r| r.opcode == "tuple") else { continue };
+        let shapes = tuple_elements(&w.shape).unwrap_or_default();
+        let counter_at = counter(cond).map(|c| c.0);
+        let elements = (r.operands.iter().enumerate())
+            .map(|(k, operand)| {
+                let k = k as u32;
+                let shape = shapes.get(k as usize).copied().unwrap_or("");
+                let index = format!("{{{k}}}");
+                let own = values.get(&(l.while_name.as_str(), index.as_str())).map(|&v| (v, format!("{}{index}", l.while_name)));
+                let came_in = || {
+                    let o = init?.operands.get(k as usize)?;
+                    values.get(&(o.as_str(), "{}")).map(|&v| (v, format!("{o}{{}}")))
+                };
+                let is_own = own.is_some();
+                let value = own.or_else(came_in);
+                Element {
+                    own: is_own,
+                    index: k,
+                    role: role(hlo, l, body, counter_at, k, operand, shape),
+                    shape: shape.to_string(),
+                    size: value.as_ref().map_or(0, |v| module.values[v.0 as usize].size),
+                    value: value.as_ref().map(|v| v.0),
+                    value_name: value.map(|v| v.1),
+                }
+            })
+            .collect();
+        // Temporaries: defined in the body, not its parameter, root or what the root carries.
+        let mut kept: HashSet<&str> = r.operands.iter().map(String::as_str).collect();
+        kept.insert(&r.name);
+        if let Some(p) = parameter(body) {
+            kept.insert(&p.name);
+        }
+        let mut temporaries: Vec<u32> = (body.instructions.iter())
+            .filter(|i| !kept.contains(i.name.as_str()))
+            .filter_map(|i| by_instruction.get(i.name.as_str()))
+            .flatten()
+            .copied()
+            .collect();
+        temporaries.sort_unstable();
+        out.push(LoopHold { loop_index: li as u32, elements, temporaries });
+    }
+    out
+}
+
+fn live_in(module: &Module, v: u32, color: u32, step: u32) -> bool {
+    let v = &module.values[v as usize];
+    module.value_color(v) == color && v.live.is_some_and(|r| r.contains(step))
+}
+
+/// What each loop holds live at `step` in memory space `color`.
+pub fn held_at(module: &Module, loops: &Loops, holds: &[LoopHold], color: u32, step: u32) -> Vec<HeldAt> {
+    holds
+        .iter()
+        .filter_map(|h| {
+            let l = loops.loops.get(h.loop_index as usize)?;
+            let mut row = HeldAt {
+                while_name: l.while_name.clone(),
+                name: l.name.clone(),
+                stacked_bytes: 0,
+                carry_bytes: 0,
+                invariant_bytes: 0,
+                temporary_bytes: 0,
+            };
+            let mut seen = HashSet::new();
+            for e in &h.elements {
+                let Some(v) = e.value.filter(|&v| live_in(module, v, color, step) && seen.insert(v)) else {
+                    continue;
+                };
+                let size = module.values[v as usize].size;
+                match e.role {
+                    Role::Stacked => row.stacked_bytes += size,
+                    Role::Invariant => {
+                        row.carry_bytes += size;
+                        row.invariant_bytes += size;
+                    }
+                    Role::Counter | Role::Carry => row.carry_bytes += size,
+                }
+            }
+            if l.body_steps[0] <= step && step <= l.body_steps[1] {
+                row.temporary_bytes = (h.temporaries.iter())
+                    .filter(|&&v| live_in(module, v, color, step))
+                    .map(|&v| module.values[v as usize].size)
+                    .sum();
+            }
+            Some(row)
+        })
+        .collect()
+}
+
+/// The body's temporaries of `hold` in memory space `color`: how many, and the most bytes
+/// live at once within the body's steps.
+pub fn temporaries(module: &Module, l: &Loop, hold: &LoopHold, color: u32) -> Temporaries {
+    let [a, b] = l.body_steps;
+    let mut delta = vec![0i128; (b - a + 2) as usize];
+    let mut count = 0;
+    for &v in &hold.temporaries {
+        let val = &module.values[v as usize];
+        let Some(r) = val.live.filter(|_| module.value_color(val) == color) else { continue };
+        let (s, e) = (r.start.max(a), r.end.min(b));
+        if s > e {
+            continue;
+        }
+        count += 1;
+        delta[(s - a) as usize] += i128::from(val.size);
+        delta[(e - a + 1) as usize] -= i128::from(val.size);
+    }
+    let mut t = Temporaries { values: count, ..Temporaries::default() };
+    let mut now = 0i128;
+    for (i, d) in delta.iter().take((b - a + 1) as usize).enumerate() {
+        now += d;
+        if now > 0 && now as u64 > t.peak_bytes {
+            t.peak_bytes = now as u64;
+            t.peak_step = Some(a + i as u32);
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::loops::loops;
+    use crate::analysis::loops::tests::{module, scan};
+    use crate::model::{LiveRange, Value};
+
+    /// The scan of `analysis::loops::tests` with values: `while.1{0..2}`, the invariant
+    /// `w8{}` (element 3 shares its buffer), a body temporary `one{}` and the carried `x{}`.
+    fn scan_module() -> Module {
+        let (hlo, names) = scan();
+        let mut m = module(hlo, &names);
+        m.allocations.push(crate::model::Allocation {
+            index: 0,
+            size: 1024,
+            color: 0,
+            page: None,
+            parameter: None,
+            output_shape: None,
+            flags: Default::default(),
+            values: 0..6,
+        });
+        let id = |m: &Module, n: &str| m.instructions.iter().position(|i| m.str(i.name) == n).unwrap() as u32;
+        for (name, index, size, start, end) in [
+            ("while.1", "{0}", 4, 17, 17),
+            ("while.1", "{1}", 16, 17, 18),
+            ("while.1", "{2}", 128, 17, 18),
+            ("w8", "{}", 128, 1, 18),
+            ("one", "{}", 64, 10, 13),
+            ("x", "{}", 16, 14, 16),
+        ] {
+            let v = Value {
+                id: m.values.len() as u32,
+                instruction: id(&m, name),
+                index: m.strings.intern(index),
+                phi: false,
+                color: Some(0),
+                allocation: 0,
+                offset: 0,
+                size,
+                shape: Default::default(),
+                logical_size: None,
+                live: Some(LiveRange { start, end }),
+                uses_text: Default::default(),
+            };
+            m.values.push(v);
+        }
+        m
+    }
+
+    #[test]
+    fn elements_are_counter_carry_stacked_invariant() {
+        let m = scan_module();
+        let l = loops(&m);
+        let h = loop_holds(&m, &l);
+        assert_eq!(h.len(), 1);
+        let got: Vec<_> = h[0]
+            .elements
+            .iter()
+            .map(|e| (e.role, e.value_name.as_deref(), e.size))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Role::Counter, Some("while.1{0}"), 4),
+                (Role::Carry, Some("while.1{1}"), 16),
+                (Role::Stacked, Some("while.1{2}"), 128),
+                (Role::Invariant, Some("w8{}"), 128),
+            ]
+        );
+        assert_eq!(h[0].elements[2].shape, "f32[8,4]");
+        // `one` is the only temporary: x, dus and next are carried to the next iteration.
+        assert_eq!(h[0].temporaries.len(), 1);
+        let t = temporaries(&m, &l.loops[0], &h[0], 0);
+        assert_eq!(t, Temporaries { values: 1, peak_bytes: 64, peak_step: Some(10) });
+    }
+
+    #[test]
+    fn bytes_held_at_steps() {
+        let m = scan_module();
+        let l = loops(&m);
+        let h = loop_holds(&m, &l);
+        let at = |s| held_at(&m, &l, &h, 0, s).remove(0);
+        // In the body: w8 (invariant) and the temporary `one`.
+        let a = at(12);
+        assert_eq!((a.stacked_bytes, a.carry_bytes, a.invariant_bytes, a.temporary_bytes), (0, 128, 128, 64));
+        // After the loop: the stack (128) and carries x (16) + w8 (128); while.1{0} ended.
+        let b = at(18);
+        assert_eq!((b.stacked_bytes, b.carry_bytes, b.invariant_bytes, b.temporary_bytes), (128, 144, 128, 0));
+        // Another memory space holds none of it.
+        assert_eq!(held_at(&m, &l, &h, 1, 18)[0].carry_bytes, 0);
+    }
+
+    #[test]
+    fn a_use_inside_the_body_is_a_use_on_every_iteration() {
+        use crate::answers::idle::{idle_ranking, value_uses, ScheduleIndex};
+        let mut m = scan_module();
+        // w8{} (live 1–18) is used by x at step 14, in the body (steps 10–16 of the loop 6–17).
+        let uses = format!("{}\nx, operand 0", crate::model::USES_MARK);
+        m.values[3].uses_text = m.uses_strings.push(&uses);
+        let index = ScheduleIndex::new(&m);
+        let u = value_uses(&m, &index, 3).unwrap();
+        let got: Vec<_> = u.stretches.iter().map(|s| (s.from, s.to, s.idle_steps)).collect();
+        // Touched at 1 (defined), 6 (the loop's first step), 14 (the use), 17 (the while),
+        // 18 (its end); without the loop it would be idle 12 steps from 1 to 14.
+        assert_eq!(got, vec![(1, 6, 4), (6, 14, 7), (14, 17, 2)]);
+        // At step 18, the carry while.1{1} is no candidate, the stack while.1{2} is.
+        for v in [1, 2] {
+            m.values[v].uses_text = m.uses_strings.push(crate::model::USES_MARK);
+        }
+        let index = ScheduleIndex::new(&m);
+        assert!(index.is_carry(1) && !index.is_carry(2) && !index.is_carry(3));
+        let live = crate::answers::LiveSet {
+            step: 18,
+            values: [1u32, 2]
+                .iter()
+                .map(|&v| crate::answers::LiveValue { value: v, size: m.values[v as usize].size, bytes: 0 })
+                .collect(),
+            ..Default::default()
+        };
+        let rows: Vec<u32> = idle_ranking(&m, &index, &live).rows.iter().map(|r| r.value).collect();
+        assert!(!rows.contains(&1), "{rows:?}");
+    }
+
+    #[test]
+    fn a_stack_needs_the_trip_count_as_its_leading_dimension() {
+        let (mut hlo, names) = scan();
+        let main = hlo.computations.len() - 1;
+        hlo.computations[main].instructions[6].known_trip_count = Some(4);
+        let m = module(hlo, &names);
+        let h = loop_holds(&m, &loops(&m));
+        assert_eq!(h[0].elements[2].role, Role::Carry);
+    }
+}
