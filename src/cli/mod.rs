@@ -1,5 +1,5 @@
-//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `bench` and
-//! `generate`.
+//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `bench`,
+//! `generate`, `whatif` and `fit`.
 //!
 //! Owns: the commands, their arguments (clap, derived from the types below, which also
 //! write `--help`) and what they print. Reading dump files and folders into the core's
@@ -14,6 +14,7 @@ mod bodies;
 mod diff;
 mod input;
 mod summary_args;
+mod whatif;
 
 use bufscope::answers::capacity::Capacity;
 use bufscope::render;
@@ -47,6 +48,8 @@ enum Command {
     Render(RenderArgs),
     Bench(bench::BenchArgs),
     Generate(GenerateArgs),
+    Whatif(whatif::WhatifArgs),
+    Fit(whatif::FitArgs),
 }
 
 /// Key figures of every module, as a table or JSON
@@ -140,6 +143,11 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
         Command::Render(args) => render(args),
         Command::Bench(args) => bench::bench(args),
         Command::Generate(args) => generate(args),
+        Command::Whatif(args) => whatif::whatif(args),
+        Command::Fit(args) => match whatif::fit_command(args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => 0,

@@ -1,18 +1,20 @@
-//! A loop's stacked per-iteration outputs, as the what-if rematerialises them: from the HLO
-//! module text beside the dump ([`Module::hlo`]), each output of a `while` whose body writes
-//! one slice per iteration into it (a `dynamic-update-slice` into the same element of the
-//! body's parameter, fused or not), whose leading dimension is the trip count, and which a
-//! later `while` of the same computation reads (the backward loop of a scan: the residuals
-//! kept for the gradient). Loop-invariant carries and outputs nothing later loops read are
-//! not candidates.
+//! A loop's stacked per-iteration outputs as the what-if rematerialises them: the elements
+//! [`crate::answers::loops`] finds stacked along a leading dimension of the trip count
+//! ([`Role::Stacked`]), of the while's own values, that a later loop reads (the backward scan:
+//! the residuals kept for the gradient). Loop-invariant carries, the scan's state and
+//! stacked outputs no later loop reads (the backward scan's gradients) are not candidates.
 //!
-//! Owns: this reading of the loops for the what-if only (the buffer an output shares with
-//! the values before, in and after the loops; what one iteration stacks, by op_name).
+//! Owns: for the what-if only, the buffer such an output shares with the values before, in
+//! and after the loops ([`buffer_chain`]), the loop that reads it, and what one iteration
+//! stacks, by op_name (what `--keep` matches, as `jax.checkpoint` policies keep dots or
+//! named values).
 
 use hashbrown::HashMap;
 use serde::Serialize;
 
-use crate::answers::idle::ScheduleIndex;
+use crate::analysis::loops::trip::root;
+use crate::analysis::loops::{loops, Loop};
+use crate::answers::loops::{loop_holds, Role};
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
 
@@ -172,126 +174,58 @@ fn stacked_update(
     }
 }
 
-/// Whether `operand` of the computation (after following copies) is element `k` of `w`.
-fn is_output_of(map: &HashMap<&str, &HloInstruction>, operand: &str, w: &str, k: u32) -> bool {
-    let mut name = operand;
-    for _ in 0..16 {
-        let (n, e) = split_element(name);
-        if n == w {
-            return e == Some(k);
-        }
-        let Some(i) = map.get(n) else { return false };
-        if i.opcode == "get-tuple-element" && i.operands.first().is_some_and(|o| o == w) {
-            return attr(i, "index").and_then(|x| x.parse().ok()) == Some(k);
-        }
-        match i.operands.first() {
-            Some(o) if matches!(i.opcode.as_str(), "copy" | "copy-done" | "copy-start" | "bitcast") => name = o,
-            _ => return false,
-        }
-    }
-    false
+/// The loop after `fwd` at its depth, outside it, whose steps reach `last` (the last step of
+/// the output's buffer): the loop that reads the output.
+fn reader<'l>(all: &'l [Loop], fwd: &Loop, last: u32) -> Option<&'l Loop> {
+    all.iter()
+        .filter(|l| l.depth == fwd.depth && l.steps()[0] > fwd.step && l.steps()[0] <= last)
+        .find(|l| l.steps()[1] >= last)
 }
 
-/// The leading dimension of a printed shape (`f32[8,8,1024]{…}` → 8).
-fn leading_dim(shape: &str) -> Option<u64> {
-    let open = shape.find('[')?;
-    let rest = &shape[open + 1..];
-    let end = rest.find([',', ']'])?;
-    rest[..end].trim().parse().ok()
-}
-
-/// Every stacked output of every loop of the module that a later loop reads; empty without
-/// the HLO text, a schedule or the loops' trip counts.
-pub fn stacked_outputs(module: &Module, index: &ScheduleIndex) -> Vec<StackedOutput> {
+/// Every stacked output of the module's loops that a later loop reads; empty without the
+/// HLO text or where its loops could not be placed.
+pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
     let Some(hlo) = module.hlo.as_deref() else {
         return Vec::new();
     };
-    // The values of every while instruction's outputs, by (name, index text).
-    let whiles: hashbrown::HashSet<&str> = hlo
-        .computations
-        .iter()
-        .flat_map(|c| c.instructions.iter())
-        .filter(|i| i.opcode == "while")
-        .map(|i| i.name.as_str())
-        .collect();
-    let mut outputs: HashMap<(&str, &str), u32> = HashMap::new();
-    for (n, v) in module.values.iter().enumerate() {
-        let name = module.str(module.instruction(v).name);
-        if whiles.contains(name) {
-            outputs.insert((name, module.str(v.index)), n as u32);
-        }
-    }
+    let placed = loops(module);
     let mut out = Vec::new();
-    for comp in &hlo.computations {
-        let map = by_name(comp);
-        for (at, w) in comp.instructions.iter().enumerate() {
-            if w.opcode != "while" {
-                continue;
-            }
-            let Some(trip) = w.known_trip_count.filter(|&t| t > 1) else { continue };
-            let Some(body) = called(hlo, w, CallRole::Body) else { continue };
-            let bmap = by_name(body);
-            let Some(root) = body.instructions.iter().find(|i| i.is_root && i.opcode == "tuple") else {
-                continue;
-            };
-            let Some(param) = body.instructions.iter().find(|i| i.opcode == "parameter") else {
-                continue;
-            };
-            let later: Vec<&HloInstruction> =
-                comp.instructions[at + 1..].iter().filter(|i| i.opcode == "while").collect();
-            for (k, operand) in root.operands.iter().enumerate() {
-                let k = k as u32;
-                let Some(op_name) = stacked_update(hlo, &bmap, &param.name, k, operand) else {
-                    continue;
-                };
-                let Some(&value) = outputs.get(&(w.name.as_str(), format!("{{{k}}}").as_str())) else {
-                    continue;
-                };
-                let v = &module.values[value as usize];
-                if leading_dim(module.str(v.shape)) != Some(trip) {
-                    continue;
-                }
-                let Some(back) = later.iter().find(|b| {
-                    b.operands.first().and_then(|t| map.get(t.as_str())).is_some_and(|t| {
-                        t.opcode == "tuple" && t.operands.iter().any(|o| is_output_of(&map, o, &w.name, k))
-                    })
-                }) else {
-                    continue;
-                };
-                let chain = buffer_chain(module, value);
-                let life = chain
-                    .iter()
-                    .filter_map(|&c| module.values[c as usize].live)
-                    .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.start), hi.max(r.end)));
-                let backward_body = called(hlo, back, CallRole::Body).and_then(|b| body_steps(module, index, b));
-                out.push(StackedOutput {
-                    name: format!("{}{{{k}}}", w.name),
-                    index: k,
-                    value,
-                    color: module.value_color(v),
-                    bytes: v.size,
-                    trip_count: trip,
-                    chain,
-                    life,
-                    backward_while: back.name.clone(),
-                    backward_body,
-                    op_name,
-                });
-            }
+    for hold in loop_holds(module, &placed) {
+        let l = &placed.loops[hold.loop_index as usize];
+        let Some(trip) = l.trip_count.filter(|&t| t > 1) else { continue };
+        let body = hlo.computations.get(l.at[3] as usize);
+        for e in hold.elements.iter().filter(|e| e.role == Role::Stacked && e.own) {
+            let Some(value) = e.value else { continue };
+            let chain = buffer_chain(module, value);
+            let life = chain
+                .iter()
+                .filter_map(|&c| module.values[c as usize].live)
+                .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.start), hi.max(r.end)));
+            let Some(back) = reader(&placed.loops, l, life.1) else { continue };
+            let v = &module.values[value as usize];
+            out.push(StackedOutput {
+                name: format!("{}{{{}}}", l.while_name, e.index),
+                index: e.index,
+                value,
+                color: module.value_color(v),
+                bytes: v.size,
+                trip_count: trip,
+                chain,
+                life,
+                backward_while: back.while_name.clone(),
+                backward_body: Some((back.body_steps[0], back.body_steps[1])),
+                op_name: body.and_then(|b| what_is_stacked(hlo, b, e.index)).unwrap_or_default(),
+            });
         }
     }
     out
 }
 
-/// First and last step of a computation's instructions in the schedule.
-fn body_steps(module: &Module, index: &ScheduleIndex, body: &Computation) -> Option<(u32, u32)> {
-    body.instructions
-        .iter()
-        .filter_map(|i| index.step_of(module, &i.name))
-        .fold(None, |acc, s| match acc {
-            None => Some((s, s)),
-            Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
-        })
+/// The op_name of what the body stores into element `k` each iteration.
+fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<String> {
+    let param = body.instructions.iter().find(|i| i.opcode == "parameter")?;
+    let operand = root(body).filter(|r| r.opcode == "tuple")?.operands.get(k as usize)?;
+    stacked_update(hlo, &by_name(body), &param.name, k, operand)
 }
 
 /// The values that share `value`'s buffer: in its allocation at its offset and size, whose
@@ -335,9 +269,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shapes_and_elements() {
-        assert_eq!(leading_dim("f32[8,8,1024,1024]{3,2,1,0:T(8,128)}"), Some(8));
-        assert_eq!(leading_dim("s32[]"), None);
+    fn elements() {
         assert_eq!(split_element("wide.param.0#12"), ("wide.param.0", Some(12)));
         assert_eq!(split_element("fusion.3"), ("fusion.3", None));
     }
