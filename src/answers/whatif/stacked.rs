@@ -1,6 +1,7 @@
 //! A loop's stacked per-iteration outputs as the what-if rematerialises them: the elements
 //! [`crate::answers::loops`] finds stacked along a leading dimension of the trip count
-//! ([`Role::Stacked`]), of the while's own values, that a later loop reads (the backward scan:
+//! ([`Role::Stacked`], or a carry the body updates in place through one output of a
+//! multi-output fusion), of the while's own values, that a later loop reads (the backward scan:
 //! the residuals kept for the gradient). Loop-invariant carries, the scan's state and
 //! stacked outputs no later loop reads (the backward scan's gradients) are not candidates.
 //!
@@ -17,6 +18,7 @@ use crate::analysis::loops::{loops, Loop};
 use crate::answers::loops::{loop_holds, Role};
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
+use crate::shape::dimensions;
 
 /// One stacked output of a forward loop.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -194,8 +196,16 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
         let l = &placed.loops[hold.loop_index as usize];
         let Some(trip) = l.trip_count.filter(|&t| t > 1) else { continue };
         let body = hlo.computations.get(l.at[3] as usize);
-        for e in hold.elements.iter().filter(|e| e.role == Role::Stacked && e.own) {
+        for e in hold.elements.iter().filter(|e| e.own && matches!(e.role, Role::Stacked | Role::Carry)) {
             let Some(value) = e.value else { continue };
+            // What one iteration stores, if the body updates the element in place; read here
+            // too for a "carry" whose update is one output of a multi-output fusion
+            // (`fusion.345#3`), which the roles do not follow.
+            let stored = body.and_then(|b| what_is_stacked(hlo, b, e.index));
+            let leading = dimensions(&e.shape).and_then(|d| d.first().copied());
+            if stored.is_none() && e.role != Role::Stacked || leading != Some(trip) {
+                continue;
+            }
             let chain = buffer_chain(module, value);
             let life = chain
                 .iter()
@@ -214,7 +224,7 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
                 life,
                 backward_while: back.while_name.clone(),
                 backward_body: Some((back.body_steps[0], back.body_steps[1])),
-                op_name: body.and_then(|b| what_is_stacked(hlo, b, e.index)).unwrap_or_default(),
+                op_name: stored.unwrap_or_default(),
             });
         }
     }
