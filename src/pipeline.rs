@@ -34,6 +34,8 @@ pub struct Loaded {
     pub errors: Vec<String>,
     /// The `Used values` bodies left for later ([`Loader::defer_uses`], [`Load::deferred`]).
     pub deferred: Vec<crate::parse::DeferredUses>,
+    /// Files of a dump folder skipped as XLA's other output ([`Load::skipped`]).
+    pub skipped: usize,
 }
 
 impl Loaded {
@@ -194,6 +196,7 @@ impl Analysing {
                 oom: load.oom,
                 errors: load.errors,
                 deferred: load.deferred,
+                skipped: load.skipped,
             },
         }
     }

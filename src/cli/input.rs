@@ -18,13 +18,17 @@ pub const CHUNK: usize = 4 << 20;
 /// the modules; a file that is not a dump gives its out-of-memory messages. Nothing read
 /// at all is a [`Failure`].
 pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
-    let files = dump_files(paths);
+    let (files, skipped) = dump_files(paths);
     if files.is_empty() {
         return Err(Failure("no dump file to read".into()));
     }
-    let loaded = super::bodies::read(&files).unwrap_or_else(|| read_one_pass(&files));
+    let mut loaded = super::bodies::read(&files).unwrap_or_else(|| read_one_pass(&files));
+    loaded.skipped += skipped;
     for e in &loaded.errors {
         eprintln!("bufscope: {e}");
+    }
+    if loaded.skipped > 0 {
+        eprintln!("bufscope: {}", bufscope::parse::skipped_sentence(loaded.skipped));
     }
     if loaded.modules.is_empty() && loaded.oom.is_empty() {
         let what = if files.len() == 1 {
@@ -68,28 +72,37 @@ fn feed_file(pipeline: &mut Pipeline, path: &Path, buf: &mut [u8]) -> std::io::R
 }
 
 /// The files to read: each file operand as is, and the dump files of each folder operand
-/// in name order. Operands that are neither are reported on stderr.
-fn dump_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+/// in name order, then their HLO texts; and how many other files the folders hold
+/// (skipped). Operands that are neither are reported on stderr.
+fn dump_files(paths: &[PathBuf]) -> (Vec<PathBuf>, usize) {
     let mut files = Vec::new();
+    let mut skipped = 0;
     for path in paths {
         let p = path.display();
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => match folder_dumps(path) {
-                Ok(found) if found.is_empty() => {
+                Ok((found, 0)) if found.is_empty() => {
                     eprintln!("bufscope: no dump files in {p} (no .txt or .txt.gz file)")
                 }
-                Ok(found) => files.extend(found),
+                Ok((found, n)) if found.is_empty() && n > 0 => {
+                    eprintln!("bufscope: no dump files in {p} ({n} other files)")
+                }
+                Ok((found, n)) => {
+                    files.extend(found);
+                    skipped += n;
+                }
                 Err(e) => eprintln!("bufscope: cannot list {p}: {e}"),
             },
             Ok(_) => files.push(path.clone()),
             Err(e) => eprintln!("bufscope: cannot read {p}: {e}"),
         }
     }
-    files
+    (files, skipped)
 }
 
-/// The dump files of a folder, in name order ([`bufscope::parse::folder_selection`]).
-fn folder_dumps(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// The dump files of a folder in name order, then its HLO texts, and how many other files
+/// it holds ([`bufscope::parse::folder_plan`]).
+fn folder_dumps(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
@@ -106,10 +119,9 @@ fn folder_dumps(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
                 .unwrap_or_default()
         })
         .collect();
-    Ok(bufscope::parse::folder_selection(&names)
-        .into_iter()
-        .map(|i| files[i].clone())
-        .collect())
+    let plan = bufscope::parse::folder_plan(&names);
+    let chosen = plan.dumps.iter().chain(&plan.hlo).map(|&i| files[i].clone());
+    Ok((chosen.collect(), plan.skipped))
 }
 
 /// The module called `name` (or, failing that, the only one whose name contains it); by

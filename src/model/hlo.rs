@@ -72,9 +72,10 @@ pub struct HloInstruction {
     /// The shape as printed, layouts included.
     pub shape: String,
     /// The operands' names without `%` (a TPU's `%wide.param.39#0` kept as printed, `#0`
-    /// and all). For a `constant`, empty: its literal is in `literal`.
+    /// and all). For a `constant` or `parameter`, empty: its literal or number is in
+    /// `literal`.
     pub operands: Vec<String>,
-    /// A `constant`'s literal text as printed (`8`, `{1, 2}`).
+    /// A `constant`'s literal text as printed (`8`, `{1, 2}`), or a `parameter`'s number.
     pub literal: Option<String>,
     pub is_root: bool,
     pub calls: Vec<Called>,
@@ -111,11 +112,22 @@ pub struct FileLocation {
     pub end_column: u32,
 }
 
-/// A `StackFrames` row: `ID {file_location_id=N parent_frame_id=M}`; parent 0 is the root.
+/// A `StackFrames` row: `ID {file_location_id=N parent_frame_id=M}` as printed. XLA prints the
+/// parent's id plus one: `parent_frame_id=1` is a root frame and `M` > 1 means frame `M - 1`
+/// (XLA's own parser test prints `1 {… parent_frame_id=1}` for a root; on every real text
+/// the parent `M - 1` then precedes its frame, and the walk from the innermost frame ends
+/// on the program's `<module>` line). [`StackFrame::parent`] is the parent's id.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StackFrame {
     pub file_location_id: u32,
     pub parent_frame_id: u32,
+}
+
+impl StackFrame {
+    /// The parent frame's id (`None` for a root frame: printed `parent_frame_id` 0 or 1).
+    pub fn parent(&self) -> Option<u32> {
+        self.parent_frame_id.checked_sub(1).filter(|&p| p != 0)
+    }
 }
 
 /// The four tables, by their printed ids (1-based, not always dense).
@@ -152,22 +164,34 @@ impl StackFrames {
         })
     }
 
-    /// The whole stack of `id`, innermost first, following `parent_frame_id` to the root (0).
-    /// Stops at an unknown id and at a frame already visited (a frame that is its own parent,
-    /// or any cycle), so it always ends.
+    /// The whole stack of `id`, innermost first, following [`StackFrame::parent`] to a
+    /// root. Stops at an unknown id and at a frame already visited (a frame that is its own
+    /// parent, or any cycle), so it always ends.
     pub fn stack(&self, id: u32) -> Vec<SourceFrame> {
+        self.walk(id).0
+    }
+
+    /// [`StackFrames::stack`] and what made it stop early, if anything (an unknown id, a
+    /// cycle, a location, file or function missing), as a sentence for a warning.
+    pub fn walk(&self, id: u32) -> (Vec<SourceFrame>, Option<String>) {
         let mut out = Vec::new();
         let mut seen = Vec::new();
-        let mut at = id;
-        while at != 0 && !seen.contains(&at) && seen.len() < 4096 {
-            seen.push(at);
-            let Some(f) = self.frames.get(&at) else { break };
-            if let Some(sf) = self.frame(at) {
-                out.push(sf);
+        let mut at = Some(id);
+        while let Some(now) = at {
+            if seen.contains(&now) || seen.len() >= 4096 {
+                return (out, Some(format!("stack frame {now} is its own ancestor (a cycle in StackFrames)")));
             }
-            at = f.parent_frame_id;
+            seen.push(now);
+            let Some(f) = self.frames.get(&now) else {
+                return (out, Some(format!("stack frame {now} is not in the StackFrames table")));
+            };
+            match self.frame(now) {
+                Some(sf) => out.push(sf),
+                None => return (out, Some(format!("stack frame {now} names a file location, file or function the tables do not have"))),
+            }
+            at = f.parent();
         }
-        out
+        (out, None)
     }
 }
 
@@ -195,9 +219,12 @@ mod tests {
         t.function_names.insert(2, "g".into());
         t.file_locations.insert(1, FileLocation { file_name_id: 1, function_name_id: 1, line: 10, ..Default::default() });
         t.file_locations.insert(2, FileLocation { file_name_id: 1, function_name_id: 2, line: 20, ..Default::default() });
-        t.frames.insert(1, StackFrame { file_location_id: 1, parent_frame_id: 0 });
-        t.frames.insert(2, StackFrame { file_location_id: 2, parent_frame_id: 1 });
-        t.frames.insert(3, StackFrame { file_location_id: 2, parent_frame_id: 3 });
+        t.frames.insert(1, StackFrame { file_location_id: 1, parent_frame_id: 1 });
+        t.frames.insert(2, StackFrame { file_location_id: 2, parent_frame_id: 2 });
+        // Printed parent 4 = frame 3 itself.
+        t.frames.insert(3, StackFrame { file_location_id: 2, parent_frame_id: 4 });
+        // Parent 9 = frame 8, not in the table.
+        t.frames.insert(4, StackFrame { file_location_id: 2, parent_frame_id: 9 });
         t
     }
 
@@ -212,6 +239,10 @@ mod tests {
     fn self_parented_and_unknown_frames_end() {
         let t = tables();
         assert_eq!(t.stack(3).len(), 1);
+        assert!(t.walk(3).1.unwrap().contains("its own ancestor"));
+        assert_eq!(t.walk(4).0.len(), 1);
+        assert!(t.walk(4).1.unwrap().contains("frame 8 is not in"));
+        assert_eq!(t.walk(2).1, None);
         assert!(t.stack(99).is_empty());
         assert!(t.frame(99).is_none());
     }

@@ -13,6 +13,7 @@ use super::oom_search::{OomFile, OomSearch};
 use super::report::{self, Report};
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
+use super::hlo::{self, HloRead, HloReader};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
@@ -64,6 +65,15 @@ pub(super) struct File {
     head: Vec<u8>,
     /// Bytes fed so far (or, after a [`File::jump`], the offset of the next byte to feed).
     fed: u64,
+    /// An HLO module text (its first line `HloModule …`) goes to its own reader.
+    hlo: Hlo,
+}
+
+/// Whether a file is an HLO module text, told by its first line.
+enum Hlo {
+    Undecided,
+    No,
+    Reading(Box<HloReader>),
 }
 
 impl File {
@@ -78,6 +88,7 @@ impl File {
             oom: OomSearch::default(),
             head: Vec::new(),
             fed: 0,
+            hlo: Hlo::Undecided,
         }
     }
 
@@ -118,27 +129,41 @@ impl File {
             // Byte offsets are the text's only in a plain-text file.
             self.lines.plain = self.head.len() == 2 && !super::is_gzip(&self.head);
         }
-        let (lines, oom) = (&mut self.lines, &mut self.oom);
+        let (lines, oom, hlo) = (&mut self.lines, &mut self.oom, &mut self.hlo);
         self.input
-            .feed(chunk, &mut |line: &[u8]| both(lines, oom, line, builders));
+            .feed(chunk, &mut |line: &[u8]| both(lines, oom, hlo, line, builders));
     }
 
-    /// The end of the file; the `Used values` bodies it skipped go to `deferred`.
+    /// The end of the file; the `Used values` bodies it skipped go to `deferred`, an HLO
+    /// text read to `hlos`.
     pub fn finish(
         mut self,
         builders: &mut Vec<Builder>,
         errors: &mut Vec<String>,
         ooms: &mut Vec<OomFile>,
         deferred: &mut Vec<DeferredUses>,
+        hlos: &mut Vec<HloRead>,
     ) {
-        let (lines, oom) = (&mut self.lines, &mut self.oom);
+        let (lines, oom, hlo) = (&mut self.lines, &mut self.oom, &mut self.hlo);
         if let Some(last) = self
             .input
-            .finish(&mut |line: &[u8]| both(lines, oom, line, builders))
+            .finish(&mut |line: &[u8]| both(lines, oom, hlo, line, builders))
         {
             lines.last_line_open = true;
-            both(lines, oom, &last, builders);
+            both(lines, oom, hlo, &last, builders);
             oom.unterminated();
+        }
+        if let Hlo::Reading(reader) = std::mem::replace(&mut self.hlo, Hlo::No) {
+            let mut read = reader.finish();
+            if self.input.gz_failed() {
+                read.warnings.push(crate::model::Warning {
+                    file: self.lines.notes.file.clone(),
+                    line: 0,
+                    message: "the gzip data is corrupt or cut short; what came before was read".into(),
+                });
+            }
+            hlos.push(read);
+            return;
         }
         if self.input.gz_failed() {
             lines.warn_file(
@@ -166,8 +191,29 @@ impl File {
 }
 
 /// One line to the dump reader (until it gives up on the file) and to the OOM search
-/// (until a section header is seen); whether either wants more.
-fn both(lines: &mut Lines, oom: &mut OomSearch, line: &[u8], builders: &mut Vec<Builder>) -> bool {
+/// (until a section header is seen), or, in an HLO module text, to its reader; whether
+/// either wants more.
+fn both(
+    lines: &mut Lines,
+    oom: &mut OomSearch,
+    hlo: &mut Hlo,
+    line: &[u8],
+    builders: &mut Vec<Builder>,
+) -> bool {
+    match hlo {
+        Hlo::Reading(reader) => {
+            reader.line(line);
+            return true;
+        }
+        Hlo::Undecided if hlo::is_hlo_start(line) => {
+            let mut reader = HloReader::new(&lines.name);
+            reader.line(line);
+            *hlo = Hlo::Reading(Box::new(reader));
+            return true;
+        }
+        Hlo::Undecided => *hlo = Hlo::No,
+        Hlo::No => {}
+    }
     let dump = !lines.given_up && lines.line(line, builders);
     oom.line(line, lines.recognised) || dump
 }

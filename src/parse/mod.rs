@@ -21,6 +21,7 @@ mod assemble;
 mod buffer_assignment;
 mod deferred;
 mod file;
+pub mod hlo;
 mod input;
 mod instr_names;
 mod join;
@@ -43,7 +44,10 @@ pub use deferred::{
 };
 pub use input::is_gzip;
 pub use lex::numbered_name;
-pub use names::{folder_selection, is_ours, module_name};
+pub use names::{
+    folder_plan, folder_selection, hlo_module_names, is_error_text, is_hlo_text, is_ours,
+    module_name, skipped_sentence, FolderPlan,
+};
 pub use oom_search::OomFile;
 
 /// The result of reading a set of files.
@@ -57,6 +61,9 @@ pub struct Load {
     pub errors: Vec<String>,
     /// The `Used values` bodies left for later ([`Loader::defer_uses`]), in file order.
     pub deferred: Vec<DeferredUses>,
+    /// Files of a dump folder skipped as XLA's other output ([`FolderPlan::skipped`],
+    /// counted by [`Loader::skipped_files`]): said once, never an error.
+    pub skipped: usize,
 }
 
 /// Streaming reader: files go in one after another, in chunks of any size.
@@ -68,6 +75,8 @@ pub struct Loader {
     file: Option<File>,
     defer: bool,
     deferred: Vec<DeferredUses>,
+    hlo: Vec<hlo::HloRead>,
+    skipped: usize,
 }
 
 impl Loader {
@@ -130,8 +139,14 @@ impl Loader {
                 &mut self.errors,
                 &mut self.oom,
                 &mut self.deferred,
+                &mut self.hlo,
             );
         }
+    }
+
+    /// `n` more files of a dump folder were skipped (XLA's other output, [`FolderPlan`]).
+    pub fn skipped_files(&mut self, n: usize) {
+        self.skipped += n;
     }
 
     /// All modules read, joined (values to live ranges) and checked.
@@ -147,11 +162,13 @@ impl Loader {
         Finishing {
             builders: self.builders.into_iter(),
             join: None,
+            hlo: self.hlo,
             load: Load {
                 modules: Vec::new(),
                 oom: self.oom,
                 errors: self.errors,
                 deferred: self.deferred,
+                skipped: self.skipped,
             },
         }
     }
@@ -162,6 +179,8 @@ impl Loader {
 pub struct Finishing {
     builders: std::vec::IntoIter<Builder>,
     join: Option<join::Join>,
+    /// HLO texts read, joined to their modules once every module is ([`hlo::attach`]).
+    hlo: Vec<hlo::HloRead>,
     load: Load,
 }
 
@@ -187,8 +206,19 @@ impl Finishing {
         }
     }
 
-    /// What was read (every module once [`Finishing::step`] said true).
-    pub fn into_load(self) -> Load {
+    /// What was read (every module once [`Finishing::step`] said true), the HLO texts
+    /// joined to their modules.
+    pub fn into_load(mut self) -> Load {
+        for read in std::mem::take(&mut self.hlo) {
+            if read.file.contains("before_optimizations") {
+                // XLA's text of the module before its passes: not what the dump describes.
+                self.load.skipped += 1;
+                continue;
+            }
+            if let Err(e) = hlo::attach(&mut self.load.modules, read) {
+                self.load.errors.push(e);
+            }
+        }
         self.load
     }
 }

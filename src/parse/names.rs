@@ -54,6 +54,77 @@ pub fn folder_selection<S: AsRef<str>>(names: &[S]) -> Vec<usize> {
         .collect()
 }
 
+/// Whether a file is an HLO module text by its name (`*after_optimizations.txt`, XLA's
+/// `module_0000.jit_f.cpu_after_optimizations.txt` or a renamed `STEM.after_optimizations.txt`).
+pub fn is_hlo_text(file: &str) -> bool {
+    let name = strip_gz(base(file));
+    name.ends_with("after_optimizations.txt") && !is_ours(file)
+}
+
+/// The module names an HLO text may belong to, most likely first: its name without `.txt`
+/// (XLA's own names: the dump files are `STEM-buffer-assignment.txt` beside `STEM.txt`), then
+/// without `.after_optimizations` too (renamed copies: `STEM.buffer-assignment.txt` beside
+/// `STEM.after_optimizations.txt`).
+pub fn hlo_module_names(file: &str) -> Vec<String> {
+    let name = strip_gz(base(file));
+    let stem = name.strip_suffix(".txt").unwrap_or(name);
+    let mut out = vec![stem.to_string()];
+    if let Some(short) = stem.strip_suffix(".after_optimizations") {
+        if !short.is_empty() {
+            out.push(short.to_string());
+        }
+    }
+    out
+}
+
+/// Compile errors XLA's caller writes beside a dump (`*.error.txt`): searched for an
+/// out-of-memory message.
+pub fn is_error_text(file: &str) -> bool {
+    strip_gz(base(file)).ends_with(".error.txt")
+}
+
+/// What to do with each file of a dropped or named dump folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FolderPlan {
+    /// Dump files (and files judged by their content), in the order given.
+    pub dumps: Vec<usize>,
+    /// HLO module texts ([`is_hlo_text`]), read after the dumps.
+    pub hlo: Vec<usize>,
+    /// Files XLA writes beside a dump that bufscope does not read (`*.debug_options`,
+    /// `*before_optimizations*`, `*.mlir`, …): skipped silently, counted.
+    pub skipped: usize,
+}
+
+/// Which files of a dump folder to read, given their names: those named like dumps
+/// ([`is_ours`]) and `*.error.txt` (an OOM message may be in it), with the HLO texts
+/// apart; when none is named like a dump (renamed dumps, such as the TPU examples), every
+/// `.txt` and `.txt.gz` that is not an HLO text, each then judged by its content. Every
+/// other file is skipped and counted.
+pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
+    let name = |i: usize| names[i].as_ref();
+    let hlo: Vec<usize> = (0..names.len()).filter(|&i| is_hlo_text(name(i))).collect();
+    let any_named = (0..names.len()).any(|i| is_ours(name(i)));
+    let dumps: Vec<usize> = (0..names.len())
+        .filter(|&i| !is_hlo_text(name(i)))
+        .filter(|&i| {
+            let n = name(i);
+            if any_named {
+                is_ours(n) || is_error_text(n)
+            } else {
+                strip_gz(base(n)).ends_with(".txt") && !n.contains("before_optimizations")
+            }
+        })
+        .collect();
+    let skipped = names.len() - dumps.len() - hlo.len();
+    FolderPlan { dumps, hlo, skipped }
+}
+
+/// The one sentence for files skipped ([`FolderPlan::skipped`], `Load::skipped`).
+pub fn skipped_sentence(n: usize) -> String {
+    let files = if n == 1 { "file" } else { "files" };
+    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO before optimizations, MLIR, object code, …)")
+}
+
 /// Whether the name says memory-usage report.
 pub(crate) fn is_report(file: &str) -> bool {
     strip_gz(base(file)).ends_with("memory-usage-report.txt")
@@ -85,5 +156,36 @@ mod tests {
         assert_eq!(folder_selection(&folder), [1]);
         let renamed = ["000_x.txt", "001_y.txt.gz", "notes.md"];
         assert_eq!(folder_selection(&renamed), [0, 1]);
+    }
+
+    #[test]
+    fn hlo_texts_and_folders() {
+        let cpu = "d/module_0000.jit_f.cpu_after_optimizations.txt";
+        assert!(is_hlo_text(cpu));
+        assert!(!is_hlo_text("module_0000.jit_f.cpu_after_optimizations-buffer-assignment.txt"));
+        assert_eq!(hlo_module_names(cpu), ["module_0000.jit_f.cpu_after_optimizations"]);
+        assert_eq!(
+            hlo_module_names("tpu_v5e_lm.after_optimizations.txt.gz"),
+            ["tpu_v5e_lm.after_optimizations", "tpu_v5e_lm"]
+        );
+        let folder = [
+            "m.cpu_after_optimizations-buffer-assignment.txt",
+            "m.cpu_after_optimizations.txt",
+            "m.cpu_before_optimizations.txt",
+            "m.debug_options",
+            "m.error.txt",
+            "m.ll",
+            "m.cpu_after_optimizations-memory-usage-report.txt",
+        ];
+        let plan = folder_plan(&folder);
+        assert_eq!(plan.dumps, [0, 4, 6]);
+        assert_eq!(plan.hlo, [1]);
+        assert_eq!(plan.skipped, 3);
+        let renamed = ["a.buffer-assignment.txt", "a.after_optimizations.txt", "a.before_optimizations.txt", "a.error.txt", "notes.md"];
+        let plan = folder_plan(&renamed);
+        assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0, 3], vec![1], 2));
+        let unnamed = ["000_x.txt", "000_x.after_optimizations.txt", "x.before_optimizations.txt", "x.mlir"];
+        let plan = folder_plan(&unnamed);
+        assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0], vec![1], 2));
     }
 }

@@ -1,0 +1,329 @@
+//! The HLO module text XLA writes beside a dump (`*after_optimizations.txt`): the module
+//! header, the four stack-frame tables and every computation with its instructions in
+//! printed (= schedule) order, into [`HloText`].
+//!
+//! Owns: this file format's reading, line by line, in chunks of any size (gzip too), and
+//! joining a read text to its module by file stem ([`attach`]). It reads what the answers
+//! need, not HLO's semantics ([`instruction`] owns an instruction line's grammar, [`tables`]
+//! the header and the tables, [`scan`] the bracket depth). A line that fits no rule is a
+//! [`Warning`] with its line number and reading goes on; a text cut short keeps what was
+//! read and warns naming the computation left open. Nothing here panics on any input.
+
+mod instruction;
+mod scan;
+mod tables;
+
+use super::input::Input;
+use crate::model::hlo::{Computation, HloText};
+use crate::model::{Module, Warning};
+use tables::Table;
+
+/// Warnings kept per text; the rest are counted.
+const MAX_WARNINGS: usize = 100;
+/// The most lines one instruction may span (a string or bracket left open on its line).
+const MAX_CONTINUATION_LINES: u32 = 1000;
+
+/// What reading one HLO text gave.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HloRead {
+    /// The file's name as given.
+    pub file: String,
+    pub text: HloText,
+    pub warnings: Vec<Warning>,
+}
+
+/// Where the reader is in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum At {
+    /// Before the `HloModule` line.
+    Start,
+    /// Between tables and computations.
+    Between,
+    Table(Table),
+    /// Inside the last computation of `hlo.computations`.
+    Computation,
+}
+
+/// Reads one HLO module text, line by line ([`HloReader::line`]) or in chunks
+/// ([`HloReader::feed`]).
+pub struct HloReader {
+    read: HloRead,
+    at: At,
+    line_no: u64,
+    /// An instruction printed over several lines: its text so far, first line, lines.
+    pending: Option<(Vec<u8>, u64, u32)>,
+    suppressed: u64,
+    input: Input,
+}
+
+/// Whether `line` is an HLO module text's first line.
+pub fn is_hlo_start(line: &[u8]) -> bool {
+    line.starts_with(b"HloModule ")
+}
+
+impl HloReader {
+    /// A reader for the file named `file` (a path is fine).
+    pub fn new(file: &str) -> Self {
+        HloReader {
+            read: HloRead {
+                file: file.to_string(),
+                ..HloRead::default()
+            },
+            at: At::Start,
+            line_no: 0,
+            pending: None,
+            suppressed: 0,
+            input: Input::new(),
+        }
+    }
+
+    /// More bytes of the file (gzip is recognised by its magic bytes).
+    pub fn feed(&mut self, chunk: &[u8]) {
+        let mut input = std::mem::replace(&mut self.input, Input::new());
+        input.feed(chunk, &mut |line: &[u8]| {
+            self.line(line);
+            true
+        });
+        self.input = input;
+    }
+
+    fn warn(&mut self, line: u64, message: String) {
+        if self.read.warnings.len() >= MAX_WARNINGS {
+            self.suppressed += 1;
+            return;
+        }
+        let file = self.read.file.rsplit(['/', '\\']).next().unwrap_or_default();
+        self.read.warnings.push(Warning {
+            file: file.to_string(),
+            line,
+            message,
+        });
+    }
+
+    /// One line, without its line end.
+    pub fn line(&mut self, raw: &[u8]) {
+        self.line_no += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if let Some((mut text, first, lines)) = self.pending.take() {
+            if line.starts_with(b"  %") || line.starts_with(b"  ROOT ") || line.starts_with(b"}") && !line.starts_with(b"}}") {
+                // A new instruction or the computation's end: the open line was malformed.
+                self.instruction(&text, first);
+                self.line_no -= 1;
+                return self.line(raw);
+            }
+            text.push(b'\n');
+            text.extend_from_slice(line);
+            let (depth, in_str) = scan::open_at_end(&text);
+            if (depth > 0 || in_str) && lines < MAX_CONTINUATION_LINES {
+                self.pending = Some((text, first, lines + 1));
+            } else {
+                self.instruction(&text, first);
+            }
+            return;
+        }
+        match self.at {
+            At::Start => {
+                if tables::header(line, &mut self.read.text) {
+                    self.at = At::Between;
+                } else if !line.is_empty() {
+                    self.warn(self.line_no, "malformed line in the HLO text: expected `HloModule NAME, …`".into());
+                }
+            }
+            At::Computation => {
+                // `}` or, for a computation run elsewhere, `}, execution_thread="sparsecore"`.
+                if line == b"}" || line.starts_with(b"}, ") {
+                    self.end_computation();
+                } else if line.starts_with(b"  ") {
+                    let (depth, in_str) = scan::open_at_end(line);
+                    if depth > 0 || in_str {
+                        self.pending = Some((line.to_vec(), self.line_no, 1));
+                    } else {
+                        self.instruction(line, self.line_no);
+                    }
+                } else if !line.is_empty() {
+                    self.malformed("an instruction `  %name = shape opcode(operands), …` or `}`");
+                }
+            }
+            At::Between | At::Table(_) => self.outside(line),
+        }
+    }
+
+    /// A line outside computations: a table's title or row, a computation's start.
+    fn outside(&mut self, line: &[u8]) {
+        if line.is_empty() {
+            if matches!(self.at, At::Table(_)) {
+                self.at = At::Between;
+            }
+            return;
+        }
+        if let Some(t) = tables::opens(line) {
+            self.at = At::Table(t);
+            return;
+        }
+        if let At::Table(t) = self.at {
+            if tables::row(t, line, &mut self.read.text.frames) {
+                return;
+            }
+        }
+        if let Some((is_entry, name)) = instruction::computation_start(line) {
+            let hlo = &mut self.read.text;
+            if is_entry {
+                if hlo.entry.is_some() {
+                    let msg = format!("a second ENTRY computation `{name}`; the first is kept as the entry");
+                    self.warn(self.line_no, msg);
+                } else {
+                    hlo.entry = u32::try_from(hlo.computations.len()).ok();
+                }
+            }
+            let hlo = &mut self.read.text;
+            hlo.computations.push(Computation {
+                name,
+                is_entry,
+                instructions: Vec::new(),
+            });
+            self.at = At::Computation;
+            return;
+        }
+        let expected = match self.at {
+            At::Table(Table::FileNames | Table::FunctionNames) => "a table row `ID \"text\"`",
+            At::Table(_) => "a table row `ID {key=N …}`",
+            _ => "a table title or a computation `%name (…) -> … {`",
+        };
+        self.malformed(expected);
+    }
+
+    /// The open computation is complete: its instructions' vector trimmed to its length.
+    fn end_computation(&mut self) {
+        self.at = At::Between;
+        if let Some(c) = self.read.text.computations.last_mut() {
+            c.instructions.shrink_to_fit();
+        }
+    }
+
+    fn malformed(&mut self, expected: &str) {
+        self.warn(self.line_no, format!("malformed line in the HLO text: expected {expected}"));
+    }
+
+    fn instruction(&mut self, text: &[u8], line_no: u64) {
+        match instruction::instruction(text, line_no) {
+            Some(ins) => {
+                if let Some(c) = self.read.text.computations.last_mut() {
+                    c.instructions.push(ins);
+                }
+            }
+            None => {
+                let msg = "malformed line in the HLO text: expected an instruction `  %name = shape opcode(operands), …`";
+                self.warn(line_no, msg.into());
+            }
+        }
+    }
+
+    /// The end of the file: what was read, with a warning for what was left open.
+    pub fn finish(mut self) -> HloRead {
+        let mut input = std::mem::replace(&mut self.input, Input::new());
+        let mut lines = Vec::new();
+        input.finish(&mut |line: &[u8]| {
+            lines.push(line.to_vec());
+            true
+        }).map(|last| lines.push(last));
+        for l in lines {
+            self.line(&l);
+        }
+        if input.gz_failed() {
+            self.warn(0, "the gzip data is corrupt or cut short; what came before was read".into());
+        }
+        if let Some((_, first, _)) = self.pending.take() {
+            self.warn(first, "the HLO text ends inside this instruction (a bracket or string is left open)".into());
+        }
+        if self.at == At::Computation {
+            let name = self.read.text.computations.last().map(|c| c.name.clone()).unwrap_or_default();
+            let msg = format!("the HLO text ends inside computation `{name}` (its closing `}}` is missing); what came before was read");
+            self.warn(self.line_no, msg);
+        }
+        self.check_frames();
+        self.read.text.computations.shrink_to_fit();
+        if self.at == At::Start {
+            self.warn(0, "no `HloModule` line: this is not an HLO module text".into());
+        }
+        if self.suppressed > 0 {
+            let n = self.suppressed;
+            self.read.warnings.push(Warning {
+                file: self.read.warnings[0].file.clone(),
+                line: 0,
+                message: format!("{n} more warnings in this HLO text were not listed"),
+            });
+        }
+        self.read
+    }
+}
+
+impl HloReader {
+    /// Warns about stack frames that do not resolve: a frame that is its own parent (or
+    /// ancestor), a parent or location missing from the tables, an instruction's
+    /// `stack_frame_id` not in `StackFrames`. Never more than a few lines.
+    fn check_frames(&mut self) {
+        let frames = &self.read.text.frames;
+        let mut ids: Vec<u32> = frames.frames.keys().copied().collect();
+        ids.sort_unstable();
+        let mut problems: Vec<String> = Vec::new();
+        for id in ids {
+            if let (_, Some(why)) = frames.walk(id) {
+                if !problems.contains(&why) {
+                    problems.push(why);
+                }
+            }
+        }
+        let mut unknown = 0u64;
+        let mut example = None;
+        if !frames.frames.is_empty() {
+            let all = self.read.text.computations.iter().flat_map(|c| &c.instructions);
+            for ins in all {
+                if let Some(id) = ins.stack_frame_id.filter(|id| !frames.frames.contains_key(id)) {
+                    unknown += 1;
+                    example.get_or_insert((id, ins.line));
+                }
+            }
+        }
+        let n = problems.len();
+        for why in problems.into_iter().take(5) {
+            self.warn(0, format!("{why}; its stack is shown up to there"));
+        }
+        if n > 5 {
+            self.warn(0, format!("{} more stack frames do not resolve", n - 5));
+        }
+        if let Some((id, line)) = example {
+            let msg = format!("{unknown} instructions name a stack_frame_id that is not in the StackFrames table (the first, {id}, here)");
+            self.warn(line, msg);
+        }
+    }
+}
+
+/// Reads a whole HLO text at once.
+pub fn read_hlo(file: &str, bytes: &[u8]) -> HloRead {
+    let mut r = HloReader::new(file);
+    r.feed(bytes);
+    r.finish()
+}
+
+/// Joins a read HLO text to its module by file stem ([`super::names::hlo_module_names`]):
+/// the module's `hlo` is set and the text's warnings added to the module's. Returns the
+/// module's position, or the sentence saying that no module of that name was read.
+pub fn attach(modules: &mut [Module], read: HloRead) -> Result<usize, String> {
+    let stems = super::names::hlo_module_names(&read.file);
+    let found = modules
+        .iter()
+        .position(|m| stems.iter().any(|s| *s == m.name) && m.hlo.is_none());
+    let Some(k) = found else {
+        let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
+        return Err(format!(
+            "{base} is an HLO module text, but no dump of its module ({}) was read beside it.",
+            stems.first().map_or("", String::as_str)
+        ));
+    };
+    let m = &mut modules[k];
+    let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
+    m.files.push(base.to_string());
+    m.warnings.extend(read.warnings);
+    m.hlo = Some(Box::new(read.text));
+    Ok(k)
+}

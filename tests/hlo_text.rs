@@ -1,0 +1,281 @@
+//! The HLO module text reader (`parse::hlo`) on every real `*after_optimizations.txt` in
+//! `../shared/dumps`, on a CPU dump folder copied into the fixtures, and on cut, garbled and
+//! hostile texts. The counts are grep counts taken by hand on each file:
+//! computations `grep -cE '^(ENTRY )?%[^ ]+ .*\{$'`, instructions
+//! `grep -cE '^  (ROOT )?%[^ ]+ = '` (an instruction printed over several lines counts once).
+
+mod common;
+
+use bufscope::parse::hlo::{read_hlo, HloRead};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts the heap bytes each thread holds (the tests run on several threads at once), to
+/// measure what a read text keeps.
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+fn add(n: isize) {
+    let _ = LIVE.try_with(|c| c.set(c.get() + n));
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        add(l.size() as isize);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        add(-(l.size() as isize));
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        add(n as isize - l.size() as isize);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+fn live() -> isize {
+    LIVE.with(Cell::get)
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// (path under ../shared/dumps, computations, instructions, entry, num_partitions, frames)
+const TEXTS: &[(&str, usize, usize, &str, Option<u32>, usize)] = &[
+    ("cpu/jax0.12-folders/cond_switch/module_0000.jit_cond_and_switch.cpu_after_optimizations.txt", 31, 132, "main.12", None, 20),
+    ("cpu/jax0.12-folders/mlp_train/module_0000.jit_stage.cpu_after_optimizations.txt", 1, 2, "main.1", None, 0),
+    ("cpu/jax0.12-folders/mlp_train/module_0002.jit__threefry_seed.cpu_after_optimizations.txt", 2, 10, "main.1", None, 2),
+    ("cpu/jax0.12-folders/mlp_train/module_0004.jit_mlp_train_step.cpu_after_optimizations.txt", 69, 655, "main.24", None, 47),
+    ("cpu/jax0.12-folders/scan_layers/module_0000.jit_scan_layers_train.cpu_after_optimizations.txt", 168, 1498, "main.56", None, 59),
+    ("cpu/jax0.12-folders/sharded/module_0000.jit_sharded_mlp_train.cpu_after_optimizations.txt", 10, 91, "main.0_spmd", Some(8), 13),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_host_offload.after_optimizations.txt", 12, 62, "main.0_spmd", Some(4), 9),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_scan_remat.after_optimizations.txt", 312, 2637, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_scan_remat_OOM.after_optimizations.txt", 258, 2501, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_unrolled.after_optimizations.txt", 1434, 10037, "main.81_spmd", Some(4), 118),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_pallas_matmul.after_optimizations.txt", 4, 17, "main.0_spmd", Some(4), 7),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_tiny_matmul.after_optimizations.txt", 6, 26, "main.0_spmd", Some(4), 4),
+    ("tpu-aot/jax0.12-libtpu0.0.50/tpu_v6e_lm_scan_remat.after_optimizations.txt", 286, 2494, "main.26_spmd", Some(4), 124),
+    ("tpu-aot/jax0.6.2-libtpu0.0.17/tpu_v5e_lm_scan_remat.after_optimizations.txt", 314, 2727, "main.1274_spmd", Some(4), 0),
+    ("tpu-aot/jax0.6.2-libtpu0.0.17/tpu_v5e_lm_scan_remat_OOM.after_optimizations.txt", 265, 2648, "main.1274_spmd", Some(4), 0),
+    ("tpu-aot/maxtext0.2.5/tpu_v5e-16_maxtext_llama3.1-8b_pdb1.after_optimizations.txt", 513, 5879, "main.64_spmd", Some(16), 434),
+    ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_dots.after_optimizations.txt", 288, 2509, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_plain.after_optimizations.txt", 261, 2563, "main.22_spmd", Some(4), 124),
+    ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_remat_b32.after_optimizations.txt", 292, 2574, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_remat_b8.after_optimizations.txt", 284, 2490, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_save_qkv.after_optimizations.txt", 291, 2534, "main.26_spmd", Some(4), 128),
+];
+
+fn instruction_count(r: &HloRead) -> usize {
+    r.text.computations.iter().map(|c| c.instructions.len()).sum()
+}
+
+/// Reads `bytes` and returns the read with the live heap bytes it keeps.
+fn read_measured(name: &str, bytes: &[u8]) -> (HloRead, usize) {
+    let before = live();
+    let r = read_hlo(name, bytes);
+    let kept = live() - before;
+    (r, kept.max(0) as usize)
+}
+
+#[test]
+fn every_real_hlo_text_reads_whole_within_its_size() {
+    let Some(dir) = common::shared_dumps_or_skip("every_real_hlo_text_reads_whole_within_its_size") else {
+        return;
+    };
+    // Every text in ../shared is in the table above.
+    let listed = std::process::Command::new("find")
+        .arg(&dir)
+        .args(["-name", "*after_optimizations.txt"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).lines().count());
+    if let Ok(n) = listed {
+        assert_eq!(n, TEXTS.len(), "an HLO text in ../shared is missing from TEXTS");
+    }
+    for &(path, comps, instrs, entry, parts, frames) in TEXTS {
+        let bytes = std::fs::read(dir.join(path)).unwrap();
+        let (r, kept) = read_measured(path, &bytes);
+        assert!(r.warnings.is_empty(), "{path}: {:?}", &r.warnings[..r.warnings.len().min(3)]);
+        assert_eq!(r.text.computations.len(), comps, "{path}");
+        assert_eq!(instruction_count(&r), instrs, "{path}");
+        let e = r.text.entry.expect("an entry") as usize;
+        assert_eq!(r.text.computations[e].name, entry, "{path}");
+        assert!(r.text.computations[e].is_entry);
+        assert_eq!(r.text.num_partitions, parts, "{path}");
+        assert_eq!(r.text.frames.frames.len(), frames, "{path}");
+        // Every instruction with a stack frame id resolves to at least its own frame.
+        for ins in r.text.computations.iter().flat_map(|c| &c.instructions) {
+            if let Some(id) = ins.stack_frame_id {
+                assert!(r.text.frames.frame(id).is_some(), "{path}: {} frame {id}", ins.name);
+            }
+        }
+        println!("{path}: {} bytes, {kept} bytes kept ({:.2}x)", bytes.len(), kept as f64 / bytes.len() as f64);
+        // The issue's target is at most the file's size; the contract's types
+        // (`model::hlo`, a String per name and ~350 bytes of fields per instruction) keep
+        // 1.7x to 3.8x today (measured, in the report). This bound only stops it growing.
+        assert!(kept <= 4 * bytes.len(), "{path}: keeps {kept} bytes of a {}-byte text", bytes.len());
+    }
+}
+
+fn find<'a>(r: &'a HloRead, name: &str) -> &'a bufscope::model::hlo::HloInstruction {
+    r.text
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .find(|i| i.name == name)
+        .unwrap_or_else(|| panic!("no instruction {name}"))
+}
+
+fn where_(r: &HloRead, id: u32) -> Vec<String> {
+    r.text
+        .frames
+        .stack(id)
+        .iter()
+        .map(|f| format!("{}:{}:{}", f.file.rsplit('/').next().unwrap(), f.line, f.function))
+        .collect()
+}
+
+/// Three values' stacks, followed by hand through the four tables (`parent_frame_id` is
+/// printed as the parent's id plus one).
+#[test]
+fn three_values_stack_frames_resolved_by_hand() {
+    let Some(dir) = common::shared_dumps_or_skip("three_values_stack_frames_resolved_by_hand") else {
+        return;
+    };
+    let read = |p: &str| read_hlo(p, &std::fs::read(dir.join(p)).unwrap());
+    // CPU scan_layers: reduce_sum.75 (fused into the layer norm) has stack_frame_id=14.
+    let cpu = read("cpu/jax0.12-folders/scan_layers/module_0000.jit_scan_layers_train.cpu_after_optimizations.txt");
+    let ins = find(&cpu, "reduce_sum.75");
+    assert_eq!(ins.stack_frame_id, Some(14));
+    let s = where_(&cpu, 14);
+    assert_eq!(s.len(), 12);
+    assert_eq!(s[0], "programs.py:92:_layernorm");
+    assert_eq!(s[1], "programs.py:100:_block");
+    assert_eq!(s[2], "programs.py:147:scan_layers.<locals>.scan_layers_train.<locals>.loss.<locals>.body");
+    assert_eq!(s[9], "programs.py:22:compile_");
+    assert_eq!(s[11], "programs.py:471:<module>");
+    // TPU scan_remat: fusion.478 (a q/k/v projection in the scan body), frame 41.
+    let tpu = read("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_scan_remat.after_optimizations.txt");
+    assert_eq!(find(&tpu, "fusion.478").stack_frame_id, Some(41));
+    let s = where_(&tpu, 41);
+    assert_eq!(s.len(), 13);
+    assert_eq!(s[0], "tpu_programs.py:62:layer_fn");
+    assert_eq!(s[1], "tpu_programs.py:148:build_lm.<locals>.forward.<locals>.<lambda>");
+    assert_eq!(s[11], "tpu_programs.py:267:main");
+    assert_eq!(s[12], "tpu_programs.py:294:<module>");
+    // MaxText: the splash attention kernel's custom call, frame 431, 34 frames deep, the
+    // innermost in jax's Pallas ops and the outermost in runpy.
+    let mt = read("tpu-aot/maxtext0.2.5/tpu_v5e-16_maxtext_llama3.1-8b_pdb1.after_optimizations.txt");
+    let ins = find(&mt, "splash_mha_fwd_segmented_residuals.3");
+    assert_eq!(ins.stack_frame_id, Some(431));
+    assert_eq!(ins.opcode, "custom-call");
+    let s = where_(&mt, 431);
+    assert_eq!(s.len(), 34);
+    assert_eq!(s[0], "splash_attention_kernel.py:2420:_splash_attention");
+    assert_eq!(s[7], "llama2.py:170:LlamaDecoderLayer.__call__");
+    assert_eq!(s[33], "<frozen runpy>:198:_run_module_as_main");
+}
+
+/// The jax 0.6.2 text has `source_file`/`source_line` and no tables.
+#[test]
+fn older_texts_carry_source_lines() {
+    let Some(dir) = common::shared_dumps_or_skip("older_texts_carry_source_lines") else {
+        return;
+    };
+    let p = "tpu-aot/jax0.6.2-libtpu0.0.17/tpu_v5e_lm_scan_remat.after_optimizations.txt";
+    let r = read_hlo(p, &std::fs::read(dir.join(p)).unwrap());
+    assert!(r.text.frames.is_empty());
+    let with_source = r.text.computations.iter().flat_map(|c| &c.instructions)
+        .filter(|i| i.source_file.is_some() && i.source_line.is_some())
+        .count();
+    assert!(with_source > 1000, "{with_source}");
+}
+
+const SMALL: &str = "HloModule jit_f, is_scheduled=true, replica_count=2
+
+FileNames
+1 \"/m/a.py\"
+
+FunctionNames
+1 \"f\"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=1 end_column=2}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+2 {file_location_id=1 parent_frame_id=3}
+3 {file_location_id=1 parent_frame_id=9}
+
+%body.1 (p: (s32[], f32[2])) -> (s32[], f32[2]) {
+  %p = (s32[], f32[2]{0}) parameter(0)
+  ROOT %t = (s32[], f32[2]{0}) tuple(%p), metadata={op_name=\"x\" stack_frame_id=2}
+}
+
+ENTRY %main.2 (a: f32[2]) -> f32[2] {
+  %a = f32[2]{0} parameter(0), metadata={op_name=\"params[\\'w\\']\" stack_frame_id=7}
+  ROOT %n = f32[2]{0} negate(%a), metadata={stack_frame_id=3}
+}
+";
+
+#[test]
+fn self_parented_and_missing_frames_warn_not_panic() {
+    let r = read_hlo("x.after_optimizations.txt", SMALL.as_bytes());
+    assert_eq!(r.text.replica_count, Some(2));
+    assert_eq!(r.text.devices(), 2);
+    assert_eq!(r.text.frames.stack(2).len(), 1, "frame 2 is its own parent");
+    assert_eq!(r.text.frames.stack(3).len(), 1, "frame 3's parent 8 is missing");
+    let text: Vec<String> = r.warnings.iter().map(|w| format!("{}: {}", w.line, w.message)).collect();
+    assert!(text.iter().any(|w| w.contains("stack frame 2 is its own ancestor")), "{text:?}");
+    assert!(text.iter().any(|w| w.contains("stack frame 8 is not in the StackFrames table")), "{text:?}");
+    assert!(text.iter().any(|w| w.starts_with("23: 1 instructions name a stack_frame_id")), "{text:?}");
+    assert_eq!(find(&r, "a").op_name.as_deref(), Some("params['w']"));
+    assert_eq!(find(&r, "a").literal.as_deref(), Some("0"));
+    assert!(find(&r, "a").operands.is_empty());
+}
+
+#[test]
+fn cut_and_garbled_texts_keep_what_was_read() {
+    // Cut inside the entry computation, in the middle of a line.
+    let cut = &SMALL[..SMALL.find("negate(").unwrap() + 3];
+    let r = read_hlo("x.after_optimizations.txt", cut.as_bytes());
+    assert_eq!(r.text.computations.len(), 2);
+    assert_eq!(r.text.computations[1].instructions.len(), 1);
+    let msgs: Vec<&str> = r.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert!(msgs.iter().any(|m| m.contains("ends inside computation `main.2`")), "{msgs:?}");
+    // A garbled instruction line is one warning with its line number; the rest reads.
+    let garbled = SMALL.replace("  %p = (s32[], f32[2]{0}) parameter(0)", "  %p = ((( garbage");
+    let r = read_hlo("x.after_optimizations.txt", garbled.as_bytes());
+    assert_eq!(r.text.computations[0].instructions.len(), 1);
+    assert_eq!(r.text.computations[1].instructions.len(), 2);
+    assert!(r.warnings.iter().any(|w| w.line == 18 && w.message.contains("expected an instruction")), "{:?}", r.warnings);
+    // A stray line between computations.
+    let stray = SMALL.replace("\nENTRY", "\nwhat is this\nENTRY");
+    let r = read_hlo("x.after_optimizations.txt", stray.as_bytes());
+    assert!(r.warnings.iter().any(|w| w.line == 22 && w.message.contains("malformed line")), "{:?}", r.warnings);
+    assert_eq!(instruction_count(&r), 4);
+    // Not an HLO text at all, and bytes of every value: warnings, never a panic.
+    let r = read_hlo("x.txt", b"BufferAssignment:\nallocation 0: size 4\n");
+    assert!(r.warnings.iter().any(|w| w.message.contains("not an HLO module text")));
+    for cut in 0..SMALL.len() {
+        let _ = read_hlo("x", &SMALL.as_bytes()[..cut]);
+    }
+    let noise: Vec<u8> = (0..4096u32).map(|k| (k.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let _ = read_hlo("x", &noise);
+}
+
+/// Read in chunks of any size, the same text.
+#[test]
+fn chunked_reading_is_the_same() {
+    let whole = read_hlo("x", SMALL.as_bytes());
+    for size in [1, 2, 7, 64] {
+        let mut r = bufscope::parse::hlo::HloReader::new("x");
+        for chunk in SMALL.as_bytes().chunks(size) {
+            r.feed(chunk);
+        }
+        assert_eq!(r.finish(), whole, "chunks of {size}");
+    }
+}
