@@ -7,6 +7,10 @@ mod common;
 
 use bufscope::analysis::analyze;
 use bufscope::answers::idle::ScheduleIndex;
+use bufscope::answers::capacity::parse_capacity;
+use bufscope::answers::categories::{category, Category};
+use bufscope::answers::whatif::fit::{edits_of, fit, Action, FitOptions};
+use bufscope::answers::whatif::stacked::stacked_outputs;
 use bufscope::answers::whatif::{estimate, Edits};
 use bufscope::model::Module;
 
@@ -139,4 +143,112 @@ fn a_value_offloaded_step_by_step() {
     let e = estimate(&m, vmem, &index, &short);
     assert_eq!(e.curve, REAL_VMEM);
     assert_eq!(e.unchanged, [value_named(&m, "fusion.2")]);
+}
+
+fn shared_module(folder: &str, run: &str) -> Option<Module> {
+    let dumps = common::shared_dumps_or_skip(run)?;
+    let files = common::modules_under(&dumps.join("tpu-aot").join(folder), |_, stem| stem == run);
+    assert_eq!(files.len(), 1, "{folder}/{run}");
+    let load = bufscope::load_files(files[0].inputs());
+    Some(load.modules.into_iter().next().unwrap())
+}
+
+#[test]
+fn a_loops_stacked_outputs_on_lm_scan_plain() {
+    let Some(m) = shared_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
+    assert!(m.hlo.is_some(), "the HLO text is read with the dump");
+    let stacked = stacked_outputs(&m);
+    // The HLO text: the backward loop `while.104` takes `tuple.146`, whose operands are
+    // `%while.103#2` … `%while.103#32` but #5 (f32[8,1,1,1024] in vmem, which reaches it
+    // through copy-done.65 into another buffer); the forward body's ROOT tuple.140 writes each
+    // of them with a dynamic-update-slice (fused) into the same element of wide.param.0.
+    let mut want: Vec<String> = (2..=32).filter(|&k| k != 5).map(|k| format!("while.103{{{k}}}")).collect();
+    want.sort();
+    let mut got: Vec<String> = stacked.iter().map(|s| s.name.clone()).collect();
+    got.sort();
+    assert_eq!(got, want);
+    for s in &stacked {
+        assert_eq!((s.color, s.trip_count, s.backward_while.as_str()), (0, 8, "while.104"), "{}", s.name);
+        // Allocated before the forward loop (while.103 at step 335), live to the backward
+        // one (while.104 at 701), whose body runs at steps 510-700.
+        assert!(s.life.0 < 335 && s.life.1 == 701, "{} {:?}", s.name, s.life);
+        assert_eq!(s.backward_body, Some((510, 700)));
+        assert_eq!(s.bytes, m.values[s.value as usize].size);
+    }
+    // Their sizes in the buffer-assignment text: nine of 268435456 ({2,6,20,24,27-30,32}),
+    // two of 134217728 ({8,26}), 2147483648 ({13}), 1073741824 ({16}), four of 67108864
+    // ({11,12,17,19}), four of 8388608 ({7,9,10,18}), two of 33554432 ({25,31}), four of
+    // 262144 ({3,4,21,22}), two of 2097152 ({14,15}) and 32768 ({23}).
+    let total: u64 = stacked.iter().map(|s| s.bytes).sum();
+    assert_eq!(total, 6_279_954_432);
+    // q, k and v (`bsd,dhk->bshk` einsums, stored by bitcast_dynamic-update-slice_fusion.22,
+    // .23 and .24 from their convolution) are what `--keep bsd,dhk->bshk` keeps.
+    let mut qkv: Vec<u32> = stacked.iter().filter(|s| s.op_name.contains("bsd,dhk->bshk/dot_general")).map(|s| s.index).collect();
+    qkv.sort();
+    assert_eq!(qkv, [11, 12, 17]);
+    // {16}, the softmax (bf16[8,8,8,1024,1024]), stores a divide.
+    let p16 = stacked.iter().find(|s| s.index == 16).unwrap();
+    assert!(p16.op_name.ends_with("eval_jaxpr/div"), "{}", p16.op_name);
+
+    // All of them gone: at the real peak (step 379, between the loops, every one live), the
+    // estimate is the peak less their bytes; before the first is allocated (step 72) nothing
+    // changes.
+    let a = analyze(&m);
+    let hbm = a.space(0).unwrap();
+    assert_eq!((hbm.peak_bytes, hbm.peak_time), (8_081_832_960, Some(379)));
+    let e = estimate(&m, hbm, &ScheduleIndex::new(&m), &Edits { loops: stacked, ..Edits::default() });
+    assert_eq!(e.curve[379], 8_081_832_960 - 6_279_954_432);
+    assert_eq!(e.curve[..72], hbm.curve[..72]);
+    assert!(e.curve.iter().zip(&hbm.curve).all(|(a, b)| a <= b));
+}
+
+#[test]
+fn the_plan_on_lm_scan_remat_oom() {
+    let Some(m) = shared_module("jax0.12-libtpu0.0.50", "tpu_v5e_lm_scan_remat_OOM") else { return };
+    let a = analyze(&m);
+    let hbm = a.space(0).unwrap();
+    let index = ScheduleIndex::new(&m);
+    let stacked = stacked_outputs(&m);
+    let v5e = parse_capacity("v5e").unwrap();
+    // The program's arguments at the peak: the parameters (3,745,792,000 bytes), Adam's mu
+    // and nu (twice that) and the 136 KiB batch: XProf's "10.5 GiB" of parameter allocations.
+    let arguments = 3_745_792_000 + 2 * 3_745_792_000 + 139_264u64;
+
+    let plan = fit(&m, hbm, &index, &stacked, &v5e, FitOptions::default());
+    assert!(plan.fits && plan.peak_after <= 16 << 30, "{}", plan.peak_after);
+    assert_eq!(plan.peak_before, hbm.peak_bytes);
+    // The loop's stacked output first: the forward scan's layer inputs, 2 GiB less the one
+    // iteration (256 MiB) live while the backward body runs at the peak.
+    assert_eq!(plan.plan[0].action, Action::RematLoop);
+    assert_eq!((plan.plan[0].what.as_str(), plan.plan[0].bytes_at_peak), ("while.43{2}", (2 << 30) - (256 << 20)));
+    // Offloads come last, each an argument, marked so.
+    let first_offload = plan.plan.iter().position(|p| p.action == Action::Offload).unwrap();
+    for p in &plan.plan[first_offload..] {
+        assert!(p.action == Action::Offload && p.offload_only, "{p:?}");
+        let c = category(&m, p.value.unwrap());
+        assert!(matches!(c, Category::OptimizerState | Category::ModelParameters), "{c:?}");
+    }
+    assert!(plan.plan[..first_offload].iter().all(|p| !p.offload_only));
+    let args = &plan.arguments_at_peak;
+    assert_eq!(args.parameter_bytes + args.optimizer_state_bytes + args.other_bytes, arguments);
+    assert_eq!(args.optimizer_state_bytes, 2 * args.parameter_bytes);
+    assert!(args.sentence.as_deref().is_some_and(|s| s.ends_with("shard or offload the optimizer state.")));
+    // The plan's estimate is the estimate of its edits.
+    let again = estimate(&m, hbm, &index, &edits_of(&plan.plan, &stacked));
+    assert_eq!(again.peak_after, plan.peak_after);
+    // Minimal: without any one edit it no longer fits.
+    for i in 0..plan.plan.len() {
+        let mut less = plan.plan.clone();
+        less.remove(i);
+        let e = estimate(&m, hbm, &index, &edits_of(&less, &stacked));
+        assert!(e.peak_after > 16 << 30, "{} is not needed", plan.plan[i].what);
+    }
+
+    // Without offloading the arguments nothing fits: what remains is said.
+    let no = fit(&m, hbm, &index, &stacked, &v5e, FitOptions { offload_arguments: false });
+    assert!(!no.fits && no.plan.iter().all(|p| !p.offload_only));
+    let rem = no.remains.as_ref().expect("what remains");
+    assert_eq!(rem.argument_bytes, arguments);
+    assert_eq!(rem.excess_bytes, no.peak_after - (16 << 30));
+    assert!(rem.sentence.contains("shard or offload the optimizer state"), "{}", rem.sentence);
 }

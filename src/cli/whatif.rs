@@ -8,7 +8,7 @@ use super::{input, summary_args, write_stdout, Failure, PATHS};
 use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::idle::ScheduleIndex;
-use bufscope::answers::whatif::fit::{fit, Plan};
+use bufscope::answers::whatif::fit::{fit, Action, FitOptions, Plan};
 use bufscope::answers::whatif::stacked::stacked_outputs;
 use bufscope::answers::whatif::{estimate, Edits, Estimate, StackedOutput, ASSUMPTIONS};
 use bufscope::model::Module;
@@ -70,6 +70,9 @@ pub struct FitArgs {
     /// The module to plan for (a name, or a part of one name)
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
+    /// Never offload the program's arguments (parameters, optimizer state)
+    #[arg(long)]
+    no_offload: bool,
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
@@ -259,7 +262,8 @@ pub fn fit_command(args: FitArgs) -> Result<i32, Failure> {
         return Err(Failure(format!("{}: no memory space to plan for", module.name)));
     };
     let index = ScheduleIndex::new(module);
-    let plan = fit(module, space, &index, &stacked_outputs(module), &args.capacity);
+    let options = FitOptions { offload_arguments: !args.no_offload };
+    let plan = fit(module, space, &index, &stacked_outputs(module), &args.capacity, options);
     let report = FitJson {
         module: &module.name,
         plan: &plan,
@@ -290,19 +294,25 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
     if p.plan.is_empty() && p.fits {
         let _ = writeln!(out, "  fits as it is: nothing to change");
     }
-    for s in &p.plan {
+    // Edits under 1 MiB at the peak are summed on one line (the JSON lists them all).
+    let (shown, small): (Vec<_>, Vec<_>) = p.plan.iter().partition(|s| s.bytes_at_peak >= 1 << 20);
+    for s in shown {
         let _ = writeln!(
             out,
             "  {:<10} {:<40} {:>10} at the peak{}",
             match s.action {
-                bufscope::answers::whatif::fit::Action::RematLoop => "remat loop",
-                bufscope::answers::whatif::fit::Action::Remat => "remat",
-                bufscope::answers::whatif::fit::Action::Offload => "offload",
+                Action::RematLoop => "remat loop",
+                Action::Remat => "remat",
+                Action::Offload => "offload",
             },
             s.what,
             human_bytes(s.bytes_at_peak),
             if s.offload_only { " (offload only: an argument)" } else { "" }
         );
+    }
+    if !small.is_empty() {
+        let bytes: u64 = small.iter().map(|s| s.bytes_at_peak).sum();
+        let _ = writeln!(out, "  and {} smaller edits, {} at the peak", small.len(), human_bytes(bytes));
     }
     let step = p.step_after.map_or("-".into(), |t| t.to_string());
     let _ = writeln!(
@@ -311,6 +321,9 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
         human_bytes(p.peak_after),
         if p.fits { "fits" } else { "does not fit" }
     );
+    if let Some(note) = &p.arguments_at_peak.sentence {
+        let _ = writeln!(out, "  {note}");
+    }
     if let Some(rem) = &p.remains {
         let _ = writeln!(out, "  {}", rem.sentence);
         for (label, bytes) in &rem.categories {

@@ -9,7 +9,10 @@
 //! state (offload only: they are the program's inputs, nothing recomputes them), marked so.
 //! The estimate is made again and the next peak treated alike, until it fits or no candidate
 //! is left at the peak. Then each taken edit the plan can do without is dropped, last taken
-//! first, so the plan is minimal (no edit can go and the estimate still fit).
+//! first, so the plan is minimal (no edit can go and the estimate still fit; for a plan that
+//! does not fit, none can go without raising its peak). Offloading arguments can be ruled
+//! out ([`FitOptions`]); where the plan offloads some or does not fit, it says how many bytes
+//! the arguments hold at the peak and what to do about them.
 
 use hashbrown::HashSet;
 use serde::Serialize;
@@ -18,7 +21,7 @@ use super::{estimate, offload_gap, remat_gap, Edits, Estimate, StackedOutput};
 use crate::analysis::Space;
 use crate::answers::capacity::Capacity;
 use crate::answers::categories::{category, Category};
-use crate::answers::idle::{idle_ranking, ScheduleIndex};
+use crate::answers::idle::{idle_ranking, value_uses, ScheduleIndex};
 use crate::answers::live_set;
 use crate::model::Module;
 use crate::units::human_bytes;
@@ -61,6 +64,30 @@ pub struct Remains {
     pub sentence: String,
 }
 
+/// What a plan may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FitOptions {
+    /// Offload the program's arguments (parameters, optimizer state) as a last resort.
+    pub offload_arguments: bool,
+}
+
+impl Default for FitOptions {
+    fn default() -> FitOptions {
+        FitOptions { offload_arguments: true }
+    }
+}
+
+/// The program's arguments live at the real peak: what sharding or offloading could take.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Arguments {
+    pub parameter_bytes: u64,
+    pub optimizer_state_bytes: u64,
+    /// Inputs and parameters whose names tell nothing.
+    pub other_bytes: u64,
+    /// What to do about them, when the plan offloads arguments or does not fit.
+    pub sentence: Option<String>,
+}
+
 /// The plan for one memory space.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
@@ -72,6 +99,8 @@ pub struct Plan {
     pub step_after: Option<u32>,
     pub fits: bool,
     pub remains: Option<Remains>,
+    /// The arguments live at the real peak.
+    pub arguments_at_peak: Arguments,
     #[serde(skip)]
     pub estimate: Estimate,
 }
@@ -107,6 +136,7 @@ fn candidates_at(
     stacked: &[StackedOutput],
     taken: &HashSet<(Action, u32)>,
     t: u32,
+    options: FitOptions,
 ) -> Vec<PlanStep> {
     let mut out = Vec::new();
     let in_chains: HashSet<u32> = stacked.iter().flat_map(|s| s.chain.iter().copied()).collect();
@@ -162,7 +192,9 @@ fn candidates_at(
     values.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.what.cmp(&b.1.what)));
     out.extend(values.into_iter().map(|(_, p)| p));
     args.sort_by(|a, b| b.bytes_at_peak.cmp(&a.bytes_at_peak).then(a.what.cmp(&b.what)));
-    out.extend(args);
+    if options.offload_arguments {
+        out.extend(args);
+    }
     out.retain(|p| p.bytes_at_peak > 0);
     out
 }
@@ -181,6 +213,7 @@ pub fn fit(
     index: &ScheduleIndex,
     stacked: &[StackedOutput],
     capacity: &Capacity,
+    options: FitOptions,
 ) -> Plan {
     let cap = capacity.bytes;
     let mut plan: Vec<PlanStep> = Vec::new();
@@ -194,9 +227,9 @@ pub fn fit(
         }
         let t = est.step_after.unwrap_or(0);
         let excess = est.peak_after - cap;
-        let cands = candidates_at(module, space, index, stacked, &taken, t);
+        let cands = candidates_at(module, space, index, stacked, &taken, t, options);
         if cands.is_empty() {
-            remains = Some(what_remains(module, space, &est, &plan, stacked, cap));
+            remains = Some(what_remains(module, space, index, &est, &plan, stacked, cap));
             break;
         }
         let mut freed = 0u64;
@@ -210,23 +243,28 @@ pub fn fit(
         }
         est = estimate(module, space, index, &edits_of(&plan, stacked));
     }
-    if est.peak_after <= cap {
-        prune(module, space, index, stacked, cap, &mut plan, &mut est);
-    }
+    // A plan that fits keeps only what it needs to fit; one that does not, only what lowers
+    // its peak.
+    let bound = cap.max(est.peak_after);
+    prune(module, space, index, stacked, bound, &mut plan, &mut est);
+    let fits = est.peak_after <= cap;
+    let offloads = plan.iter().any(|p| p.offload_only);
     Plan {
+        arguments_at_peak: arguments_at(module, space, space.peak_time, !fits || offloads),
         color: space.color,
         capacity_bytes: cap,
         peak_before: space.peak_bytes,
         peak_after: est.peak_after,
         step_after: est.step_after,
-        fits: est.peak_after <= cap,
+        fits,
         plan,
         remains,
         estimate: est,
     }
 }
 
-/// Drops each edit the plan can do without, last taken first (at most 64 tried).
+/// Drops each edit the plan can do without and still peak at most `cap`, last taken first
+/// (at most 64 tried).
 fn prune(
     module: &Module,
     space: &Space,
@@ -248,24 +286,32 @@ fn prune(
     }
 }
 
-/// What is live at the estimate's peak, by category, and the sentence about it.
-fn what_remains(
+/// Whether a plan's edit of a value frees it at step `t`.
+fn frees_at(module: &Module, index: &ScheduleIndex, p: &PlanStep, t: u32) -> bool {
+    let Some(v) = p.value else { return false };
+    let gap = match p.action {
+        Action::Remat => remat_gap,
+        Action::Offload => offload_gap,
+        Action::RematLoop => return false,
+    };
+    value_uses(module, index, v).is_some_and(|u| {
+        u.stretches.iter().filter_map(gap).any(|(lo, hi)| lo <= t && t <= hi)
+    })
+}
+
+/// The live bytes at `t` of the values the plan leaves there, by category, largest first.
+fn categories_at(
     module: &Module,
     space: &Space,
-    est: &Estimate,
+    index: &ScheduleIndex,
     plan: &[PlanStep],
-    stacked: &[StackedOutput],
-    cap: u64,
-) -> Remains {
-    let t = est.step_after.unwrap_or(0);
-    let gone: HashSet<u32> = edits_of(plan, stacked)
-        .loops
-        .iter()
-        .flat_map(|s| s.chain.iter().copied())
-        .collect();
+    gone: &HashSet<u32>,
+    t: u32,
+) -> Vec<(Category, u64)> {
     let mut by: Vec<(Category, u64)> = Vec::new();
     for lv in live_set(module, space, t).values {
-        if gone.contains(&lv.value) {
+        let edited = plan.iter().any(|p| p.value == Some(lv.value) && frees_at(module, index, p, t));
+        if gone.contains(&lv.value) || edited {
             continue;
         }
         let c = category(module, lv.value);
@@ -274,7 +320,54 @@ fn what_remains(
             None => by.push((c, lv.bytes)),
         }
     }
-    by.sort_by(|a, b| b.1.cmp(&a.1));
+    by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    by
+}
+
+/// The arguments live at the real peak, with advice when `advise`.
+fn arguments_at(module: &Module, space: &Space, peak: Option<u32>, advise: bool) -> Arguments {
+    let by = peak.map_or_else(Vec::new, |t| {
+        let idx = ScheduleIndex::new(&Module::default());
+        categories_at(module, space, &idx, &[], &HashSet::new(), t)
+    });
+    let of = |c: Category| by.iter().find(|(k, _)| *k == c).map_or(0, |(_, b)| *b);
+    let (params, opt) = (of(Category::ModelParameters), of(Category::OptimizerState));
+    let other = of(Category::Inputs) + of(Category::Parameters);
+    let all = params + opt + other;
+    let sentence = (advise && all > 0).then(|| {
+        format!(
+            "The program's arguments hold {} at the peak ({} of parameters{}, {} of optimizer state): {}",
+            human_bytes(all),
+            human_bytes(params + other),
+            if other > 0 { " and inputs" } else { "" },
+            human_bytes(opt),
+            if opt > 0 { "shard or offload the optimizer state." } else { "shard the parameters." }
+        )
+    });
+    Arguments {
+        parameter_bytes: params,
+        optimizer_state_bytes: opt,
+        other_bytes: other,
+        sentence,
+    }
+}
+
+/// What is live at the estimate's peak, by category, and the sentence about it.
+fn what_remains(
+    module: &Module,
+    space: &Space,
+    index: &ScheduleIndex,
+    est: &Estimate,
+    plan: &[PlanStep],
+    stacked: &[StackedOutput],
+    cap: u64,
+) -> Remains {
+    let t = est.step_after.unwrap_or(0);
+    let gone: HashSet<u32> = (plan.iter())
+        .filter_map(|p| stacked.get(p.stacked?))
+        .flat_map(|s| s.chain.iter().copied())
+        .collect();
+    let by = categories_at(module, space, index, plan, &gone, t);
     let argument_bytes: u64 = by.iter().filter(|(c, _)| is_argument(*c)).map(|(_, b)| b).sum();
     let optimizer = by.iter().any(|(c, _)| *c == Category::OptimizerState);
     let excess = est.peak_after.saturating_sub(cap);

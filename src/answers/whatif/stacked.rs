@@ -194,7 +194,6 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
     let mut out = Vec::new();
     for hold in loop_holds(module, &placed) {
         let l = &placed.loops[hold.loop_index as usize];
-        let Some(trip) = l.trip_count.filter(|&t| t > 1) else { continue };
         let body = hlo.computations.get(l.at[3] as usize);
         for e in hold.elements.iter().filter(|e| e.own && matches!(e.role, Role::Stacked | Role::Carry)) {
             let Some(value) = e.value else { continue };
@@ -202,8 +201,7 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
             // too for a "carry" whose update is one output of a multi-output fusion
             // (`fusion.345#3`), which the roles do not follow.
             let stored = body.and_then(|b| what_is_stacked(hlo, b, e.index));
-            let leading = dimensions(&e.shape).and_then(|d| d.first().copied());
-            if stored.is_none() && e.role != Role::Stacked || leading != Some(trip) {
+            if stored.is_none() && e.role != Role::Stacked {
                 continue;
             }
             let chain = buffer_chain(module, value);
@@ -212,6 +210,12 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
                 .filter_map(|&c| module.values[c as usize].live)
                 .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.start), hi.max(r.end)));
             let Some(back) = reader(&placed.loops, l, life.1) else { continue };
+            // The trip count the loop's own text gives, else the reading loop's (a scan's
+            // backward loop runs as many times).
+            let leading = dimensions(&e.shape).and_then(|d| d.first().copied());
+            let Some(trip) = l.trip_count.or(back.trip_count).filter(|&t| t > 1 && leading == Some(t)) else {
+                continue;
+            };
             let v = &module.values[value as usize];
             out.push(StackedOutput {
                 name: format!("{}{{{}}}", l.while_name, e.index),
