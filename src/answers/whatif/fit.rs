@@ -336,11 +336,11 @@ fn arguments_at(module: &Module, space: &Space, peak: Option<u32>, advise: bool)
     let all = params + opt + other;
     let sentence = (advise && all > 0).then(|| {
         format!(
-            "The program's arguments hold {} at the peak ({} of parameters{}, {} of optimizer state): {}",
+            "The program's arguments hold {} at the peak ({} of parameters{}{}): {}",
             human_bytes(all),
             human_bytes(params + other),
             if other > 0 { " and inputs" } else { "" },
-            human_bytes(opt),
+            if opt > 0 { format!(", {} of optimizer state", human_bytes(opt)) } else { String::new() },
             if opt > 0 { "shard or offload the optimizer state." } else { "shard the parameters." }
         )
     });
