@@ -97,3 +97,20 @@ fn fit_on_lm_scan_remat_oom() {
     let sentence = j["remains"]["sentence"].as_str().unwrap();
     assert!(sentence.contains("shard or offload the optimizer state"), "{sentence}");
 }
+
+#[test]
+fn whatif_svg_draws_each_estimate_dashed_with_its_label() {
+    let f = tpu_000();
+    let out = std::env::temp_dir().join(format!("bufscope-whatif-{}.svg", std::process::id()));
+    let o = out.to_string_lossy().into_owned();
+    let r = run(&["whatif", &f, "--remat", "copy-start.1{0}", "--svg", &o, "--capacity", "40000"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    // One label per memory space (tpu/000 has three), each saying it is an estimate; vmem's
+    // (tests/whatif.rs) peaks at 41472 bytes at step 5 and exceeds 40000 bytes by 1472.
+    assert_eq!(svg.matches("estimate: peak").count(), 3);
+    assert!(svg.contains("estimate: peak 40.5 KiB (41,472 B) @ step 5, exceeds 39.1 KiB by 1.4 KiB"), "vmem's label");
+    // Dashes in the estimate's colour.
+    assert!(svg.matches("fill=\"#008A7A\"").count() > 20);
+}

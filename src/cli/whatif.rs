@@ -12,6 +12,9 @@ use bufscope::answers::whatif::fit::{fit, Action, FitOptions, Plan};
 use bufscope::answers::whatif::stacked::stacked_outputs;
 use bufscope::answers::whatif::{estimate, Edits, Estimate, StackedOutput, ASSUMPTIONS};
 use bufscope::model::Module;
+use bufscope::pipeline::Analysed;
+use bufscope::render;
+use bufscope::render::estimate::EstimateCurve;
 use bufscope::query::{compile, value_named, Matcher};
 use bufscope::units::human_bytes;
 use clap::Args;
@@ -49,6 +52,16 @@ pub struct WhatifArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
+    /// Also draw one module (the default, or --module) with each estimate dashed over its
+    /// real curve into this SVG
+    #[arg(long, value_name = "OUT.svg")]
+    svg: Option<PathBuf>,
+    /// The module --svg draws (a name, or a part of one name)
+    #[arg(long, value_name = "NAME")]
+    module: Option<String>,
+    /// Hold the estimates --svg draws against this capacity: a size or a device
+    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
+    capacity: Option<Capacity>,
 }
 
 /// Plans what to rematerialise or offload so that a module's peak fits a capacity
@@ -187,6 +200,11 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
     if let Some(u) = unknown.filter(|u| !u.is_empty()) {
         return Err(Failure(format!("no value named {} in the modules read", u.join(", "))));
     }
+    if let Some(out) = &args.svg {
+        let shown = input::pick_module(&loaded, args.module.as_deref())?;
+        let at = loaded.modules.iter().position(|a| std::ptr::eq(a, shown)).unwrap_or(0);
+        draw(shown, &modules[at].memory_spaces, args.capacity.clone(), out)?;
+    }
     let report = WhatifJson {
         estimate: true,
         assumptions: ASSUMPTIONS,
@@ -198,6 +216,25 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
         whatif_text(&report)
     };
     write_stdout(text.as_bytes())
+}
+
+/// The module drawn with its estimates dashed over the real curves.
+fn draw(shown: &Analysed, estimates: &[Estimate], capacity: Option<Capacity>, out: &PathBuf) -> Result<(), Failure> {
+    let curves = (estimates.iter())
+        .map(|e| EstimateCurve {
+            color: e.color,
+            curve: e.curve.clone(),
+            peak_bytes: e.peak_after,
+            peak_step: e.step_after,
+        })
+        .collect();
+    let style = render::Style {
+        capacity,
+        estimates: std::sync::Arc::new(curves),
+        ..render::Style::default()
+    };
+    let svg = render::render_svg_styled(&shown.module, &shown.analysis, 1400, &style);
+    std::fs::write(out, svg).map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))
 }
 
 fn whatif_text(r: &WhatifJson) -> String {

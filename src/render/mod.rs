@@ -24,6 +24,7 @@ mod blocks;
 mod capacity;
 mod coverage;
 mod curve;
+pub mod estimate;
 pub mod diff;
 mod frame;
 mod geometry;
@@ -99,6 +100,11 @@ pub struct Style {
     pub capacity: Option<Capacity>,
     /// The module's loop bands on the time axis (`loops.rs`); none drawn when empty.
     pub loop_bands: std::sync::Arc<Vec<loops::Band>>,
+    /// The what-if's estimated curves, by memory space, dashed over the real ones
+    /// (`estimate.rs`); none drawn when empty.
+    pub estimates: std::sync::Arc<Vec<estimate::EstimateCurve>>,
+    /// The estimated curve and its labels.
+    pub estimate: RGBColor,
 }
 
 impl Default for Style {
@@ -123,6 +129,8 @@ impl Default for Style {
             block_labels: true,
             capacity: None,
             loop_bands: Default::default(),
+            estimates: Default::default(),
+            estimate: RGBColor(0x00, 0x8a, 0x7a),
         }
     }
 }
