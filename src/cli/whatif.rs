@@ -220,14 +220,7 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
 
 /// The module drawn with its estimates dashed over the real curves.
 fn draw(shown: &Analysed, estimates: &[Estimate], capacity: Option<Capacity>, out: &PathBuf) -> Result<(), Failure> {
-    let curves = (estimates.iter())
-        .map(|e| EstimateCurve {
-            color: e.color,
-            curve: e.curve.clone(),
-            peak_bytes: e.peak_after,
-            peak_step: e.step_after,
-        })
-        .collect();
+    let curves = estimates.iter().map(EstimateCurve::from).collect();
     let style = render::Style {
         capacity,
         estimates: std::sync::Arc::new(curves),

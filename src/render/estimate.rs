@@ -19,6 +19,17 @@ pub struct EstimateCurve {
     pub peak_step: Option<u32>,
 }
 
+impl From<&crate::answers::whatif::Estimate> for EstimateCurve {
+    fn from(e: &crate::answers::whatif::Estimate) -> EstimateCurve {
+        EstimateCurve {
+            color: e.color,
+            curve: e.curve.clone(),
+            peak_bytes: e.peak_after,
+            peak_step: e.step_after,
+        }
+    }
+}
+
 /// Whether column `x` (from the curve's left edge) is on a dash.
 pub fn on_dash(x: i32) -> bool {
     x.rem_euclid(7) < 4

@@ -56,6 +56,41 @@ impl Edits {
     }
 }
 
+/// The edits of what is ticked: values rematerialised, values offloaded, and every loop's
+/// stacked outputs when `loops`.
+pub fn ticked(remat: &[u32], offload: &[u32], loops: bool, stacked: &[StackedOutput]) -> Edits {
+    Edits {
+        remat: remat.to_vec(),
+        offload: offload.to_vec(),
+        loops: if loops { stacked.to_vec() } else { Vec::new() },
+    }
+}
+
+/// The edits as a plan, in JSON, with each memory space's estimate (what the page exports):
+/// `{"module", "estimate": true, "assumptions", "plan": [{"action", "what", "bytes"}],
+/// "memory_spaces": [Estimate]}`.
+pub fn plan_json(module: &Module, edits: &Edits, estimates: &[Estimate]) -> String {
+    let name = |v: u32| module.values.get(v as usize).map(|x| module.value_name(x)).unwrap_or_default();
+    let size = |v: u32| module.values.get(v as usize).map_or(0, |x| x.size);
+    let mut plan: Vec<serde_json::Value> = Vec::new();
+    for s in &edits.loops {
+        plan.push(serde_json::json!({"action": "remat_loop", "what": s.name, "bytes": s.bytes, "op_name": s.op_name}));
+    }
+    for (action, values) in [("remat", &edits.remat), ("offload", &edits.offload)] {
+        for &v in values {
+            plan.push(serde_json::json!({"action": action, "what": name(v), "bytes": size(v)}));
+        }
+    }
+    let doc = serde_json::json!({
+        "module": module.name,
+        "estimate": true,
+        "assumptions": ASSUMPTIONS,
+        "plan": plan,
+        "memory_spaces": estimates,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
 /// The estimated curve of one memory space after the edits.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Estimate {
@@ -260,6 +295,16 @@ mod tests {
         assert_eq!(remat_gap(&stretch(2, 4)), None);
         assert_eq!(remat_gap(&stretch(2, 5)), Some((3, 3)));
         assert_eq!(offload_gap(&stretch(2, 5)), None);
+    }
+
+    #[test]
+    fn a_plan_as_json() {
+        let m = Module { name: "m".into(), ..Module::default() };
+        let j: serde_json::Value = serde_json::from_str(&plan_json(&m, &Edits::default(), &[])).unwrap();
+        assert_eq!(j["module"], "m");
+        assert_eq!(j["estimate"], true);
+        assert_eq!(j["plan"].as_array().map(Vec::len), Some(0));
+        assert_eq!(ticked(&[1], &[], false, &[]).remat, [1]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use bufscope::answers::idle;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
-use super::{show_more, Ans, Computed, FIRST_ROWS};
+use super::{show_more, whatif, Ans, Computed, FIRST_ROWS};
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::uses;
@@ -64,6 +64,8 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
                 view! {
                     <tr class="idle-row" data-name=name.clone() data-byte-steps=row.idle_byte_steps.to_string()
                         on:click=move |_| ans.highlight(vec![value])>
+                        {whatif::tick(ans, value, false)}
+                        {whatif::tick(ans, value, true)}
                         <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
                         <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
                         <td class="num">{span(&row.longest)}</td>
@@ -96,7 +98,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
             {message}
             {open}
             <table class="answer-table">
-                <thead><tr><th>"value"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
+                <thead><tr><th>"remat"</th><th>"offload"</th><th>"value"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
                     <th class="num">"idle steps"</th><th class="num">"bytes × steps"</th><th class="num">"idle across this step"</th></tr></thead>
                 <tbody>{body}</tbody>
             </table>
