@@ -17,7 +17,7 @@
 use hashbrown::HashSet;
 use serde::Serialize;
 
-use super::{estimate, offload_gap, remat_gap, Edits, Estimate, StackedOutput};
+use super::{estimate_with, offload_gap, remat_gap, Edits, Estimate, StackedOutput, StretchCache};
 use crate::analysis::Space;
 use crate::answers::capacity::Capacity;
 use crate::answers::categories::{category, Category};
@@ -63,6 +63,11 @@ pub struct Remains {
     pub argument_bytes: u64,
     pub sentence: String,
 }
+
+/// Rounds of candidates taken at the estimated peak before the search stops.
+pub const ROUNDS: usize = 32;
+/// Edits the pruning tries to drop, last taken first.
+pub const PRUNE: usize = 16;
 
 /// What a plan may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,10 +223,12 @@ pub fn fit(
     let cap = capacity.bytes;
     let mut plan: Vec<PlanStep> = Vec::new();
     let mut taken: HashSet<(Action, u32)> = HashSet::new();
-    let mut est = estimate(module, space, index, &Edits::default());
+    let mut cache = StretchCache::default();
+    let mut est = estimate_with(module, space, index, &Edits::default(), &mut cache);
     let mut remains = None;
-    // Each round covers the excess at one peak; a bound for hostile inputs.
-    for _ in 0..256 {
+    // Each round covers the excess at one peak (an estimate each: on the 94 MB dump a round
+    // costs about a fifth of a second, so the rounds are bounded).
+    for _ in 0..ROUNDS {
         if est.peak_after <= cap {
             break;
         }
@@ -241,12 +248,12 @@ pub fn fit(
                 break;
             }
         }
-        est = estimate(module, space, index, &edits_of(&plan, stacked));
+        est = estimate_with(module, space, index, &edits_of(&plan, stacked), &mut cache);
     }
     // A plan that fits keeps only what it needs to fit; one that does not, only what lowers
     // its peak.
     let bound = cap.max(est.peak_after);
-    prune(module, space, index, stacked, bound, &mut plan, &mut est);
+    prune(module, space, (index, &mut cache), stacked, bound, &mut plan, &mut est);
     let fits = est.peak_after <= cap;
     let offloads = plan.iter().any(|p| p.offload_only);
     Plan {
@@ -264,21 +271,21 @@ pub fn fit(
 }
 
 /// Drops each edit the plan can do without and still peak at most `cap`, last taken first
-/// (at most 64 tried).
+/// (at most [`PRUNE`] tried).
 fn prune(
     module: &Module,
     space: &Space,
-    index: &ScheduleIndex,
+    (index, cache): (&ScheduleIndex, &mut StretchCache),
     stacked: &[StackedOutput],
     cap: u64,
     plan: &mut Vec<PlanStep>,
     est: &mut Estimate,
 ) {
-    let tries = plan.len().min(64);
+    let tries = plan.len().min(PRUNE);
     for i in (plan.len() - tries..plan.len()).rev() {
         let mut without = plan.clone();
         without.remove(i);
-        let e = estimate(module, space, index, &edits_of(&without, stacked));
+        let e = estimate_with(module, space, index, &edits_of(&without, stacked), cache);
         if e.peak_after <= cap {
             *plan = without;
             *est = e;
@@ -320,6 +327,7 @@ fn categories_at(
             None => by.push((c, lv.bytes)),
         }
     }
+    by.retain(|(_, b)| *b > 0);
     by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     by
 }

@@ -120,9 +120,18 @@ pub struct Estimate {
 /// The steps `lo ..= hi` at which an edit frees a value, for each edited value.
 type Cuts = HashMap<u32, Vec<(u32, u32)>>;
 
-/// The stretches of `value`, or `None` without its `Used values` entry.
-fn value_stretches(module: &Module, index: &ScheduleIndex, value: u32) -> Option<Vec<Stretch>> {
-    idle::value_uses(module, index, value).map(|u| u.stretches)
+/// Each edited value's idle stretches, found once ([`idle::value_uses`]) and kept: a plan
+/// estimates the same values round after round.
+#[derive(Default)]
+pub struct StretchCache(HashMap<u32, Vec<Stretch>>);
+
+impl StretchCache {
+    /// The stretches of `value` (none without its `Used values` entry).
+    pub fn get(&mut self, module: &Module, index: &ScheduleIndex, value: u32) -> &[Stretch] {
+        self.0
+            .entry(value)
+            .or_insert_with(|| idle::value_uses(module, index, value).map(|u| u.stretches).unwrap_or_default())
+    }
 }
 
 /// The steps a rematerialised value is gone over a stretch (`from + 1 ..= to − 2`).
@@ -173,6 +182,17 @@ pub fn first_peak(curve: &[u64]) -> (u64, Option<u32>) {
 /// The estimated curve of `space` after `edits` (`index` built from `module`). Edits of
 /// values of other spaces are left to those spaces' estimates.
 pub fn estimate(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits) -> Estimate {
+    estimate_with(module, space, index, edits, &mut StretchCache::default())
+}
+
+/// [`estimate`] with the stretches found before kept in `cache`.
+pub fn estimate_with(
+    module: &Module,
+    space: &Space,
+    index: &ScheduleIndex,
+    edits: &Edits,
+    cache: &mut StretchCache,
+) -> Estimate {
     let steps = space.curve.len();
     let of_space = |v: u32| {
         module
@@ -186,8 +206,8 @@ pub fn estimate(module: &Module, space: &Space, index: &ScheduleIndex, edits: &E
     let mut extra = vec![0i128; steps + 1];
     let (mut copies, mut copied_bytes) = (0u32, 0u64);
     for &v in edits.remat.iter().filter(|&&v| of_space(v)) {
-        let gaps: Vec<(u32, u32)> = value_stretches(module, index, v)
-            .unwrap_or_default()
+        let gaps: Vec<(u32, u32)> = cache
+            .get(module, index, v)
             .iter()
             .filter_map(remat_gap)
             .collect();
@@ -199,7 +219,7 @@ pub fn estimate(module: &Module, space: &Space, index: &ScheduleIndex, edits: &E
     for &v in edits.offload.iter().filter(|&&v| of_space(v)) {
         let size = module.values[v as usize].size;
         let mut any = false;
-        for s in value_stretches(module, index, v).unwrap_or_default() {
+        for s in cache.get(module, index, v).to_vec() {
             let Some(gap) = offload_gap(&s) else { continue };
             any = true;
             cuts.entry(v).or_default().push(gap);
