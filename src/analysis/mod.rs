@@ -129,6 +129,15 @@ pub fn live_at(module: &Module, t: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The occupied-bytes curve of any set of blocks over `steps` steps: at each step the length
+/// of the union of the byte ranges of the blocks covering it (the sweep that makes each
+/// space's [`Space::curve`], for blocks other than the dump's own: the what-if's edited ones).
+pub fn occupied_curve(blocks: Vec<Block>, steps: u32) -> Vec<u64> {
+    let mut sweep = Sweep::from_blocks(blocks, steps);
+    while !sweep.run(usize::MAX) {}
+    sweep.curve
+}
+
 /// Runs the whole analysis.
 pub fn analyze(module: &Module) -> Analysis {
     Analyzer::new(module).finish()
@@ -334,10 +343,11 @@ struct Sweep {
 
 impl Sweep {
     fn new(space: &Space, module: &Module, steps: u32) -> Sweep {
-        let blocks: Vec<Block> = space
-            .blocks(module)
-            .filter(|b| b.y1 > b.y0 && b.x0 < steps)
-            .collect();
+        Sweep::from_blocks(space.blocks(module).collect(), steps)
+    }
+
+    fn from_blocks(mut blocks: Vec<Block>, steps: u32) -> Sweep {
+        blocks.retain(|b| b.y1 > b.y0 && b.x0 < steps && b.x1 > b.x0);
         Sweep {
             spans: Vec::with_capacity(blocks.len()),
             blocks,

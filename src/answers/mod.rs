@@ -5,8 +5,10 @@
 //! ([`live`]), the curve's several peaks ([`peaks`]), what the live bytes are made of
 //! ([`groups`]: op_name tree and source lines; [`categories`]), padding ([`padding`]),
 //! capacity and headroom ([`capacity`]), idle stretches for rematerialisation or offload
-//! ([`idle`]), XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]), and an
-//! out-of-memory message held against the dump of its program ([`paired`]).
+//! ([`idle`]), XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]), an
+//! out-of-memory message held against the dump of its program ([`paired`]), and what the
+//! curve would be after rematerialising or offloading, with a plan for a capacity
+//! ([`whatif`]).
 //! Pure functions of a [`Module`](crate::model::Module) and its
 //! [`Analysis`](crate::analysis::Analysis); every result type is `serde::Serialize` so
 //! `bufscope summary --json` can print it.
@@ -29,6 +31,7 @@ pub mod loops;
 pub mod padding;
 pub mod paired;
 pub mod peaks;
+pub mod whatif;
 pub mod xprof;
 
 pub use live::{live_set, LiveSet, LiveValue};

@@ -1,5 +1,5 @@
-//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `html`, `bench`
-//! and `generate`.
+//! The `bufscope` command line (native only): `summary`, `diff`, `render`, `html`, `bench`,
+//! `generate`, `whatif` and `fit`.
 //!
 //! Owns: the commands, their arguments (clap, derived from the types below, which also
 //! write `--help`) and what they print. Reading dump files and folders into the core's
@@ -15,6 +15,7 @@ mod diff;
 mod html;
 mod input;
 mod summary_args;
+mod whatif;
 
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::paired::Paired;
@@ -53,6 +54,8 @@ enum Command {
     Html(html::HtmlArgs),
     Bench(bench::BenchArgs),
     Generate(GenerateArgs),
+    Whatif(whatif::WhatifArgs),
+    Fit(whatif::FitArgs),
 }
 
 /// Key figures of every module, as a table or JSON
@@ -156,6 +159,11 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
         Command::Html(args) => html::html(args),
         Command::Bench(args) => bench::bench(args),
         Command::Generate(args) => generate(args),
+        Command::Whatif(args) => whatif::whatif(args),
+        Command::Fit(args) => match whatif::fit_command(args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => 0,

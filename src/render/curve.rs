@@ -1,6 +1,7 @@
 //! The occupied-bytes curve above the diagram (one point per pixel column, scaled to the
 //! space's peak, or to the capacity when one is drawn above it) and the peak: a line at its
-//! step through curve and diagram, with a label. The capacity line itself is `capacity.rs`.
+//! step through curve and diagram, with a label. The capacity line itself is `capacity.rs`,
+//! a what-if's estimate over the curve `estimate.rs`.
 
 use super::capacity::bytes_row;
 use super::geometry::{Layout, Mapping, PxRect, Viewport};
@@ -99,6 +100,9 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         for piece in pieces {
             self.area
                 .draw(&PathElement::new(piece, self.style.curve.stroke_width(1)))?;
+        }
+        if let Some(e) = self.style.estimates.iter().find(|e| e.color == space.color) {
+            self.estimate_curve(e, &cm, r)?;
         }
         if let Some(c) = capacity {
             self.capacity_line(layout, &cm, c)?;

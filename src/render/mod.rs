@@ -25,6 +25,7 @@ mod capacity;
 mod coverage;
 mod curve;
 mod curve_labels;
+pub mod estimate;
 pub mod diff;
 mod frame;
 mod geometry;
@@ -101,6 +102,11 @@ pub struct Style {
     pub capacity: Option<Capacity>,
     /// The module's loop bands on the time axis (`loops.rs`); none drawn when empty.
     pub loop_bands: std::sync::Arc<Vec<loops::Band>>,
+    /// The what-if's estimated curves, by memory space, dashed over the real ones
+    /// (`estimate.rs`); none drawn when empty.
+    pub estimates: std::sync::Arc<Vec<estimate::EstimateCurve>>,
+    /// The estimated curve and its labels.
+    pub estimate: RGBColor,
 }
 
 impl Style {
@@ -132,6 +138,8 @@ impl Default for Style {
             block_labels: true,
             capacity: None,
             loop_bands: Default::default(),
+            estimates: Default::default(),
+            estimate: RGBColor(0x00, 0x8a, 0x7a),
         }
     }
 }

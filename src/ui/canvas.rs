@@ -159,6 +159,15 @@ fn follow_focus(slot: &Slot, focus: Focus) {
         });
     }
     {
+        let slot = slot.clone();
+        Effect::new(move |_| {
+            focus.estimates.track();
+            if let Some(d) = slot.get() {
+                d.follow_estimates();
+            }
+        });
+    }
+    {
         // A comparison's other side moved: show the same part of the program.
         let slot = slot.clone();
         Effect::new(move |_| {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
+use bufscope::render::estimate::EstimateCurve;
 use bufscope::answers::idle::{ScheduleIndex, ValueUses};
 use bufscope::answers::loops::ModuleLoops;
 use bufscope::render::loops::{bands, Band};
@@ -201,6 +202,12 @@ pub struct Focus {
     /// The capacity chosen for each memory space (by colour): the answers panel sets it,
     /// the space's curve draws it as a line.
     pub capacity: RwSignal<Arc<BTreeMap<u32, Capacity>>>,
+    /// The what-if's ticks (the answers panel's): values rematerialised or offloaded, and
+    /// whether the loops' stacked outputs are.
+    pub whatif: RwSignal<Arc<WhatIfTicks>>,
+    /// Each memory space's estimated curve after the ticks (empty with none), drawn dashed
+    /// over its real curve.
+    pub estimates: RwSignal<Arc<Vec<EstimateCurve>>>,
     /// The values the live-set table is limited to (an icicle frame's), with what they are.
     pub subset: RwSignal<Option<Subset>>,
     /// The part of the program a diagram was last moved to by the user (zoom, pan, keys):
@@ -228,6 +235,15 @@ pub struct ViewWindow {
     pub color: u32,
     pub lo: f64,
     pub hi: f64,
+}
+
+/// What the user ticked for the what-if.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WhatIfTicks {
+    pub remat: std::collections::BTreeSet<u32>,
+    pub offload: std::collections::BTreeSet<u32>,
+    /// The loops' stacked outputs rematerialised.
+    pub loops: bool,
 }
 
 /// A named set of values the tables are limited to.
@@ -258,6 +274,8 @@ impl Focus {
             match_index: RwSignal::new(0),
             reveal: RwSignal::new(None),
             capacity: RwSignal::new(Arc::new(BTreeMap::new())),
+            whatif: RwSignal::new(Arc::new(WhatIfTicks::default())),
+            estimates: RwSignal::new(Arc::new(Vec::new())),
             subset: RwSignal::new(None),
             window: RwSignal::new(None),
             follow: RwSignal::new(None),

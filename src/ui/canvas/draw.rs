@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
+use bufscope::render::estimate::EstimateCurve;
 use bufscope::render::interaction::{constrain, Drag};
 use bufscope::render::{
     draw_cursor, draw_marks, draw_space_indexed, IndexBuilder, Layout, Levels, Marks, SpaceIndex,
@@ -268,6 +269,20 @@ impl Diagram {
             .with_untracked(|m| m.get(&self.color).map(|c| c.clone().on(self.color)))
     }
 
+    /// This space's estimated curve, if the what-if has one.
+    fn estimates(&self) -> Arc<Vec<EstimateCurve>> {
+        let mine = self.focus().estimates.with_untracked(|e| e.iter().filter(|e| e.color == self.color).cloned().collect());
+        Arc::new(mine)
+    }
+
+    /// Redraws when the estimate for this space is not the one drawn.
+    pub(super) fn follow_estimates(self: &Rc<Self>) {
+        let drawn = self.st.borrow().style.estimates.clone();
+        if *drawn != *self.estimates() {
+            self.request(Layer::Base);
+        }
+    }
+
     /// Redraws when the capacity chosen for this space is not the one drawn.
     pub(super) fn follow_capacity(self: &Rc<Self>) {
         let drawn = self.st.borrow().style.capacity.clone();
@@ -427,6 +442,7 @@ impl Diagram {
                 font_size: Style::default().font_size * st.scale,
                 capacity: self.capacity(),
                 loop_bands: shown.loops().bands.clone(),
+                estimates: self.estimates(),
                 ..page_style()
             };
             st.layout = Layout::new(size, st.style.font_size);

@@ -3,8 +3,8 @@
 //! The step is chosen by a click on a curve, a number, or the previous / next peak and
 //! XLA's peak buttons ([`StepChooser`]); the parts below answer for it: the three peaks
 //! reconciled, source lines, categories and padding ([`figures`]), the capacity verdict
-//! ([`capacity`]), the op_name icicle ([`icicle`]), the idle stretches ([`idle`]) and what
-//! the loops hold ([`loops`]).
+//! ([`capacity`]), the op_name icicle ([`icicle`]), the what-if's estimate ([`whatif`]), the
+//! idle stretches ([`idle`]), whose rows it ticks, and what the loops hold ([`loops`]).
 //!
 //! Owns the panel's state ([`Ans`]) and layout; every figure comes from
 //! [`bufscope::answers`]. Figures are memos over the chosen space and step, computed only
@@ -18,6 +18,7 @@ mod figures;
 mod icicle;
 mod idle;
 mod loops;
+mod whatif;
 
 use std::sync::Arc;
 
@@ -200,6 +201,7 @@ pub fn Answers(focus: Focus) -> impl IntoView {
                     <figures::SourceLines ans=ans />
                     <figures::Categories ans=ans />
                     <figures::Padding ans=ans />
+                    <whatif::WhatIf ans=ans />
                     <idle::IdleStretches ans=ans />
                     <loops::LoopHolds ans=ans />
                 </div>

@@ -17,7 +17,7 @@ use bufscope::answers::idle;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
-use super::{show_more, Ans, Computed, FIRST_ROWS};
+use super::{show_more, whatif, Ans, Computed, FIRST_ROWS};
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::uses;
@@ -60,6 +60,10 @@ fn idle_row(ans: Ans, row: &idle::IdleRow) -> impl IntoView {
                 ans.focus.selected.set(Some(value));
                 ans.focus.reveal(value);
             }>
+            // An input can only be offloaded: no remat tick.
+            {(remedy != idle::Remedy::OffloadOnly).then(|| whatif::tick(ans, value, false))
+                .map_or_else(|| view! { <td></td> }.into_any(), IntoAny::into_any)}
+            {whatif::tick(ans, value, true)}
             <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
             <td class=format!("remedy {}", if remedy == idle::Remedy::OffloadOnly { "offload" } else { "remat" })
                 title=remedy_title(remedy)>{remedy.label()}</td>
@@ -124,7 +128,7 @@ pub(super) fn IdleStretches(ans: Ans) -> impl IntoView {
             {message}
             {open}
             <table class="answer-table">
-                <thead><tr><th>"value"</th><th>"can be"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
+                <thead><tr><th>"remat"</th><th>"offload"</th><th>"value"</th><th>"can be"</th><th class="num">"bytes"</th><th class="num">"longest idle"</th>
                     <th class="num">"idle steps"</th><th class="num">"bytes × steps"</th><th class="num">"idle across this step"</th></tr></thead>
                 <tbody>{body}</tbody>
             </table>

@@ -1,0 +1,339 @@
+//! What if: the occupied-bytes curve of one memory space estimated after edits the user
+//! would make to the program — a value rematerialised, a value offloaded to the host, a
+//! loop's stacked per-iteration outputs rematerialised — with its new peak and step.
+//!
+//! Owns: the edits ([`Edits`]) and the estimate ([`estimate`]); the candidates and the plan
+//! for a capacity are [`fit`]'s, the loops' stacked outputs [`stacked`]'s.
+//!
+//! **An estimate, never a compile.** The estimated curve is the analysis's own sweep
+//! ([`crate::analysis::occupied_curve`]) over the space's blocks with the edited values' blocks
+//! cut where the edit frees them, plus the bytes an edit adds back; with no edit it is the real
+//! curve step for step (tested). What it assumes ([`ASSUMPTIONS`]): XLA re-packs the freed
+//! bytes (the estimate is the live bytes, not the fragmented layout a recompile would choose);
+//! a recomputation's inputs are live anyway (it costs no bytes but its own result); the
+//! schedule stays as it is.
+//!
+//! * A value **rematerialised** is gone over each of its idle stretches ([`idle`]) and back
+//!   from the step before the touch that ends the stretch: for a stretch `from → to`, gone at
+//!   `from + 1 ..= to − 2`.
+//! * A value **offloaded** is copied out at `from + 1` and back in at `to − 1`, so it is gone
+//!   from this space at `from + 2 ..= to − 2`; the host holds it at `from + 1 ..= to − 1`
+//!   (both copies counted: two per stretch, its bytes each way).
+//! * A loop's **stacked output** rematerialised ([`stacked::StackedOutput`]) is gone for the
+//!   life of its buffer (every value sharing its slot from before the forward loop to the end
+//!   of the backward one), and one iteration's worth (its bytes / the trip count) is live
+//!   while the backward loop's body runs.
+
+pub mod fit;
+pub mod stacked;
+
+use hashbrown::{HashMap, HashSet};
+use serde::Serialize;
+
+use crate::analysis::{occupied_curve, Block, Space};
+use crate::answers::idle::{self, ScheduleIndex, Stretch};
+use crate::model::Module;
+
+pub use stacked::StackedOutput;
+
+/// What the estimate assumes, for every place it is shown.
+pub const ASSUMPTIONS: &str = "An estimate, not a compile: XLA is assumed to re-pack the freed bytes (the sum of the bytes still live, not the fragmented layout a recompile would give), a recomputation's inputs to be live anyway, and the schedule to stay as it is.";
+
+/// The edits asked for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Edits {
+    /// Values (indices into [`Module::values`]) rematerialised.
+    pub remat: Vec<u32>,
+    /// Values offloaded to the host.
+    pub offload: Vec<u32>,
+    /// Stacked per-iteration outputs of loops rematerialised.
+    pub loops: Vec<StackedOutput>,
+}
+
+impl Edits {
+    pub fn is_empty(&self) -> bool {
+        self.remat.is_empty() && self.offload.is_empty() && self.loops.is_empty()
+    }
+}
+
+/// The edits of what is ticked: values rematerialised, values offloaded, and every loop's
+/// stacked outputs when `loops`.
+pub fn ticked(remat: &[u32], offload: &[u32], loops: bool, stacked: &[StackedOutput]) -> Edits {
+    Edits {
+        remat: remat.to_vec(),
+        offload: offload.to_vec(),
+        loops: if loops { stacked.to_vec() } else { Vec::new() },
+    }
+}
+
+/// The edits as a plan, in JSON, with each memory space's estimate (what the page exports):
+/// `{"module", "estimate": true, "assumptions", "plan": [{"action", "what", "bytes"}],
+/// "memory_spaces": [Estimate]}`.
+pub fn plan_json(module: &Module, edits: &Edits, estimates: &[Estimate]) -> String {
+    let name = |v: u32| module.values.get(v as usize).map(|x| module.value_name(x)).unwrap_or_default();
+    let size = |v: u32| module.values.get(v as usize).map_or(0, |x| x.size);
+    let mut plan: Vec<serde_json::Value> = Vec::new();
+    for s in &edits.loops {
+        plan.push(serde_json::json!({"action": "remat_loop", "what": s.name, "bytes": s.bytes, "op_name": s.op_name}));
+    }
+    for (action, values) in [("remat", &edits.remat), ("offload", &edits.offload)] {
+        for &v in values {
+            plan.push(serde_json::json!({"action": action, "what": name(v), "bytes": size(v)}));
+        }
+    }
+    let doc = serde_json::json!({
+        "module": module.name,
+        "estimate": true,
+        "assumptions": ASSUMPTIONS,
+        "plan": plan,
+        "memory_spaces": estimates,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// The estimated curve of one memory space after the edits.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    pub color: u32,
+    /// Occupied bytes at each step after the edits: an estimate.
+    #[serde(skip)]
+    pub curve: Vec<u64>,
+    /// The real peak and its first step.
+    pub peak_before: u64,
+    pub step_before: Option<u32>,
+    /// The estimated peak and its first step (`None`: the curve is 0 throughout).
+    pub peak_after: u64,
+    pub step_after: Option<u32>,
+    /// Bytes the offloads add to the host at each step.
+    #[serde(skip)]
+    pub host_curve: Vec<u64>,
+    /// The most bytes the offloads hold on the host at once.
+    pub host_bytes_added: u64,
+    /// Copies between this space and the host (two per offloaded stretch) and their bytes.
+    pub copies: u32,
+    pub copied_bytes: u64,
+    /// Edited values of this space that freed nothing: no `Used values` entry, or no idle
+    /// stretch long enough.
+    pub unchanged: Vec<u32>,
+}
+
+/// The steps `lo ..= hi` at which an edit frees a value, for each edited value.
+type Cuts = HashMap<u32, Vec<(u32, u32)>>;
+
+/// Each edited value's idle stretches, found once ([`idle::value_uses`]) and kept: a plan
+/// estimates the same values round after round.
+#[derive(Default)]
+pub struct StretchCache(HashMap<u32, Vec<Stretch>>);
+
+impl StretchCache {
+    /// The stretches of `value` (none without its `Used values` entry).
+    pub fn get(&mut self, module: &Module, index: &ScheduleIndex, value: u32) -> &[Stretch] {
+        self.0
+            .entry(value)
+            .or_insert_with(|| idle::value_uses(module, index, value).map(|u| u.stretches).unwrap_or_default())
+    }
+}
+
+/// The steps a rematerialised value is gone over a stretch (`from + 1 ..= to − 2`).
+pub fn remat_gap(s: &Stretch) -> Option<(u32, u32)> {
+    let (lo, hi) = (s.from + 1, s.to.checked_sub(2)?);
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// The steps an offloaded value is gone over a stretch (`from + 2 ..= to − 2`).
+pub fn offload_gap(s: &Stretch) -> Option<(u32, u32)> {
+    let (lo, hi) = (s.from + 2, s.to.checked_sub(2)?);
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// Adds `bytes` over `lo ..= hi` to a difference array of `steps + 1` entries.
+fn add_over(diff: &mut [i128], lo: u32, hi: u32, bytes: u64) {
+    let last = diff.len().saturating_sub(1);
+    let (lo, hi) = (lo as usize, (hi as usize).saturating_add(1).min(last));
+    if lo < hi {
+        diff[lo] += i128::from(bytes);
+        diff[hi] -= i128::from(bytes);
+    }
+}
+
+/// The running sums of a difference array, `steps` long.
+fn running(diff: &[i128], steps: usize) -> Vec<u64> {
+    let mut acc = 0i128;
+    diff[..steps]
+        .iter()
+        .map(|d| {
+            acc += d;
+            u64::try_from(acc.max(0)).unwrap_or(u64::MAX)
+        })
+        .collect()
+}
+
+/// The first step of the highest value of a curve (`None` when it is 0 throughout).
+pub fn first_peak(curve: &[u64]) -> (u64, Option<u32>) {
+    curve
+        .iter()
+        .enumerate()
+        .rev()
+        .max_by_key(|&(_, b)| *b)
+        .filter(|&(_, b)| *b > 0)
+        .map_or((0, None), |(t, &b)| (b, Some(t as u32)))
+}
+
+/// The estimated curve of `space` after `edits` (`index` built from `module`). Edits of
+/// values of other spaces are left to those spaces' estimates.
+pub fn estimate(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits) -> Estimate {
+    estimate_with(module, space, index, edits, &mut StretchCache::default())
+}
+
+/// [`estimate`] with the stretches found before kept in `cache`.
+pub fn estimate_with(
+    module: &Module,
+    space: &Space,
+    index: &ScheduleIndex,
+    edits: &Edits,
+    cache: &mut StretchCache,
+) -> Estimate {
+    let steps = space.curve.len();
+    let of_space = |v: u32| {
+        module
+            .values
+            .get(v as usize)
+            .is_some_and(|x| module.value_color(x) == space.color)
+    };
+    let mut cuts: Cuts = HashMap::new();
+    let mut unchanged = Vec::new();
+    let mut host = vec![0i128; steps + 1];
+    let mut extra = vec![0i128; steps + 1];
+    let (mut copies, mut copied_bytes) = (0u32, 0u64);
+    for &v in edits.remat.iter().filter(|&&v| of_space(v)) {
+        let gaps: Vec<(u32, u32)> = cache
+            .get(module, index, v)
+            .iter()
+            .filter_map(remat_gap)
+            .collect();
+        if gaps.is_empty() {
+            unchanged.push(v);
+        }
+        cuts.entry(v).or_default().extend(gaps);
+    }
+    for &v in edits.offload.iter().filter(|&&v| of_space(v)) {
+        let size = module.values[v as usize].size;
+        let mut any = false;
+        for s in cache.get(module, index, v).to_vec() {
+            let Some(gap) = offload_gap(&s) else { continue };
+            any = true;
+            cuts.entry(v).or_default().push(gap);
+            add_over(&mut host, s.from + 1, s.to - 1, size);
+            copies += 2;
+            copied_bytes = copied_bytes.saturating_add(size.saturating_mul(2));
+        }
+        if !any {
+            unchanged.push(v);
+        }
+    }
+    let mut dropped: HashSet<u32> = HashSet::new();
+    for s in edits.loops.iter().filter(|s| s.color == space.color) {
+        dropped.extend(s.chain.iter().copied());
+        if let Some((lo, hi)) = s.backward_body {
+            add_over(&mut extra, lo, hi, s.per_iteration_bytes());
+        }
+    }
+    let blocks = edited_blocks(module, space, &cuts, &dropped);
+    let mut curve = occupied_curve(blocks, steps as u32);
+    for (c, e) in curve.iter_mut().zip(running(&extra, steps)) {
+        *c = c.saturating_add(e);
+    }
+    let host_curve = running(&host, steps);
+    let (peak_after, step_after) = first_peak(&curve);
+    Estimate {
+        color: space.color,
+        peak_before: space.peak_bytes,
+        step_before: space.peak_time,
+        peak_after,
+        step_after,
+        host_bytes_added: host_curve.iter().copied().max().unwrap_or(0),
+        host_curve,
+        copies,
+        copied_bytes,
+        unchanged,
+        curve,
+    }
+}
+
+/// The space's blocks with the values in `dropped` left out and each value of `cuts` split
+/// around the steps it is gone.
+fn edited_blocks(
+    module: &Module,
+    space: &Space,
+    cuts: &Cuts,
+    dropped: &HashSet<u32>,
+) -> Vec<Block> {
+    let mut out = Vec::with_capacity(space.timed.len());
+    for b in space.blocks(module) {
+        if dropped.contains(&b.value) {
+            continue;
+        }
+        let Some(gaps) = cuts.get(&b.value) else {
+            out.push(b);
+            continue;
+        };
+        let mut gaps = gaps.clone();
+        gaps.sort_unstable();
+        // Steps x0 .. x1 minus each gap lo ..= hi.
+        let mut from = b.x0;
+        for &(lo, hi) in &gaps {
+            if lo > from {
+                out.push(Block { x0: from, x1: lo.min(b.x1), ..b });
+            }
+            from = from.max(hi.saturating_add(1));
+            if from >= b.x1 {
+                break;
+            }
+        }
+        if from < b.x1 {
+            out.push(Block { x0: from, ..b });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stretch(from: u32, to: u32) -> Stretch {
+        Stretch { from, to, to_use: true, idle_steps: to - from - 1 }
+    }
+
+    #[test]
+    fn gaps() {
+        // Defined at 2, next used at 9: idle at 3..=8; recomputed at 8, so gone at 3..=7.
+        assert_eq!(remat_gap(&stretch(2, 9)), Some((3, 7)));
+        // Copied out at 3 and back in at 8: gone at 4..=7.
+        assert_eq!(offload_gap(&stretch(2, 9)), Some((4, 7)));
+        // One idle step: recomputing it frees nothing.
+        assert_eq!(remat_gap(&stretch(2, 4)), None);
+        assert_eq!(remat_gap(&stretch(2, 5)), Some((3, 3)));
+        assert_eq!(offload_gap(&stretch(2, 5)), None);
+    }
+
+    #[test]
+    fn a_plan_as_json() {
+        let m = Module { name: "m".into(), ..Module::default() };
+        let j: serde_json::Value = serde_json::from_str(&plan_json(&m, &Edits::default(), &[])).unwrap();
+        assert_eq!(j["module"], "m");
+        assert_eq!(j["estimate"], true);
+        assert_eq!(j["plan"].as_array().map(Vec::len), Some(0));
+        assert_eq!(ticked(&[1], &[], false, &[]).remat, [1]);
+    }
+
+    #[test]
+    fn difference_arrays_clip_at_the_end() {
+        let mut d = vec![0i128; 6];
+        add_over(&mut d, 1, 2, 10);
+        add_over(&mut d, 4, 99, 5);
+        assert_eq!(running(&d, 5), vec![0, 10, 10, 0, 5]);
+        assert_eq!(first_peak(&[0, 3, 7, 7, 1]), (7, Some(2)));
+        assert_eq!(first_peak(&[0, 0]), (0, None));
+    }
+}

@@ -1,0 +1,290 @@
+//! A loop's stacked per-iteration outputs as the what-if rematerialises them: the elements
+//! [`crate::answers::loops`] finds stacked along a leading dimension of the trip count
+//! ([`Role::Stacked`], or a carry the body updates in place through one output of a
+//! multi-output fusion), of the while's own values, that a later loop reads (the backward scan:
+//! the residuals kept for the gradient). Loop-invariant carries, the scan's state and
+//! stacked outputs no later loop reads (the backward scan's gradients) are not candidates.
+//!
+//! Owns: for the what-if only, the buffer such an output shares with the values before, in
+//! and after the loops ([`buffer_chain`]), the loop that reads it, and what one iteration
+//! stacks, by op_name (what `--keep` matches, as `jax.checkpoint` policies keep dots or
+//! named values).
+
+use hashbrown::HashMap;
+use serde::Serialize;
+
+use crate::analysis::loops::trip::root;
+use crate::analysis::loops::{loops, Loop};
+use crate::answers::loops::{loop_holds, Role};
+use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
+use crate::model::Module;
+use crate::shape::dimensions;
+
+/// One stacked output of a forward loop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StackedOutput {
+    /// The forward `while` and the output's tuple index: `while.103{2}`.
+    pub name: String,
+    pub index: u32,
+    /// The output's value (index into [`Module::values`]).
+    pub value: u32,
+    pub color: u32,
+    /// Its allocated bytes, every iteration's slice together.
+    pub bytes: u64,
+    pub trip_count: u64,
+    /// The values sharing its buffer (same allocation slice, live ranges touching): the buffer
+    /// allocated before the loop, the body's parameter and update, the output, the backward
+    /// loop's operand.
+    pub chain: Vec<u32>,
+    /// First and last step any of them is live.
+    pub life: (u32, u32),
+    /// The later `while` that reads it, and the steps of its body in the schedule.
+    pub backward_while: String,
+    pub backward_body: Option<(u32, u32)>,
+    /// What one iteration writes into it: the op_name of the instruction whose result the
+    /// `dynamic-update-slice` stores (through bitcasts, converts, copies and fusion
+    /// parameters), else the update's own.
+    pub op_name: String,
+}
+
+impl StackedOutput {
+    /// One iteration's slice.
+    pub fn per_iteration_bytes(&self) -> u64 {
+        self.bytes / self.trip_count.max(1)
+    }
+}
+
+/// `name#3` → (`name`, Some(3)); a TPU dump's tuple element operands are printed so.
+fn split_element(operand: &str) -> (&str, Option<u32>) {
+    match operand.rsplit_once('#') {
+        Some((n, i)) => (n, i.parse().ok()),
+        None => (operand, None),
+    }
+}
+
+/// An attribute of an instruction as printed (`index=3`).
+fn attr<'a>(i: &'a HloInstruction, key: &str) -> Option<&'a str> {
+    i.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+fn called<'h>(hlo: &'h HloText, i: &HloInstruction, role: CallRole) -> Option<&'h Computation> {
+    let c = i.calls.iter().find(|c| c.role == role)?;
+    hlo.computation(&c.computation)
+}
+
+fn by_name(c: &Computation) -> HashMap<&str, &HloInstruction> {
+    c.instructions.iter().map(|i| (i.name.as_str(), i)).collect()
+}
+
+/// Follows layout-only and copy instructions back from `name` in one computation: the first
+/// instruction that computes something (or the last one found).
+fn through_moves<'c>(
+    map: &HashMap<&str, &'c HloInstruction>,
+    mut name: &'c str,
+) -> (Option<&'c HloInstruction>, Option<u32>) {
+    let mut element = None;
+    let mut last = None;
+    for _ in 0..16 {
+        let (n, e) = split_element(name);
+        let Some(i) = map.get(n).copied() else { break };
+        last = Some(i);
+        element = e;
+        let moves = matches!(
+            i.opcode.as_str(),
+            "bitcast" | "convert" | "copy" | "copy-done" | "copy-start" | "reshape" | "broadcast"
+                | "transpose"
+        );
+        match i.operands.first() {
+            Some(o) if moves => name = o,
+            _ => break,
+        }
+    }
+    (last, element)
+}
+
+/// Whether `operand` of the body is element `k` of its parameter `param`.
+fn is_param_element(map: &HashMap<&str, &HloInstruction>, operand: &str, param: &str, k: u32) -> bool {
+    let (n, e) = split_element(operand);
+    if n == param {
+        return e == Some(k);
+    }
+    map.get(n).is_some_and(|i| {
+        i.opcode == "get-tuple-element"
+            && i.operands.first().is_some_and(|o| o == param)
+            && attr(i, "index").and_then(|x| x.parse().ok()) == Some(k)
+    })
+}
+
+/// The fused computation's parameter number of `name` (`param_3.730` → 3), from the
+/// `parameter(N)` literal when the reader kept it, else the name.
+fn fused_param_number(i: &HloInstruction) -> Option<usize> {
+    if let Some(n) = i.literal.as_deref().and_then(|l| l.trim().parse().ok()) {
+        return Some(n);
+    }
+    let rest = i.name.strip_prefix("param_")?;
+    rest.split('.').next()?.parse().ok()
+}
+
+/// For element `k` of the body's root tuple: if it is a `dynamic-update-slice` into element
+/// `k` of the body's parameter (alone or inside a fusion), the op_name of what it stores.
+fn stacked_update(
+    hlo: &HloText,
+    map: &HashMap<&str, &HloInstruction>,
+    param: &str,
+    k: u32,
+    operand: &str,
+) -> Option<String> {
+    let (producer, element) = through_moves(map, operand);
+    let producer = producer?;
+    match producer.opcode.as_str() {
+        "dynamic-update-slice" => {
+            if !is_param_element(map, producer.operands.first()?, param, k) {
+                return None;
+            }
+            let (src, _) = through_moves(map, producer.operands.get(1)?);
+            Some(src.and_then(|s| s.op_name.clone()).or_else(|| producer.op_name.clone()).unwrap_or_default())
+        }
+        "fusion" => {
+            let fused = called(hlo, producer, CallRole::Calls)?;
+            let fmap = by_name(fused);
+            let root = fused.instructions.iter().find(|i| i.is_root)?;
+            let out = if root.opcode == "tuple" {
+                root.operands.get(element.unwrap_or(0) as usize)?.as_str()
+            } else {
+                root.name.as_str()
+            };
+            let (dus, _) = through_moves(&fmap, out);
+            let dus = dus.filter(|d| d.opcode == "dynamic-update-slice")?;
+            // Its buffer operand is a parameter of the fusion fed element k of the body's.
+            let (buffer, _) = through_moves(&fmap, dus.operands.first()?);
+            let n = fused_param_number(buffer.filter(|b| b.opcode == "parameter")?)?;
+            if !is_param_element(map, producer.operands.get(n)?, param, k) {
+                return None;
+            }
+            let (src, _) = through_moves(&fmap, dus.operands.get(1)?);
+            let src = src?;
+            let op = if src.opcode == "parameter" {
+                // Computed outside the fusion: what feeds that operand in the body.
+                let outside = producer.operands.get(fused_param_number(src)?)?;
+                through_moves(map, outside).0.and_then(|i| i.op_name.clone())
+            } else {
+                src.op_name.clone()
+            };
+            Some(op.or_else(|| dus.op_name.clone()).unwrap_or_default())
+        }
+        _ => None,
+    }
+}
+
+/// The loop after `fwd` at its depth, outside it, whose steps reach `last` (the last step of
+/// the output's buffer): the loop that reads the output.
+fn reader<'l>(all: &'l [Loop], fwd: &Loop, last: u32) -> Option<&'l Loop> {
+    all.iter()
+        .filter(|l| l.depth == fwd.depth && l.steps()[0] > fwd.step && l.steps()[0] <= last)
+        .find(|l| l.steps()[1] >= last)
+}
+
+/// Every stacked output of the module's loops that a later loop reads; empty without the
+/// HLO text or where its loops could not be placed.
+pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
+    let Some(hlo) = module.hlo.as_deref() else {
+        return Vec::new();
+    };
+    let placed = loops(module);
+    let mut out = Vec::new();
+    for hold in loop_holds(module, &placed) {
+        let l = &placed.loops[hold.loop_index as usize];
+        let body = hlo.computations.get(l.at[3] as usize);
+        for e in hold.elements.iter().filter(|e| e.own && matches!(e.role, Role::Stacked | Role::Carry)) {
+            let Some(value) = e.value else { continue };
+            // What one iteration stores, if the body updates the element in place; read here
+            // too for a "carry" whose update is one output of a multi-output fusion
+            // (`fusion.345#3`), which the roles do not follow.
+            let stored = body.and_then(|b| what_is_stacked(hlo, b, e.index));
+            if stored.is_none() && e.role != Role::Stacked {
+                continue;
+            }
+            let chain = buffer_chain(module, value);
+            let life = chain
+                .iter()
+                .filter_map(|&c| module.values[c as usize].live)
+                .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.start), hi.max(r.end)));
+            let Some(back) = reader(&placed.loops, l, life.1) else { continue };
+            // The trip count the loop's own text gives, else the reading loop's (a scan's
+            // backward loop runs as many times).
+            let leading = dimensions(&e.shape).and_then(|d| d.first().copied());
+            let Some(trip) = l.trip_count.or(back.trip_count).filter(|&t| t > 1 && leading == Some(t)) else {
+                continue;
+            };
+            let v = &module.values[value as usize];
+            out.push(StackedOutput {
+                name: format!("{}{{{}}}", l.while_name, e.index),
+                index: e.index,
+                value,
+                color: module.value_color(v),
+                bytes: v.size,
+                trip_count: trip,
+                chain,
+                life,
+                backward_while: back.while_name.clone(),
+                backward_body: Some((back.body_steps[0], back.body_steps[1])),
+                op_name: stored.unwrap_or_default(),
+            });
+        }
+    }
+    out
+}
+
+/// The op_name of what the body stores into element `k` each iteration.
+fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<String> {
+    let param = body.instructions.iter().find(|i| i.opcode == "parameter")?;
+    let operand = root(body).filter(|r| r.opcode == "tuple")?.operands.get(k as usize)?;
+    stacked_update(hlo, &by_name(body), &param.name, k, operand)
+}
+
+/// The values that share `value`'s buffer: in its allocation at its offset and size, whose
+/// live ranges touch the chain's (share a step), grown from `value` outwards.
+pub fn buffer_chain(module: &Module, value: u32) -> Vec<u32> {
+    let v = &module.values[value as usize];
+    let Some(r) = v.live else { return vec![value] };
+    let a = module.allocation_of(v);
+    let mut same: Vec<(u32, u32, u32)> = (a.values.start..a.values.end)
+        .filter_map(|i| {
+            let x = &module.values[i as usize];
+            let l = x.live?;
+            (x.offset == v.offset && x.size == v.size && i != value).then_some((l.start, l.end, i))
+        })
+        .collect();
+    same.sort_unstable();
+    let (mut lo, mut hi) = (r.start, r.end);
+    let mut chain = vec![value];
+    let mut taken = vec![false; same.len()];
+    loop {
+        let mut grew = false;
+        for (j, &(s, e, i)) in same.iter().enumerate() {
+            if !taken[j] && s <= hi && lo <= e {
+                taken[j] = true;
+                chain.push(i);
+                lo = lo.min(s);
+                hi = hi.max(e);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    chain.sort_unstable();
+    chain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elements() {
+        assert_eq!(split_element("wide.param.0#12"), ("wide.param.0", Some(12)));
+        assert_eq!(split_element("fusion.3"), ("fusion.3", None));
+    }
+}

@@ -1,0 +1,254 @@
+//! The what-if of `bufscope::answers::whatif`: with no edit it is the real curve at every
+//! step of every dump; a value rematerialised or offloaded on a hand-worked fixture, step by
+//! step; a loop's stacked outputs on the remat ladder's `lm_scan_plain` against what its HLO
+//! text says the forward loop outputs; the plan for a capacity on `tpu_v5e_lm_scan_remat_OOM`.
+
+mod common;
+
+use bufscope::analysis::analyze;
+use bufscope::answers::idle::ScheduleIndex;
+use bufscope::answers::capacity::parse_capacity;
+use bufscope::answers::categories::{category, Category};
+use bufscope::answers::whatif::fit::{edits_of, fit, Action, FitOptions};
+use bufscope::answers::whatif::stacked::stacked_outputs;
+use bufscope::answers::whatif::{estimate, Edits};
+use bufscope::model::Module;
+
+fn load_module(files: &common::ModuleFiles) -> Module {
+    let mut load = bufscope::load_files(files.inputs());
+    load.modules.remove(0)
+}
+
+fn value_named(m: &Module, name: &str) -> u32 {
+    (0..m.values.len() as u32)
+        .find(|&i| m.value_name(&m.values[i as usize]) == name)
+        .unwrap_or_else(|| panic!("no value {name}"))
+}
+
+fn no_edit_is_the_real_curve(m: &Module, what: &str) {
+    let a = analyze(m);
+    let index = ScheduleIndex::new(m);
+    for s in &a.spaces {
+        let e = estimate(m, s, &index, &Edits::default());
+        assert_eq!(e.curve, s.curve, "{what}, colour {}", s.color);
+        assert_eq!((e.peak_after, e.step_after), (s.peak_bytes, s.peak_time), "{what}");
+        assert_eq!((e.host_bytes_added, e.copies), (0, 0), "{what}");
+    }
+}
+
+#[test]
+fn no_edit_is_the_real_curve_on_every_fixture() {
+    for f in common::fixture_modules() {
+        let load = bufscope::load_files(f.inputs());
+        for m in &load.modules {
+            no_edit_is_the_real_curve(m, &f.label);
+        }
+    }
+}
+
+#[test]
+fn no_edit_is_the_real_curve_on_the_remat_ladder() {
+    let Some(dumps) = common::shared_dumps_or_skip("no_edit_is_the_real_curve_on_the_remat_ladder") else {
+        return;
+    };
+    for f in common::modules_under(&dumps.join("tpu-aot"), |folder, stem| {
+        folder == "remat-ladder" || stem.starts_with("tpu_v5e_lm_scan_remat")
+    }) {
+        let load = bufscope::load_files(f.inputs());
+        assert!(!load.modules.is_empty(), "{}", f.label);
+        for m in &load.modules {
+            no_edit_is_the_real_curve(m, &f.label);
+        }
+    }
+}
+
+// tests/fixtures/tpu/000: memory space 1 (vmem) is allocation 15, laid out from 0:
+//   copy-start{0}              [0, 32768)      live 1-5
+//   multiply_reduce_fusion{1}  [32768, 40960)  live 5-13, used at 10, 11, 13
+//   add_sqrt_fusion            [40960, 41472)  live 9-13
+//   multiply_reduce_fusion{0}  [45056, 45568)  live 5-9
+//   fusion.5                   [45056, 45568)  live 10-13
+//   fusion.2                   [49152, 49664)  live 11-13
+//   copy-start.1{0}            [53248, 69632)  live 6-13, used at 12 (copy-done.1), 13
+// so the curve is 0; 32768 at 1-4; 41472 at 5; 25088 at 6-8; 25600 at 9-10; 26112 at 11-13;
+// 0 at 14 (the program's end).
+const REAL_VMEM: [u64; 15] = [
+    0, 32768, 32768, 32768, 32768, 41472, 25088, 25088, 25088, 25600, 25600, 26112, 26112, 26112,
+    0,
+];
+
+#[test]
+fn a_value_rematerialised_step_by_step() {
+    let m = load_module(&common::fixture_module("tpu/000_0cb419b3147a3cb6"));
+    let a = analyze(&m);
+    let vmem = a.space(1).unwrap();
+    assert_eq!(vmem.curve, REAL_VMEM);
+    let index = ScheduleIndex::new(&m);
+    // copy-start.1{0}: defined at 6, next used at 12, so idle at 7-11 and recomputed at 11:
+    // its 16384 bytes are gone at 7-10.
+    let edits = Edits {
+        remat: vec![value_named(&m, "copy-start.1{0}")],
+        ..Edits::default()
+    };
+    let e = estimate(&m, vmem, &index, &edits);
+    let mut want = REAL_VMEM;
+    for t in 7..=10 {
+        want[t] -= 16384;
+    }
+    assert_eq!(e.curve, want);
+    assert_eq!(&e.curve[6..12], [25088, 8704, 8704, 9216, 9216, 26112]);
+    // The peak, at 5, is before it: unchanged.
+    assert_eq!((e.peak_after, e.step_after), (41472, Some(5)));
+
+    // multiply_reduce_fusion{1}: defined at 5, used at 10: gone at 6-8 (8192 bytes); its
+    // stretch 11 -> 13 has one idle step, too short to free anything.
+    let both = Edits {
+        remat: vec![
+            value_named(&m, "copy-start.1{0}"),
+            value_named(&m, "multiply_reduce_fusion{1}"),
+        ],
+        ..Edits::default()
+    };
+    let e = estimate(&m, vmem, &index, &both);
+    assert_eq!(&e.curve[5..12], [41472, 16896, 512, 512, 9216, 9216, 26112]);
+    // Edits of values of other spaces do not touch this one.
+    let other = Edits {
+        remat: vec![value_named(&m, "Arg_1.2")],
+        ..Edits::default()
+    };
+    assert_eq!(estimate(&m, vmem, &index, &other).curve, REAL_VMEM);
+}
+
+#[test]
+fn a_value_offloaded_step_by_step() {
+    let m = load_module(&common::fixture_module("tpu/000_0cb419b3147a3cb6"));
+    let a = analyze(&m);
+    let vmem = a.space(1).unwrap();
+    let index = ScheduleIndex::new(&m);
+    // copy-start.1{0}, stretch 6 -> 12: copied out at 7, back in at 11, so gone at 8-10; the
+    // host holds its 16384 bytes at 7-11; two copies of 16384 bytes.
+    let edits = Edits {
+        offload: vec![value_named(&m, "copy-start.1{0}")],
+        ..Edits::default()
+    };
+    let e = estimate(&m, vmem, &index, &edits);
+    assert_eq!(&e.curve[6..12], [25088, 25088, 8704, 9216, 9216, 26112]);
+    assert_eq!(&e.host_curve[5..13], [0, 0, 16384, 16384, 16384, 16384, 16384, 0]);
+    assert_eq!((e.host_bytes_added, e.copies, e.copied_bytes), (16384, 2, 32768));
+    // fusion.2, defined at 11 and used at 13 only: no stretch long enough to offload.
+    let short = Edits {
+        offload: vec![value_named(&m, "fusion.2")],
+        ..Edits::default()
+    };
+    let e = estimate(&m, vmem, &index, &short);
+    assert_eq!(e.curve, REAL_VMEM);
+    assert_eq!(e.unchanged, [value_named(&m, "fusion.2")]);
+}
+
+fn shared_module(folder: &str, run: &str) -> Option<Module> {
+    let dumps = common::shared_dumps_or_skip(run)?;
+    let files = common::modules_under(&dumps.join("tpu-aot").join(folder), |_, stem| stem == run);
+    assert_eq!(files.len(), 1, "{folder}/{run}");
+    let load = bufscope::load_files(files[0].inputs());
+    Some(load.modules.into_iter().next().unwrap())
+}
+
+#[test]
+fn a_loops_stacked_outputs_on_lm_scan_plain() {
+    let Some(m) = shared_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
+    assert!(m.hlo.is_some(), "the HLO text is read with the dump");
+    let stacked = stacked_outputs(&m);
+    // The HLO text: the backward loop `while.104` takes `tuple.146`, whose operands are
+    // `%while.103#2` … `%while.103#32` but #5 (f32[8,1,1,1024] in vmem, which reaches it
+    // through copy-done.65 into another buffer); the forward body's ROOT tuple.140 writes each
+    // of them with a dynamic-update-slice (fused) into the same element of wide.param.0.
+    let mut want: Vec<String> = (2..=32).filter(|&k| k != 5).map(|k| format!("while.103{{{k}}}")).collect();
+    want.sort();
+    let mut got: Vec<String> = stacked.iter().map(|s| s.name.clone()).collect();
+    got.sort();
+    assert_eq!(got, want);
+    for s in &stacked {
+        assert_eq!((s.color, s.trip_count, s.backward_while.as_str()), (0, 8, "while.104"), "{}", s.name);
+        // Allocated before the forward loop (while.103 at step 335), live to the backward
+        // one (while.104 at 701), whose body runs at steps 510-700.
+        assert!(s.life.0 < 335 && s.life.1 == 701, "{} {:?}", s.name, s.life);
+        assert_eq!(s.backward_body, Some((510, 700)));
+        assert_eq!(s.bytes, m.values[s.value as usize].size);
+    }
+    // Their sizes in the buffer-assignment text: nine of 268435456 ({2,6,20,24,27-30,32}),
+    // two of 134217728 ({8,26}), 2147483648 ({13}), 1073741824 ({16}), four of 67108864
+    // ({11,12,17,19}), four of 8388608 ({7,9,10,18}), two of 33554432 ({25,31}), four of
+    // 262144 ({3,4,21,22}), two of 2097152 ({14,15}) and 32768 ({23}).
+    let total: u64 = stacked.iter().map(|s| s.bytes).sum();
+    assert_eq!(total, 6_279_954_432);
+    // q, k and v (`bsd,dhk->bshk` einsums, stored by bitcast_dynamic-update-slice_fusion.22,
+    // .23 and .24 from their convolution) are what `--keep bsd,dhk->bshk` keeps.
+    let mut qkv: Vec<u32> = stacked.iter().filter(|s| s.op_name.contains("bsd,dhk->bshk/dot_general")).map(|s| s.index).collect();
+    qkv.sort();
+    assert_eq!(qkv, [11, 12, 17]);
+    // {16}, the softmax (bf16[8,8,8,1024,1024]), stores a divide.
+    let p16 = stacked.iter().find(|s| s.index == 16).unwrap();
+    assert!(p16.op_name.ends_with("eval_jaxpr/div"), "{}", p16.op_name);
+
+    // All of them gone: at the real peak (step 379, between the loops, every one live), the
+    // estimate is the peak less their bytes; before the first is allocated (step 72) nothing
+    // changes.
+    let a = analyze(&m);
+    let hbm = a.space(0).unwrap();
+    assert_eq!((hbm.peak_bytes, hbm.peak_time), (8_081_832_960, Some(379)));
+    let e = estimate(&m, hbm, &ScheduleIndex::new(&m), &Edits { loops: stacked, ..Edits::default() });
+    assert_eq!(e.curve[379], 8_081_832_960 - 6_279_954_432);
+    assert_eq!(e.curve[..72], hbm.curve[..72]);
+    assert!(e.curve.iter().zip(&hbm.curve).all(|(a, b)| a <= b));
+}
+
+#[test]
+fn the_plan_on_lm_scan_remat_oom() {
+    let Some(m) = shared_module("jax0.12-libtpu0.0.50", "tpu_v5e_lm_scan_remat_OOM") else { return };
+    let a = analyze(&m);
+    let hbm = a.space(0).unwrap();
+    let index = ScheduleIndex::new(&m);
+    let stacked = stacked_outputs(&m);
+    let v5e = parse_capacity("v5e").unwrap();
+    // The program's arguments at the peak: the parameters (3,745,792,000 bytes), Adam's mu
+    // and nu (twice that) and the 136 KiB batch: XProf's "10.5 GiB" of parameter allocations.
+    let arguments = 3_745_792_000 + 2 * 3_745_792_000 + 139_264u64;
+
+    let plan = fit(&m, hbm, &index, &stacked, &v5e, FitOptions::default());
+    assert!(plan.fits && plan.peak_after <= 16 << 30, "{}", plan.peak_after);
+    assert_eq!(plan.peak_before, hbm.peak_bytes);
+    // The loop's stacked output first: the forward scan's layer inputs, 2 GiB less the one
+    // iteration (256 MiB) live while the backward body runs at the peak.
+    assert_eq!(plan.plan[0].action, Action::RematLoop);
+    assert_eq!((plan.plan[0].what.as_str(), plan.plan[0].bytes_at_peak), ("while.43{2}", (2 << 30) - (256 << 20)));
+    // Offloads come last, each an argument, marked so.
+    let first_offload = plan.plan.iter().position(|p| p.action == Action::Offload).unwrap();
+    for p in &plan.plan[first_offload..] {
+        assert!(p.action == Action::Offload && p.offload_only, "{p:?}");
+        let c = category(&m, p.value.unwrap());
+        assert!(matches!(c, Category::OptimizerState | Category::ModelParameters), "{c:?}");
+    }
+    assert!(plan.plan[..first_offload].iter().all(|p| !p.offload_only));
+    let args = &plan.arguments_at_peak;
+    assert_eq!(args.parameter_bytes + args.optimizer_state_bytes + args.other_bytes, arguments);
+    assert_eq!(args.optimizer_state_bytes, 2 * args.parameter_bytes);
+    assert!(args.sentence.as_deref().is_some_and(|s| s.ends_with("shard or offload the optimizer state.")));
+    // The plan's estimate is the estimate of its edits.
+    let again = estimate(&m, hbm, &index, &edits_of(&plan.plan, &stacked));
+    assert_eq!(again.peak_after, plan.peak_after);
+    // Minimal: without any one edit it no longer fits.
+    for i in 0..plan.plan.len() {
+        let mut less = plan.plan.clone();
+        less.remove(i);
+        let e = estimate(&m, hbm, &index, &edits_of(&less, &stacked));
+        assert!(e.peak_after > 16 << 30, "{} is not needed", plan.plan[i].what);
+    }
+
+    // Without offloading the arguments nothing fits: what remains is said.
+    let no = fit(&m, hbm, &index, &stacked, &v5e, FitOptions { offload_arguments: false });
+    assert!(!no.fits && no.plan.iter().all(|p| !p.offload_only));
+    let rem = no.remains.as_ref().expect("what remains");
+    assert_eq!(rem.argument_bytes, arguments);
+    assert_eq!(rem.excess_bytes, no.peak_after - (16 << 30));
+    assert!(rem.sentence.contains("shard or offload the optimizer state"), "{}", rem.sentence);
+}

@@ -1,0 +1,116 @@
+//! `bufscope whatif` and `bufscope fit` run as programs: the JSON shapes of issue 29, the
+//! figures of tests/whatif.rs's hand-worked fixture through the command line, and the exit
+//! codes (`fit` exits 1 when no plan fits).
+
+mod common;
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(args)
+        .output()
+        .expect("bufscope runs")
+}
+
+fn tpu_000() -> String {
+    common::fixtures_dir()
+        .join("tpu/000_0cb419b3147a3cb6.txt")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn whatif_json_on_the_hand_worked_fixture() {
+    let f = tpu_000();
+    let j = json(&run(&["whatif", &f, "--remat", "copy-start.1{0}", "--json"]));
+    assert_eq!(j["estimate"], true);
+    assert!(j["assumptions"].as_str().unwrap().starts_with("An estimate, not a compile"));
+    let spaces = j["modules"][0]["memory_spaces"].as_array().unwrap();
+    let vmem = spaces.iter().find(|s| s["color"] == 1).unwrap();
+    // tests/whatif.rs: vmem peaks at 41472 bytes at step 5, before the value is idle.
+    for key in ["peak_before", "peak_after"] {
+        assert_eq!(vmem[key], 41472, "{key}");
+    }
+    assert_eq!((vmem["step_after"].as_u64(), vmem["host_bytes_added"].as_u64()), (Some(5), Some(0)));
+    // Offloaded: the host holds its 16384 bytes, two copies.
+    let j = json(&run(&["whatif", &f, "--offload", "copy-start.1{0}", "--json"]));
+    let vmem = &j["modules"][0]["memory_spaces"].as_array().unwrap()[1];
+    assert_eq!((vmem["color"].as_u64(), vmem["host_bytes_added"].as_u64(), vmem["copies"].as_u64()), (Some(1), Some(16384), Some(2)));
+    // The table says it is an estimate.
+    let out = run(&["whatif", &f, "--remat", "copy-start.1{0}"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("estimated peak after") && text.contains("An estimate"), "{text}");
+}
+
+#[test]
+fn exit_codes() {
+    let f = tpu_000();
+    // A value no module has, --keep without --remat-loops: nothing to show (1).
+    assert_eq!(run(&["whatif", &f, "--remat", "no.such{0}"]).status.code(), Some(1));
+    assert_eq!(run(&["whatif", &f, "--keep", "dot"]).status.code(), Some(1));
+    // Wrong arguments (2): no capacity, a capacity that reads as nothing.
+    assert_eq!(run(&["fit", &f]).status.code(), Some(2));
+    assert_eq!(run(&["fit", &f, "--capacity", "12 parsecs"]).status.code(), Some(2));
+    assert_eq!(run(&["whatif", &f, "--remat-loops", "--keep", "("]).status.code(), Some(2));
+    // tpu/000's default memory space peaks at 65,536 bytes at step 13 (Arg_1.2 32768,
+    // Arg_2.3 16384, Arg_0.1 8192, the output fusion 8192): it fits 1 GiB with an empty plan,
+    // and nothing fits 1 byte (arguments used at the last step, and the output).
+    let j = json(&run(&["fit", &f, "--capacity", "1GiB", "--json"]));
+    assert_eq!((j["fits"].as_bool(), j["plan"].as_array().map(Vec::len)), (Some(true), Some(0)));
+    assert_eq!((j["peak_before"].as_u64(), j["peak_after"].as_u64()), (Some(65536), Some(65536)));
+    let out = run(&["fit", &f, "--capacity", "1", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["fits"], false);
+    for key in ["module", "plan", "peak_before", "peak_after", "fits", "remains", "estimate"] {
+        assert!(!j[key].is_null() || key == "remains", "{key}");
+    }
+}
+
+#[test]
+fn fit_on_lm_scan_remat_oom() {
+    let Some(dumps) = common::shared_dumps_or_skip("fit_on_lm_scan_remat_oom") else { return };
+    let base = dumps.join("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_scan_remat_OOM");
+    let files: Vec<String> = [".buffer-assignment.txt", ".buffer-assignment-values.txt", ".live-range.txt", ".after_optimizations.txt"]
+        .iter()
+        .map(|s| format!("{}{s}", base.display()))
+        .collect();
+    let mut args: Vec<&str> = vec!["fit", "--capacity", "v5e", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let j = json(&run(&args));
+    assert_eq!(j["module"], "tpu_v5e_lm_scan_remat_OOM");
+    assert_eq!(j["fits"], true);
+    let plan = j["plan"].as_array().unwrap();
+    assert_eq!((plan[0]["action"].as_str(), plan[0]["what"].as_str()), (Some("remat_loop"), Some("while.43{2}")));
+    assert!(plan.iter().any(|p| p["offload_only"] == true));
+    args.push("--no-offload");
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1), "no plan fits without offloading");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sentence = j["remains"]["sentence"].as_str().unwrap();
+    assert!(sentence.contains("shard or offload the optimizer state"), "{sentence}");
+}
+
+#[test]
+fn whatif_svg_draws_each_estimate_dashed_with_its_label() {
+    let f = tpu_000();
+    let out = std::env::temp_dir().join(format!("bufscope-whatif-{}.svg", std::process::id()));
+    let o = out.to_string_lossy().into_owned();
+    let r = run(&["whatif", &f, "--remat", "copy-start.1{0}", "--svg", &o, "--capacity", "40000"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    // One label per memory space (tpu/000 has three), each saying it is an estimate; vmem's
+    // (tests/whatif.rs) peaks at 41472 bytes at step 5 and exceeds 40000 bytes by 1472.
+    assert_eq!(svg.matches("estimate: peak").count(), 3);
+    assert!(svg.contains("estimate: peak 40.5 KiB (41,472 B) @ step 5, exceeds 39.1 KiB by 1.4 KiB"), "vmem's label");
+    // Dashes in the estimate's colour.
+    assert!(svg.matches("fill=\"#008A7A\"").count() > 20);
+}
