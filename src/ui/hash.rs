@@ -72,6 +72,8 @@ pub fn open_paired(module: &str, color: u32, capacity: String) {
         st.module = Some(module.to_string());
         st.capacity.entry(color).or_insert(capacity);
     });
+}
+
 /// The files on screen are about to be read again (in one pass, where the first read's
 /// skip guessed wrong): the module the read puts on screen starts from the whole view of
 /// the one on screen, module, zoom, step and selection included, as the hash would.

@@ -74,6 +74,7 @@ impl Flow {
                         analysis: shared.analysis.clone(),
                         uses: Default::default(),
                         complete: shared.complete,
+                        label: shared.label.clone(),
                     });
                     hlo::attach_to(&mut shown.module, text);
                     modules[k] = Arc::new(shown);
