@@ -101,7 +101,8 @@ pub fn compile(pattern: &str) -> Result<Matcher, String> {
 pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
     // op_names are interned and shared by many instructions: try each distinct one once.
     let mut by_op: hashbrown::HashMap<Str, bool> = hashbrown::HashMap::new();
-    let mut by_source: hashbrown::HashMap<(Str, u32, Option<u32>), bool> = hashbrown::HashMap::new();
+    let mut by_source: hashbrown::HashMap<(Str, u32, Option<u32>), bool> =
+        hashbrown::HashMap::new();
     let mut name = String::new();
     let mut out = Vec::new();
     for (i, v) in module.values.iter().enumerate() {
@@ -125,12 +126,16 @@ pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
         }
         let key = (instr.source_file, instr.source_line, instr.stack_frame_id);
         let source_match = (!instr.source_file.is_empty() || instr.stack_frame_id.is_some())
-            && *by_source.entry(key).or_insert_with(|| match source_location(module, v) {
-                Some(SourceLocation::File { file, line, function }) => {
-                    re.is_match(&format!("{file}:{line} {function}"))
-                }
-                _ => false,
-            });
+            && *by_source
+                .entry(key)
+                .or_insert_with(|| match source_location(module, v) {
+                    Some(SourceLocation::File {
+                        file,
+                        line,
+                        function,
+                    }) => re.is_match(&format!("{file}:{line} {function}")),
+                    _ => false,
+                });
         let path_match = || {
             value_kind(module, v) == crate::analysis::ValueKind::Parameter
                 && parameter_path(module, v).is_some_and(|p| re.is_match(p))

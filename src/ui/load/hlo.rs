@@ -26,7 +26,10 @@ impl Flow {
         for picked in &self.hlo {
             let mut reader = HloReader::new(&picked.name);
             let size = picked.file.size() as u64;
-            let done = read::read_range(picked, 0..size, |b| reader.feed(b), &mut |_| {}, &|| !self.current()).await;
+            let done = read::read_range(picked, 0..size, |b| reader.feed(b), &mut |_| {}, &|| {
+                !self.current()
+            })
+            .await;
             match done {
                 None => return,
                 Some(Err(e)) => errors.push(format!("{} could not be read: {e}", picked.name)),
@@ -58,7 +61,12 @@ impl Flow {
             Target::Page => st.view,
             Target::Compare => st.compare,
         };
-        let Some(Outcome { what, mut modules, read }) = super::take_outcome(signal) else {
+        let Some(Outcome {
+            what,
+            mut modules,
+            read,
+        }) = super::take_outcome(signal)
+        else {
             return Vec::new();
         };
         let mut errors = Vec::new();
@@ -69,18 +77,25 @@ impl Flow {
                 Err(e) => errors.push(e),
                 Ok(k) => {
                     let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
-                    let mut shown = Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
-                        module: shared.module.clone(),
-                        analysis: shared.analysis.clone(),
-                        uses: Default::default(),
-                        complete: shared.complete,
-                    });
+                    let mut shown =
+                        Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
+                            module: shared.module.clone(),
+                            analysis: shared.analysis.clone(),
+                            uses: Default::default(),
+                            complete: shared.complete,
+                        });
                     hlo::attach_to(&mut shown.module, text);
                     modules[k] = Arc::new(shown);
                 }
             }
         }
-        signal.update_untracked(|v| *v = Some(Arc::new(Outcome { what, modules, read })));
+        signal.update_untracked(|v| {
+            *v = Some(Arc::new(Outcome {
+                what,
+                modules,
+                read,
+            }))
+        });
         signal.notify();
         errors
     }
