@@ -90,7 +90,9 @@ pub fn values_csv(module: &Module, values: &[u32]) -> String {
             query::op_name(module, v).to_string(),
             query::source(module, v).unwrap_or_default(),
             value_kind(module, v).label().to_string(),
-            query::parameter_path(module, v).unwrap_or_default().to_string(),
+            query::parameter_path(module, v)
+                .unwrap_or_default()
+                .to_string(),
         ]);
     }
     csv.finish()

@@ -288,7 +288,9 @@ mod tests {
     fn whole_paths_and_the_backward_pass() {
         let words: Vec<String> = path_words("state['optimizer'][0]['mu']['decoder']").collect();
         assert_eq!(words, ["state", "optimizer", "0", "mu", "decoder"]);
-        assert!(is_backward("jit(train_step)/transpose(jvp())/while/body/dot_general"));
+        assert!(is_backward(
+            "jit(train_step)/transpose(jvp())/while/body/dot_general"
+        ));
         assert!(!is_backward("jit(train_step)/transpose(jvp())/while/body/checkpoint/rematted_computation/dot_general"));
         assert!(!is_backward("jit(train_step)/jvp()/while/body/dot_general"));
     }

@@ -315,7 +315,11 @@ impl SourceLine {
             self.file.clone()
         };
         if !self.function.is_empty() {
-            let short = self.function.rsplit(".<locals>.").next().unwrap_or_default();
+            let short = self
+                .function
+                .rsplit(".<locals>.")
+                .next()
+                .unwrap_or_default();
             out.push_str(" in ");
             out.push_str(short);
         }
@@ -339,7 +343,11 @@ pub fn by_source_line(module: &Module, live: &LiveSet) -> Vec<SourceLine> {
     let mut rows: HashMap<(&str, u32, &str), SourceLine> = HashMap::new();
     for lv in &live.values {
         let key = match query::source_location(module, &module.values[lv.value as usize]) {
-            Some(SourceLocation::File { file, line, function }) => (file, line, function),
+            Some(SourceLocation::File {
+                file,
+                line,
+                function,
+            }) => (file, line, function),
             Some(SourceLocation::StackFrame(_)) => (query::NEEDS_HLO, 0, ""),
             None => (NO_SOURCE, 0, ""),
         };

@@ -116,8 +116,9 @@ impl File {
             self.lines.plain = self.head.len() == 2 && !super::is_gzip(&self.head);
         }
         let (lines, oom, hlo) = (&mut self.lines, &mut self.oom, &mut self.hlo);
-        self.input
-            .feed(chunk, &mut |line: &[u8]| both(lines, oom, hlo, line, builders));
+        self.input.feed(chunk, &mut |line: &[u8]| {
+            both(lines, oom, hlo, line, builders)
+        });
     }
 
     /// The end of the file; the `Used values` bodies it skipped go to `deferred`, an HLO
@@ -145,7 +146,8 @@ impl File {
                 read.warnings.push(crate::model::Warning {
                     file: self.lines.notes.file.clone(),
                     line: 0,
-                    message: "the gzip data is corrupt or cut short; what came before was read".into(),
+                    message: "the gzip data is corrupt or cut short; what came before was read"
+                        .into(),
                 });
             }
             hlos.push(read);

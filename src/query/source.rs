@@ -151,11 +151,15 @@ mod tests {
         let files = [
             (
                 "cpu_tiny.buffer-assignment.txt",
-                &include_bytes!("../../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt")[..],
+                &include_bytes!(
+                    "../../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt"
+                )[..],
             ),
             (
                 "cpu_tiny.buffer-assignment-values.txt",
-                &include_bytes!("../../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment-values.txt")[..],
+                &include_bytes!(
+                    "../../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment-values.txt"
+                )[..],
             ),
         ];
         load_files(files).modules.remove(0)
@@ -172,28 +176,51 @@ mod tests {
         // `source_file="/home/ptoulme/tpu.py" source_line=41` in the fixture.
         assert_eq!(
             source_location(tpu, add),
-            Some(SourceLocation::File { file: "/home/ptoulme/tpu.py", line: 41, function: "" })
+            Some(SourceLocation::File {
+                file: "/home/ptoulme/tpu.py",
+                line: 41,
+                function: ""
+            })
         );
         // New XLA names a stack frame instead: `%broadcast_add_fusion = ... stack_frame_id=4`.
         let mut m = cpu_tiny();
         let fusion = m.values[find(&m, "broadcast_add_fusion")];
-        assert_eq!(source_location(&m, &fusion), Some(SourceLocation::StackFrame(4)));
-        assert_eq!(source(&m, &fusion).unwrap(), format!("stack frame 4: {NEEDS_HLO}"));
+        assert_eq!(
+            source_location(&m, &fusion),
+            Some(SourceLocation::StackFrame(4))
+        );
+        assert_eq!(
+            source(&m, &fusion).unwrap(),
+            format!("stack frame 4: {NEEDS_HLO}")
+        );
         assert!(source_stack(&m, &fusion).is_empty());
         // With an HLO text whose tables say frame 4 is `f` at a.py:7, called from b.py:3.
         let text = "HloModule m\n\nFileNames\n1 \"/u/a.py\"\n2 \"/u/b.py\"\n\nFunctionNames\n1 \"f\"\n2 \"<module>\"\n\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=7 end_line=7 column=1 end_column=2}\n2 {file_name_id=2 function_name_id=2 line=3 end_line=3 column=1 end_column=2}\n\nStackFrames\n3 {file_location_id=2 parent_frame_id=1}\n4 {file_location_id=1 parent_frame_id=4}\n";
-        m.hlo = Some(Box::new(crate::parse::hlo::read_hlo("x", text.as_bytes()).text));
+        m.hlo = Some(Box::new(
+            crate::parse::hlo::read_hlo("x", text.as_bytes()).text,
+        ));
         assert_eq!(
             source_location(&m, &fusion),
-            Some(SourceLocation::File { file: "/u/a.py", line: 7, function: "f" })
+            Some(SourceLocation::File {
+                file: "/u/a.py",
+                line: 7,
+                function: "f"
+            })
         );
         let stack = source_stack(&m, &fusion);
         assert_eq!(stack.iter().map(|r| r.line).collect::<Vec<_>>(), [7, 3]);
         // A frame the tables lack stays a frame id.
         m.hlo = Some(Box::new(HloText::default()));
-        assert_eq!(source_location(&m, &fusion), Some(SourceLocation::StackFrame(4)));
+        assert_eq!(
+            source_location(&m, &fusion),
+            Some(SourceLocation::StackFrame(4))
+        );
         // Files sort before stack frames, files by path then line.
-        let file = |file, line| SourceLocation::File { file, line, function: "" };
+        let file = |file, line| SourceLocation::File {
+            file,
+            line,
+            function: "",
+        };
         assert!(file("b.py", 1) < SourceLocation::StackFrame(0));
         assert!(file("a.py", 9) < file("b.py", 1));
         assert!(file("a.py", 2) < file("a.py", 10));
@@ -202,7 +229,11 @@ mod tests {
 
     #[test]
     fn library_frames_fold_under_the_first_user_frame() {
-        let f = |file: &str, line| SourceFrame { file: file.into(), line, function: String::new() };
+        let f = |file: &str, line| SourceFrame {
+            file: file.into(),
+            line,
+            function: String::new(),
+        };
         let stack = vec![
             f("/venv/lib/python3.12/site-packages/jax/_src/nn.py", 1),
             f("/home/u/model.py", 10),
@@ -212,8 +243,19 @@ mod tests {
             f("<frozen runpy>", 198),
         ];
         let rows = fold_library(stack);
-        let shown: Vec<(u32, bool, u32)> = rows.iter().map(|r| (r.line, r.folded, r.folds)).collect();
-        assert_eq!(shown, [(1, false, 0), (10, false, 2), (2, true, 0), (3, true, 0), (20, false, 1), (198, true, 0)]);
+        let shown: Vec<(u32, bool, u32)> =
+            rows.iter().map(|r| (r.line, r.folded, r.folds)).collect();
+        assert_eq!(
+            shown,
+            [
+                (1, false, 0),
+                (10, false, 2),
+                (2, true, 0),
+                (3, true, 0),
+                (20, false, 1),
+                (198, true, 0)
+            ]
+        );
         assert!(is_library_file("/x/jax/_src/core.py"));
         assert!(!is_library_file("/home/u/jaxmodel.py"));
     }

@@ -241,7 +241,9 @@ fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
 fn named<T>(module: &Module, v: u32, row: T) -> Named<T> {
     let value = module.values.get(v as usize);
     let name = value.map_or_else(String::new, |x| module.value_name(x));
-    let path = value.and_then(|x| crate::query::parameter_path(module, x)).map(str::to_string);
+    let path = value
+        .and_then(|x| crate::query::parameter_path(module, x))
+        .map(str::to_string);
     Named { name, path, row }
 }
 

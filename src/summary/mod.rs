@@ -463,12 +463,21 @@ module jit_f
     fn devices_from_the_hlo_text() {
         let mut m = module();
         let text = "HloModule jit_f, num_partitions=4, replica_count=2\n";
-        m.hlo = Some(Box::new(crate::parse::hlo::read_hlo("f.after_optimizations.txt", text.as_bytes()).text));
+        m.hlo = Some(Box::new(
+            crate::parse::hlo::read_hlo("f.after_optimizations.txt", text.as_bytes()).text,
+        ));
         let a = analyze(&m);
         let s = Summary::new([(&m, &a)]);
         let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
         let m0 = &json["modules"][0];
-        assert_eq!((&m0["devices"], &m0["num_partitions"], &m0["replica_count"]), (&serde_json::json!(8), &serde_json::json!(4), &serde_json::json!(2)));
+        assert_eq!(
+            (&m0["devices"], &m0["num_partitions"], &m0["replica_count"]),
+            (
+                &serde_json::json!(8),
+                &serde_json::json!(4),
+                &serde_json::json!(2)
+            )
+        );
         assert!(s.to_table().contains("\n  every figure is per device: 8 devices run this program (4 partitions × 2 replicas)\n"));
     }
 }

@@ -26,7 +26,10 @@ impl Flow {
         for picked in &self.hlo {
             let mut reader = HloReader::new(&picked.name);
             let size = picked.file.size() as u64;
-            let done = read::read_range(picked, 0..size, |b| reader.feed(b), &mut |_| {}, &|| !self.current()).await;
+            let done = read::read_range(picked, 0..size, |b| reader.feed(b), &mut |_| {}, &|| {
+                !self.current()
+            })
+            .await;
             match done {
                 None => return,
                 Some(Err(e)) => errors.push(format!("{} could not be read: {e}", picked.name)),
@@ -58,7 +61,12 @@ impl Flow {
             Target::Page => st.view,
             Target::Compare => st.compare,
         };
-        let Some(Outcome { what, mut modules, read }) = super::take_outcome(signal) else {
+        let Some(Outcome {
+            what,
+            mut modules,
+            read,
+        }) = super::take_outcome(signal)
+        else {
             return Vec::new();
         };
         let mut errors = Vec::new();
@@ -81,7 +89,13 @@ impl Flow {
                 }
             }
         }
-        signal.update_untracked(|v| *v = Some(Arc::new(Outcome { what, modules, read })));
+        signal.update_untracked(|v| {
+            *v = Some(Arc::new(Outcome {
+                what,
+                modules,
+                read,
+            }))
+        });
         signal.notify();
         errors
     }

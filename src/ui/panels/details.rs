@@ -199,7 +199,9 @@ fn instruction(m: &Module, value: &Value, complete: bool) -> impl IntoView + use
     let op_name = m.str(i.op_name).to_string();
     // `file:line in function`, or why the frame id is not resolved (no HLO text).
     let source = query::source_location(m, value).map(|at| match at {
-        SourceLocation::File { function, .. } if !function.is_empty() => format!("{at} in {function}"),
+        SourceLocation::File { function, .. } if !function.is_empty() => {
+            format!("{at} in {function}")
+        }
         _ => at.to_string(),
     });
     let known = |s: String| match (s.is_empty(), complete) {

@@ -12,7 +12,11 @@ use leptos::prelude::*;
 use crate::ui::state::Focus;
 
 /// The instruction's section, when the module has the HLO text and it has the instruction.
-pub(super) fn instruction(focus: Focus, m: &Module, value: &Value) -> Option<impl IntoView + use<>> {
+pub(super) fn instruction(
+    focus: Focus,
+    m: &Module,
+    value: &Value,
+) -> Option<impl IntoView + use<>> {
     let view = query::instruction_view(m, value)?;
     let operands = view
         .operands
@@ -33,7 +37,10 @@ pub(super) fn instruction(focus: Focus, m: &Module, value: &Value) -> Option<imp
             view! { {sep}{link} }
         })
         .collect_view();
-    let literal = view.literal.clone().map(|l| view! { <span class="literal">{l}</span> });
+    let literal = view
+        .literal
+        .clone()
+        .map(|l| view! { <span class="literal">{l}</span> });
     let attributes = view
         .attributes
         .iter()
@@ -104,7 +111,10 @@ pub(super) fn stack(m: &Module, value: &Value) -> Option<impl IntoView + use<>> 
             view! { <li class:user=user><code>{text}</code></li> }.into_any()
         } else {
             let n = folded.len();
-            let inner = folded.into_iter().map(|f| view! { <li class="library"><code>{f}</code></li> }).collect_view();
+            let inner = folded
+                .into_iter()
+                .map(|f| view! { <li class="library"><code>{f}</code></li> })
+                .collect_view();
             view! {
                 <li class:user=user><code>{text}</code>
                     <details class="folded"><summary>{format!("{n} library frames")}</summary><ul>{inner}</ul></details>
