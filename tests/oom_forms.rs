@@ -40,19 +40,21 @@ fn prefixed(text: &str, prefix: &str) -> String {
         .collect()
 }
 
+/// One fixture per form: today's and the reservation form a pipe prefix used to cut.
+const FORMS: [&str; 7] = [
+    "tpu_e1000.log",
+    "tpu_hbm_usage.log",
+    "tpu_device_buffer.log",
+    "tpu_allocation_exceeds.log",
+    "gpu_out_of_memory.log",
+    "gpu_bfc_stats.log",
+    "tpu_reserve_prefixed.log",
+];
+
 /// Every fixture of today's forms reads the same behind each prefix as without one.
 #[test]
 fn every_form_reads_the_same_behind_every_prefix() {
-    for name in [
-        "tpu_e1000.log",
-        "tpu_hbm_usage.log",
-        "tpu_device_buffer.log",
-        "tpu_allocation_exceeds.log",
-        "gpu_out_of_memory.log",
-        "gpu_bfc_stats.log",
-        "tpu_reserve_prefixed.log",
-        "compiler_notes.log",
-    ] {
+    for name in FORMS.iter().chain(&["compiler_notes.log"]) {
         let plain = read_oom(&fixture(name)).expect(name);
         for prefix in PREFIXES {
             let again = read_oom(&prefixed(&fixture(name), prefix)).expect(name);
@@ -283,15 +285,7 @@ fn two_in_one_log() {
     let two_e1000 = format!("{0}{0}", fixture("tpu_e1000.log"));
     assert_eq!(read_oom(&two_e1000).unwrap().messages.len(), 2);
     // Every form in one log, each behind another prefix, read as each is alone.
-    let names = [
-        "tpu_e1000.log",
-        "tpu_hbm_usage.log",
-        "tpu_device_buffer.log",
-        "tpu_allocation_exceeds.log",
-        "gpu_out_of_memory.log",
-        "gpu_bfc_stats.log",
-        "tpu_reserve_prefixed.log",
-    ];
+    let names = FORMS;
     let all: String = (names.iter().zip(PREFIXES.iter().cycle()))
         .map(|(n, p)| format!("step done\n{}", prefixed(&fixture(n), p)))
         .collect();
