@@ -40,19 +40,21 @@ fn prefixed(text: &str, prefix: &str) -> String {
         .collect()
 }
 
+/// One fixture per form: today's and the reservation form a pipe prefix used to cut.
+const FORMS: [&str; 7] = [
+    "tpu_e1000.log",
+    "tpu_hbm_usage.log",
+    "tpu_device_buffer.log",
+    "tpu_allocation_exceeds.log",
+    "gpu_out_of_memory.log",
+    "gpu_bfc_stats.log",
+    "tpu_reserve_prefixed.log",
+];
+
 /// Every fixture of today's forms reads the same behind each prefix as without one.
 #[test]
 fn every_form_reads_the_same_behind_every_prefix() {
-    for name in [
-        "tpu_e1000.log",
-        "tpu_hbm_usage.log",
-        "tpu_device_buffer.log",
-        "tpu_allocation_exceeds.log",
-        "gpu_out_of_memory.log",
-        "gpu_bfc_stats.log",
-        "tpu_reserve_prefixed.log",
-        "compiler_notes.log",
-    ] {
+    for name in FORMS.iter().chain(&["compiler_notes.log"]) {
         let plain = read_oom(&fixture(name)).expect(name);
         for prefix in PREFIXES {
             let again = read_oom(&prefixed(&fixture(name), prefix)).expect(name);
@@ -239,6 +241,11 @@ fn cut_mid_message() {
     assert_eq!(bytes(&m.request), 107_374_182_400);
     assert!(m.warnings.iter().any(|w| w.contains("[...]")), "{:?}", m.warnings);
 
+    let gpu = fixture("gpu_out_of_memory.log");
+    let m = only(&gpu[..gpu.find(" bytes.").unwrap()]);
+    assert!(m.request.is_none());
+    assert!(m.warnings.iter().any(|w| w.contains("request")), "{:?}", m.warnings);
+
     let bfc = fixture("gpu_bfc_stats.log");
     let m = only(&bfc[..bfc.find("Stats:").unwrap()]);
     assert_eq!(bytes(&m.request), 3_758_096_384);
@@ -277,6 +284,15 @@ fn two_in_one_log() {
     assert_eq!(firsts, [2, 5, 7]);
     let two_e1000 = format!("{0}{0}", fixture("tpu_e1000.log"));
     assert_eq!(read_oom(&two_e1000).unwrap().messages.len(), 2);
+    // Every form in one log, each behind another prefix, read as each is alone.
+    let names = FORMS;
+    let all: String = (names.iter().zip(PREFIXES.iter().cycle()))
+        .map(|(n, p)| format!("step done\n{}", prefixed(&fixture(n), p)))
+        .collect();
+    let read = read_oom(&all).unwrap();
+    let alone: Vec<OomForm> = names.iter().map(|n| only(&fixture(n)).form).collect();
+    let together: Vec<OomForm> = read.messages.iter().map(|m| m.form).collect();
+    assert_eq!(together, alone);
 }
 
 /// Before issue 25 a `… host-2 | ` prefix cut the reservation message to its first line:
