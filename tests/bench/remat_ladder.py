@@ -77,8 +77,10 @@ def main():
         est, m = whatif(a.bufscope, plain, flags)
         real, _ = whatif(a.bufscope, files(a.shared, folder, run), [])
         note = f"{len(m['loop_outputs'])} stacked outputs gone, {m['loop_outputs_kept']} kept"
-        rows.append((policy, " ".join(f"'{f}'" if " " in f or "|" in f else f for f in flags)
-                     + f"  [{note}]", est["peak_after"], real["peak_before"]))
+        shown = " ".join(f"'{f}'" if " " in f or "|" in f else f for f in flags)
+        # A | inside a Markdown table cell is escaped.
+        rows.append((policy, shown.replace("|", "\\|") + f"  [{note}]", est["peak_after"],
+                     real["peak_before"]))
     print(f"whatif on tpu_v5e_lm_scan_plain (real peak {gib(base['peak_before'])}), HBM, "
           f"against each policy's real recompile")
     print(f"| policy | whatif flags | estimate | real recompile | error |")

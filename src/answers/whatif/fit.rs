@@ -8,9 +8,9 @@
 //! idle across the peak by bytes × idle steps (rematerialised), then parameters and optimizer
 //! state (offload only: they are the program's inputs, nothing recomputes them), marked so.
 //! The estimate is made again and the next peak treated alike, until it fits or no candidate
-//! is left at the peak. Then each taken edit the plan can do without is dropped, last taken
-//! first, so the plan is minimal (no edit can go and the estimate still fit; for a plan that
-//! does not fit, none can go without raising its peak). Offloading arguments can be ruled
+//! is left at the peak. Then, in a plan of up to [`PRUNE`] edits, each edit the plan can do
+//! without is dropped, last taken first, so such a plan is minimal (no edit can go and the
+//! estimate still fit; for a plan that does not fit, none can go without raising its peak). Offloading arguments can be ruled
 //! out ([`FitOptions`]); where the plan offloads some or does not fit, it says how many bytes
 //! the arguments hold at the peak and what to do about them.
 
@@ -66,8 +66,9 @@ pub struct Remains {
 
 /// Rounds of candidates taken at the estimated peak before the search stops.
 pub const ROUNDS: usize = 32;
-/// Edits the pruning tries to drop, last taken first.
-pub const PRUNE: usize = 16;
+/// The pruning tries to drop every edit of a plan of up to this many (so such a plan is
+/// minimal); of a longer plan, none (each try is an estimate).
+pub const PRUNE: usize = 64;
 
 /// What a plan may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,7 +272,7 @@ pub fn fit(
 }
 
 /// Drops each edit the plan can do without and still peak at most `cap`, last taken first
-/// (at most [`PRUNE`] tried).
+/// (a plan of at most [`PRUNE`] edits).
 fn prune(
     module: &Module,
     space: &Space,
@@ -281,7 +282,7 @@ fn prune(
     plan: &mut Vec<PlanStep>,
     est: &mut Estimate,
 ) {
-    let tries = plan.len().min(PRUNE);
+    let tries = if plan.len() <= PRUNE { plan.len() } else { 0 };
     for i in (plan.len() - tries..plan.len()).rev() {
         let mut without = plan.clone();
         without.remove(i);

@@ -77,10 +77,14 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
         let edits = edits_of(&t, &stacked.get());
         Some(Computed(Arc::new((edits.clone(), estimates(&shown, &edits)))))
     });
+    // Drawn where the estimate differs from the real curve (an unchanged space keeps its
+    // curve without a second one and a label over it).
     Effect::new(move |_| {
+        let shown = focus.shown_untracked();
+        let differs = |e: &&Estimate| shown.analysis.space(e.color).is_none_or(|s| s.curve != e.curve);
         let curves: Vec<EstimateCurve> = result
             .get()
-            .map_or_else(Vec::new, |r| r.1.iter().map(EstimateCurve::from).collect());
+            .map_or_else(Vec::new, |r| r.1.iter().filter(differs).map(EstimateCurve::from).collect());
         focus.estimates.set(Arc::new(curves));
     });
     let loops_box = move || {
