@@ -497,11 +497,16 @@ impl Diagram {
                     .map_err(|e| e.to_string())?;
             }
         }
+        self.show_layers(st, space)
+    }
+
+    /// Puts the base or marked layer on the canvas, then the time cursor and the step the
+    /// answers are about when it is elsewhere.
+    fn show_layers(&self, st: &State, space: &Space) -> Result<(), String> {
         let shown_layer = if st.marked { &self.marked } else { &self.base };
         self.ctx
             .draw_image_with_html_canvas_element(&shown_layer.canvas, 0.0, 0.0)
             .map_err(|e| format!("{e:?}"))?;
-        // The time cursor, and the step the answers are about when it is elsewhere.
         let cursor = self.focus().time_cursor.get_untracked();
         let chosen = self
             .focus()

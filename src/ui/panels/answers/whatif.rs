@@ -63,6 +63,75 @@ pub(super) fn tick(ans: Ans, value: u32, offload: bool) -> impl IntoView {
     }
 }
 
+/// The ticks of the smallest plan that fits the capacity set on the panel's memory space
+/// ([`fit`]); `None` without a capacity there.
+fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<WhatIfTicks> {
+    let focus = ans.focus;
+    let shown = focus.shown_untracked();
+    let color = ans.space.get_untracked();
+    let cap = focus.capacity.with_untracked(|m| m.get(&color).cloned())?;
+    let space = shown.analysis.space(color)?;
+    let index = uses::schedule_index(&shown);
+    let plan = fit(&shown.module, space, &index, stacked, &cap, FitOptions::default());
+    let mut t = WhatIfTicks::default();
+    for p in &plan.plan {
+        match (p.action, p.value) {
+            (Action::RematLoop, _) => t.loops = true,
+            (Action::Remat, Some(v)) => {
+                t.remat.insert(v);
+            }
+            (Action::Offload, Some(v)) => {
+                t.offload.insert(v);
+            }
+            _ => {}
+        }
+    }
+    Some(t)
+}
+
+/// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict.
+fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>) -> String {
+    let step = e.step_after.map_or("-".to_string(), |t| fmt::grouped(u64::from(t)));
+    let mut text = format!(
+        "Estimate: peak {} at step {step} (real {}).",
+        fmt::human(e.peak_after),
+        fmt::human(e.peak_before)
+    );
+    if e.host_bytes_added > 0 {
+        text.push_str(&format!(" The host holds {} more.", fmt::human(e.host_bytes_added)));
+    }
+    if let Some(v) = v {
+        text.push_str(if v.fits { " Fits the capacity." } else { " Still exceeds the capacity." });
+    }
+    text
+}
+
+/// The tick of the loops' stacked outputs of the panel's memory space, where it has any.
+fn loops_box(ans: Ans, stacked: Memo<Computed<Vec<StackedOutput>>>) -> impl IntoView {
+    let focus = ans.focus;
+    move || {
+        let s = stacked.get();
+        let space = ans.space.get();
+        let mine: Vec<&StackedOutput> = s.iter().filter(|o| o.color == space).collect();
+        (!mine.is_empty()).then(|| {
+            let bytes: u64 = mine.iter().map(|o| o.bytes).sum();
+            let label = format!(
+                "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept while the backward loop runs)",
+                mine.len(),
+                fmt::human(bytes)
+            );
+            let checked = move || focus.whatif.with(|t| t.loops);
+            let on_change = move |e: leptos::ev::Event| {
+                let on = event_target_checked(&e);
+                focus.whatif.update(|t| Arc::make_mut(t).loops = on);
+            };
+            view! {
+                <label class="whatif-loops"><input type="checkbox" id="whatif-loops" prop:checked=checked on:change=on_change />" "{label}</label>
+            }
+        })
+    }
+}
+
 #[component]
 pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
     let focus = ans.focus;
@@ -87,73 +156,24 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
             .map_or_else(Vec::new, |r| r.1.iter().filter(differs).map(EstimateCurve::from).collect());
         focus.estimates.set(Arc::new(curves));
     });
-    let loops_box = move || {
-        let s = stacked.get();
-        let space = ans.space.get();
-        let mine: Vec<&StackedOutput> = s.iter().filter(|o| o.color == space).collect();
-        (!mine.is_empty()).then(|| {
-            let bytes: u64 = mine.iter().map(|o| o.bytes).sum();
-            let label = format!(
-                "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept while the backward loop runs)",
-                mine.len(),
-                fmt::human(bytes)
-            );
-            let checked = move || focus.whatif.with(|t| t.loops);
-            let on_change = move |e: leptos::ev::Event| {
-                let on = event_target_checked(&e);
-                focus.whatif.update(|t| Arc::make_mut(t).loops = on);
-            };
-            view! {
-                <label class="whatif-loops"><input type="checkbox" id="whatif-loops" prop:checked=checked on:change=on_change />" "{label}</label>
-            }
-        })
-    };
+    let loops_box = loops_box(ans, stacked);
     let verdict = move || {
         let r = result.get()?;
         let color = ans.space.get();
         let e = r.1.iter().find(|e| e.color == color)?.clone();
         let cap = focus.capacity.with(|m| m.get(&color).cloned());
         let v = cap.as_ref().map(|c| capacity::verdict(e.peak_after, c));
-        let step = e.step_after.map_or("-".to_string(), |t| fmt::grouped(u64::from(t)));
-        let mut text = format!(
-            "Estimate: peak {} at step {step} (real {}).",
-            fmt::human(e.peak_after),
-            fmt::human(e.peak_before)
-        );
-        if e.host_bytes_added > 0 {
-            text.push_str(&format!(" The host holds {} more.", fmt::human(e.host_bytes_added)));
-        }
-        if let Some(v) = &v {
-            text.push_str(if v.fits { " Fits the capacity." } else { " Still exceeds the capacity." });
-        }
+        let text = verdict_text(&e, v.as_ref());
         let fits = v.map_or(String::new(), |v| v.fits.to_string());
         Some(view! {
             <p class="whatif-verdict" id="whatif-verdict" data-peak=e.peak_after.to_string() data-fits=fits>{text}</p>
         })
     };
     let on_fit = move |_| {
-        let shown = focus.shown_untracked();
-        let color = ans.space.get_untracked();
-        let Some(cap) = focus.capacity.with_untracked(|m| m.get(&color).cloned()) else { return };
-        let Some(space) = shown.analysis.space(color) else { return };
-        let index = uses::schedule_index(&shown);
-        let s = stacked.get_untracked();
-        let plan = fit(&shown.module, space, &index, &s, &cap, FitOptions::default());
-        let mut t = WhatIfTicks::default();
-        for p in &plan.plan {
-            match (p.action, p.value) {
-                (Action::RematLoop, _) => t.loops = true,
-                (Action::Remat, Some(v)) => {
-                    t.remat.insert(v);
-                }
-                (Action::Offload, Some(v)) => {
-                    t.offload.insert(v);
-                }
-                _ => {}
-            }
+        if let Some(t) = planned_ticks(ans, &stacked.get_untracked()) {
+            ans.idle_open.set(true);
+            focus.whatif.set(Arc::new(t));
         }
-        ans.idle_open.set(true);
-        focus.whatif.set(Arc::new(t));
     };
     let has_capacity = move || focus.capacity.with(|m| m.contains_key(&ans.space.get()));
     let on_clear = move |_| focus.whatif.set(Arc::new(WhatIfTicks::default()));
