@@ -328,7 +328,8 @@ fn the_table_has_a_block_per_memory_space_within_100_columns() {
 /// same files gives (false when neither prints anything: no module, no message; the
 /// command then exits 1).
 fn prints_one_pass(paths: &[String], label: &str) -> bool {
-    use bufscope::summary::{answers::SummaryOptions, oom::summary_json, Summary};
+    use bufscope::answers::paired::Paired;
+    use bufscope::summary::{answers::SummaryOptions, oom::summary_json_paired, ModuleSummary, Summary};
     let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
     let files = paths
         .iter()
@@ -342,9 +343,21 @@ fn prints_one_pass(paths: &[String], label: &str) -> bool {
         assert_eq!(out.status.code(), Some(1), "{label}");
         return false;
     }
-    let modules = loaded.modules.iter().map(|a| (&a.module, &a.analysis));
-    let summary = Summary::with_options(modules, &SummaryOptions::default());
-    let expected = summary_json(&summary, &loaded.oom) + "\n";
+    // An error message beside its dump sets its capacity on that module (answers::paired).
+    let modules: Vec<_> = loaded.modules.iter().map(|a| (&a.module, &a.analysis)).collect();
+    let paired = Paired::new(&modules, &loaded.oom);
+    let summary = Summary {
+        modules: (modules.iter().enumerate())
+            .map(|(i, (m, a))| {
+                let options = SummaryOptions {
+                    space_capacity: paired.space_capacity(i),
+                    ..SummaryOptions::default()
+                };
+                ModuleSummary::with_options(m, a, &options)
+            })
+            .collect(),
+    };
+    let expected = summary_json_paired(&summary, &loaded.oom, &paired) + "\n";
     assert!(out.status.success(), "{label}");
     assert!(
         out.stdout == expected.as_bytes(),
