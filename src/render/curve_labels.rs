@@ -187,8 +187,8 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         texts
     }
 
-    /// Draws the strip's labels ([`Painter::curve_texts`]): the capacity's and the
-    /// verdict's on a light ground.
+    /// Draws the strip's labels ([`Painter::curve_texts`]), each on a light ground (a
+    /// capacity line may run under the peak's).
     pub(super) fn curve_label_texts(
         &self,
         layout: &Layout,
@@ -204,9 +204,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                 CurveText::Verdict if fits => self.style.capacity_line,
                 CurveText::Verdict => self.style.over_capacity,
             };
-            if what != CurveText::Peak {
-                self.fill(b, self.style.background.mix(0.8))?;
-            }
+            self.fill(b, self.style.background.mix(0.8))?;
             let at = (b.x0 + PAD, (b.y0 + b.y1) / 2);
             self.text(&text, at, 0.92, color, (HPos::Left, VPos::Center))?;
         }
