@@ -187,8 +187,9 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
         texts
     }
 
-    /// Draws the strip's labels ([`Painter::curve_texts`]), each on a light ground (a
-    /// capacity line may run under the peak's).
+    /// Draws the strip's labels ([`Painter::curve_texts`]): the capacity's and the
+    /// verdict's on a light ground, and the peak's too when a capacity line is drawn (it may
+    /// run under it; without one the curve under the peak's label stays in view).
     pub(super) fn curve_label_texts(
         &self,
         layout: &Layout,
@@ -204,7 +205,9 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                 CurveText::Verdict if fits => self.style.capacity_line,
                 CurveText::Verdict => self.style.over_capacity,
             };
-            self.fill(b, self.style.background.mix(0.8))?;
+            if what != CurveText::Peak || self.style.capacity_of(space.color).is_some() {
+                self.fill(b, self.style.background.mix(0.8))?;
+            }
             let at = (b.x0 + PAD, (b.y0 + b.y1) / 2);
             self.text(&text, at, 0.92, color, (HPos::Left, VPos::Center))?;
         }
