@@ -188,7 +188,8 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
     }
 
     /// Draws the strip's labels ([`Painter::curve_texts`]): the capacity's and the
-    /// verdict's on a light ground.
+    /// verdict's on a light ground, and the peak's too when a capacity line is drawn (it may
+    /// run under it; without one the curve under the peak's label stays in view).
     pub(super) fn curve_label_texts(
         &self,
         layout: &Layout,
@@ -204,7 +205,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
                 CurveText::Verdict if fits => self.style.capacity_line,
                 CurveText::Verdict => self.style.over_capacity,
             };
-            if what != CurveText::Peak {
+            if what != CurveText::Peak || self.style.capacity_of(space.color).is_some() {
                 self.fill(b, self.style.background.mix(0.8))?;
             }
             let at = (b.x0 + PAD, (b.y0 + b.y1) / 2);

@@ -360,7 +360,12 @@ impl Flow {
         match self.target {
             Target::Compare => st.compare.set(outcome),
             Target::Page => {
-                st.compare.set(None);
+                // Only when a comparison is on screen: setting it notifies the views of the
+                // modules on screen, which would make the old module's views again (taking
+                // the view the URL hash or a read again left for the new ones).
+                if st.compare.with_untracked(Option::is_some) {
+                    st.compare.set(None);
+                }
                 st.view.set(outcome);
             }
         }

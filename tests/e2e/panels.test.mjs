@@ -228,7 +228,7 @@ test('(p1) the header shows every memory space with its number, name and peak', 
     })),
   );
   assert(rows.length === tpu.spaces.length, `${rows.length} memory space rows, expected ${tpu.spaces.length}`);
-  const names = { 0: '0 default (HBM)', 1: '1 vmem', 2: '2 smem' };
+  const names = { 0: '0 default (HBM)', 1: '1 vmem (vector memory, on core)', 2: '2 smem (scalar memory, on core)' };
   for (const s of tpu.spaces) {
     const row = rows.find((r) => r.color === s.color);
     assert(row, `no row for colour ${s.color}`);

@@ -49,9 +49,13 @@ async function show(stem, extra = []) {
   await page.locator('.module canvas').first().waitFor({ timeout: 10000 });
 }
 
+/** Opens the answers panel when it is closed, and scrolls the dock to it (its parts are
+ *  made once in view). */
 async function openAnswers() {
   const toggle = page.locator('#answers .answers-toggle');
-  if ((await toggle.count()) && (await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  await toggle.scrollIntoViewIfNeeded();
+  if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  await page.locator('#answers').scrollIntoViewIfNeeded();
   await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
 }
 
