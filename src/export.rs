@@ -62,7 +62,7 @@ fn opt(n: Option<u64>) -> String {
 }
 
 /// The columns of [`values_csv`].
-pub const VALUE_COLUMNS: [&str; 9] = [
+pub const VALUE_COLUMNS: [&str; 10] = [
     "value",
     "id",
     "size_bytes",
@@ -72,6 +72,7 @@ pub const VALUE_COLUMNS: [&str; 9] = [
     "op_name",
     "source",
     "kind",
+    "path",
 ];
 
 /// The values `values` of `module` (indices into its values), one line each in the order
@@ -89,6 +90,9 @@ pub fn values_csv(module: &Module, values: &[u32]) -> String {
             query::op_name(module, v).to_string(),
             query::source(module, v).unwrap_or_default(),
             value_kind(module, v).label().to_string(),
+            query::parameter_path(module, v)
+                .unwrap_or_default()
+                .to_string(),
         ]);
     }
     csv.finish()
@@ -124,6 +128,7 @@ pub fn source_lines_csv(rows: &[SourceLine]) -> String {
         "percent_live",
         "running_bytes",
         "values",
+        "function",
     ]);
     for r in rows {
         let line = if r.line > 0 {
@@ -138,6 +143,7 @@ pub fn source_lines_csv(rows: &[SourceLine]) -> String {
             format!("{:.2}", r.percent),
             r.running_bytes.to_string(),
             r.count.to_string(),
+            r.function.clone(),
         ]);
     }
     csv.finish()

@@ -13,6 +13,17 @@ use regex_lite::{Regex, RegexBuilder};
 use crate::analysis::value_kind;
 use crate::model::{Module, Str, Value, XlaPeak};
 
+mod instruction;
+mod source;
+pub use instruction::{
+    display_name, instruction_view, operand_value, parameter_path, role_key, shorten, Attribute,
+    InstructionView, Operand, ATTR_CHARS,
+};
+pub use source::{
+    fold_library, is_library_file, source, source_location, source_stack, SourceLocation, StackRow,
+    NEEDS_HLO,
+};
+
 // ---------------------------------------------------------------- search
 
 /// A compiled search pattern. A pattern with no regex syntax is searched as plain text,
@@ -83,11 +94,15 @@ pub fn compile(pattern: &str) -> Result<Matcher, String> {
 }
 
 /// The values (indices into [`Module::values`], ascending) whose name (`name{index}`, as XLA
-/// prints it) or whose instruction's op_name matches `re`. Each distinct op_name is tried
-/// once, however many values share it.
+/// prints it), whose instruction's op_name, whose source location (`file:line function`,
+/// [`source_location`], a stack frame resolved) or whose pytree path as a parameter
+/// ([`parameter_path`]) matches `re`. Each distinct op_name and source is tried once,
+/// however many values share it.
 pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
     // op_names are interned and shared by many instructions: try each distinct one once.
     let mut by_op: hashbrown::HashMap<Str, bool> = hashbrown::HashMap::new();
+    let mut by_source: hashbrown::HashMap<(Str, u32, Option<u32>), bool> =
+        hashbrown::HashMap::new();
     let mut name = String::new();
     let mut out = Vec::new();
     for (i, v) in module.values.iter().enumerate() {
@@ -106,6 +121,26 @@ pub fn matching_values(module: &Module, re: &Matcher) -> Vec<u32> {
         name.push_str(module.str(instr.name));
         name.push_str(module.str(v.index));
         if re.is_match(&name) {
+            out.push(i as u32);
+            continue;
+        }
+        let key = (instr.source_file, instr.source_line, instr.stack_frame_id);
+        let source_match = (!instr.source_file.is_empty() || instr.stack_frame_id.is_some())
+            && *by_source
+                .entry(key)
+                .or_insert_with(|| match source_location(module, v) {
+                    Some(SourceLocation::File {
+                        file,
+                        line,
+                        function,
+                    }) => re.is_match(&format!("{file}:{line} {function}")),
+                    _ => false,
+                });
+        let path_match = || {
+            value_kind(module, v) == crate::analysis::ValueKind::Parameter
+                && parameter_path(module, v).is_some_and(|p| re.is_match(p))
+        };
+        if source_match || path_match() {
             out.push(i as u32);
         }
     }
@@ -138,46 +173,6 @@ pub fn value_named(module: &Module, name: &str) -> Option<u32> {
 /// Allocated size minus logical size; `None` when the logical size is unknown or larger.
 pub fn padding(v: &Value) -> Option<u64> {
     v.logical_size.and_then(|l| v.size.checked_sub(l))
-}
-
-/// Where an instruction comes from, as its metadata says. Ordered files first (by path,
-/// then line), then stack frames (by id).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SourceLocation<'m> {
-    /// `source_file` and `source_line` (0 when the dump gave no line).
-    File { file: &'m str, line: u32 },
-    /// `stack_frame_id`, which new XLA prints instead of a file.
-    StackFrame(u32),
-}
-
-impl std::fmt::Display for SourceLocation<'_> {
-    /// `file:line` (`file` without a line), or `stack frame N`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            SourceLocation::File { file, line: 0 } => f.write_str(file),
-            SourceLocation::File { file, line } => write!(f, "{file}:{line}"),
-            SourceLocation::StackFrame(id) => write!(f, "stack frame {id}"),
-        }
-    }
-}
-
-/// Where the value's defining instruction comes from: its source file (and line), else its
-/// stack frame; `None` when the dump says neither.
-pub fn source_location<'m>(module: &'m Module, v: &Value) -> Option<SourceLocation<'m>> {
-    let i = module.instructions.get(v.instruction as usize)?;
-    let file = module.str(i.source_file);
-    if !file.is_empty() {
-        return Some(SourceLocation::File {
-            file,
-            line: i.source_line,
-        });
-    }
-    i.stack_frame_id.map(SourceLocation::StackFrame)
-}
-
-/// [`source_location`] as the panels show it: `file:line`, else `stack frame N`.
-pub fn source(module: &Module, v: &Value) -> Option<String> {
-    source_location(module, v).map(|s| s.to_string())
 }
 
 /// The op_name of the value's instruction (empty when the dump had none).
@@ -587,45 +582,6 @@ mod tests {
         assert_eq!(instruction_at(&m, 0), Some("Arg_1.2"));
         assert_eq!(instruction_at(&m, 13), Some("fusion"));
         assert_eq!(instruction_at(&m, 14), None);
-    }
-
-    #[test]
-    fn source_locations() {
-        let m = tpu();
-        let add = &m.values[find(&m, "add.14") as usize];
-        // `source_file="/home/ptoulme/tpu.py" source_line=41` in the fixture.
-        assert_eq!(
-            source_location(&m, add),
-            Some(SourceLocation::File {
-                file: "/home/ptoulme/tpu.py",
-                line: 41
-            })
-        );
-        // New XLA names a stack frame instead: `%broadcast_add_fusion = ... stack_frame_id=4`.
-        let files = [
-            (
-                "cpu_tiny.buffer-assignment.txt",
-                &include_bytes!("../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt")[..],
-            ),
-            (
-                "cpu_tiny.buffer-assignment-values.txt",
-                &include_bytes!(
-                    "../tests/fixtures/cpu/jax0.10.2/cpu_tiny.buffer-assignment-values.txt"
-                )[..],
-            ),
-        ];
-        let load = load_files(files);
-        let m = &load.modules[0];
-        let fusion = &m.values[find(m, "broadcast_add_fusion") as usize];
-        let at = source_location(m, fusion);
-        assert_eq!(at, Some(SourceLocation::StackFrame(4)));
-        assert_eq!(source(m, fusion).as_deref(), Some("stack frame 4"));
-        // Files sort before stack frames, files by path then line.
-        let file = |file, line| SourceLocation::File { file, line };
-        assert!(file("b.py", 1) < SourceLocation::StackFrame(0));
-        assert!(file("a.py", 9) < file("b.py", 1));
-        assert!(file("a.py", 2) < file("a.py", 10));
-        assert_eq!(file("a.py", 0).to_string(), "a.py");
     }
 
     #[test]

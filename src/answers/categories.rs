@@ -8,8 +8,13 @@
 //! there), else its instruction name without the `.N` suffix when jax ≥ 0.7 named it after
 //! the argument (`params_0___w__.1`, `opt_state_0__mu_0___w__.1`). Names XLA makes up
 //! (`Arg_0.1`, `arg3.1`, `parameter.2`, `p0.1`) and op_names such as `XLA_Args` give no path.
-//! The path's root (up to the first `[`, `.`, `'` or `(`; in an instruction name up to the
-//! first `_` followed by `_` or a digit) decides.
+//! With the HLO text beside the dump, the path is the op_name of the entry computation's
+//! `parameter` instruction there ([`crate::query::parameter_path`]: MaxText's
+//! `state['model']['decoder']…`). The path's root (up to the first `[`, `.`, `'` or `(`; in
+//! an instruction name up to the first `_` followed by `_` or a digit) decides, and so does
+//! any word of a printed path (`state['optimizer']…['mu']` is optimizer state, `state['model']…`
+//! model parameters). Temporaries made by the backward pass (`transpose(jvp(…))` in their
+//! op_name, jax's transpose) are gradients, apart from the other temporaries (activations).
 
 use serde::Serialize;
 
@@ -28,6 +33,8 @@ pub enum Category {
     Parameters,
     Outputs,
     Constants,
+    /// Temporaries of the backward pass.
+    Gradients,
     Temporaries,
     ThreadLocal,
 }
@@ -41,6 +48,7 @@ impl Category {
             Category::Parameters => "parameters",
             Category::Outputs => "outputs",
             Category::Constants => "constants",
+            Category::Gradients => "gradients (backward pass)",
             Category::Temporaries => "temporaries",
             Category::ThreadLocal => "thread-local",
         }
@@ -49,12 +57,13 @@ impl Category {
     /// The rule that puts a value in this category.
     pub fn rule(self) -> &'static str {
         match self {
-            Category::ModelParameters => "heuristic: an entry parameter whose Python path starts with params, param, p, weights, w, variables, vars or model",
-            Category::OptimizerState => "heuristic: an entry parameter whose Python path starts with opt (opt_state, optimizer), adam, momentum, mu or nu",
+            Category::ModelParameters => "heuristic: an entry parameter whose Python path starts with params, param, p, weights, w, variables, vars or model, or has params, model, weights or variables in it",
+            Category::OptimizerState => "heuristic: an entry parameter whose Python path starts with opt (opt_state, optimizer), adam, momentum, mu or nu, or has one of those in it",
             Category::Inputs => "heuristic: an entry parameter with any other Python path (x, y, batch, ...)",
             Category::Parameters => "an entry parameter whose name is made up by XLA (Arg_0.1, arg3.1, parameter.2): no Python path to split by",
             Category::Outputs => "a value in a maybe-live-out allocation that lives to the end of the program",
             Category::Constants => "a value in a constant allocation",
+            Category::Gradients => "heuristic: a temporary made by the backward pass: its op_name has transpose( (jax's transpose of jvp), a rematerialized forward computation (rematted_computation) excepted",
             Category::Temporaries => "any other value: intermediate results, including those that reuse a donated parameter's buffer before the end",
             Category::ThreadLocal => "a value in a thread-local allocation",
         }
@@ -63,7 +72,10 @@ impl Category {
     pub fn is_heuristic(self) -> bool {
         matches!(
             self,
-            Category::ModelParameters | Category::OptimizerState | Category::Inputs
+            Category::ModelParameters
+                | Category::OptimizerState
+                | Category::Inputs
+                | Category::Gradients
         )
     }
 }
@@ -91,21 +103,52 @@ pub fn category(module: &Module, value: u32) -> Category {
         ValueKind::Output => Category::Outputs,
         ValueKind::Constant => Category::Constants,
         ValueKind::ThreadLocal => Category::ThreadLocal,
+        ValueKind::Temporary if is_backward(module.str(module.instruction(v).op_name)) => {
+            Category::Gradients
+        }
         ValueKind::Temporary => Category::Temporaries,
     }
 }
 
+/// Whether an op_name is the backward pass's: jax's `transpose(jvp(…))`, not a forward
+/// computation rematerialized inside it.
+fn is_backward(op_name: &str) -> bool {
+    op_name.contains("transpose(") && !op_name.contains("rematted_computation")
+}
+
+/// The words of a printed Python path, lower-cased: `state['optimizer'][0]['mu']` →
+/// `state`, `optimizer`, `0`, `mu`.
+fn path_words(path: &str) -> impl Iterator<Item = String> + '_ {
+    path.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
 fn parameter_category(module: &Module, value: u32) -> Category {
-    let i = module.instruction(&module.values[value as usize]);
-    let root = python_root(module.str(i.op_name), module.str(i.name));
+    let v = &module.values[value as usize];
+    let i = module.instruction(v);
+    let op_name = crate::query::parameter_path(module, v).unwrap_or(module.str(i.op_name));
+    let root = python_root(op_name, module.str(i.name));
     let Some(root) = root else {
         return Category::Parameters;
     };
     let root = root.to_ascii_lowercase();
+    // A printed path's words (an instruction name's are its root only).
+    let words: Vec<String> = if root.len() < op_name.trim().len() && !op_name.contains('/') {
+        path_words(op_name).collect()
+    } else {
+        Vec::new()
+    };
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     let w_digits = root
         .strip_prefix('w')
         .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()));
-    if root.starts_with("opt") || ["adam", "momentum", "mu", "nu"].contains(&root.as_str()) {
+    let optimizer = ["adam", "momentum", "mu", "nu"];
+    if root.starts_with("opt")
+        || optimizer.contains(&root.as_str())
+        || has(&optimizer)
+        || has(&["optimizer", "opt_state"])
+    {
         Category::OptimizerState
     } else if w_digits
         || [
@@ -118,6 +161,7 @@ fn parameter_category(module: &Module, value: u32) -> Category {
             "model",
         ]
         .contains(&root.as_str())
+        || has(&["params", "model", "weights", "variables"])
     {
         Category::ModelParameters
     } else {
@@ -238,5 +282,16 @@ mod tests {
             None
         );
         assert_eq!(python_root("", "p0.1"), None);
+    }
+
+    #[test]
+    fn whole_paths_and_the_backward_pass() {
+        let words: Vec<String> = path_words("state['optimizer'][0]['mu']['decoder']").collect();
+        assert_eq!(words, ["state", "optimizer", "0", "mu", "decoder"]);
+        assert!(is_backward(
+            "jit(train_step)/transpose(jvp())/while/body/dot_general"
+        ));
+        assert!(!is_backward("jit(train_step)/transpose(jvp())/while/body/checkpoint/rematted_computation/dot_general"));
+        assert!(!is_backward("jit(train_step)/jvp()/while/body/dot_general"));
     }
 }

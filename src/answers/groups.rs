@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::answers::LiveSet;
 use crate::model::{Module, Str};
 use crate::op_path::{self, Cut, Segment};
+use crate::query::{self, SourceLocation};
 
 /// Label of the group of values whose instruction has no op_name.
 pub const NO_OP_NAME: &str = "(no op_name)";
@@ -285,10 +286,13 @@ fn finish(nodes: &mut [Builder], i: usize, key: u32, ids: &SegmentIds) -> OpNode
 /// One source line's share of the live bytes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SourceLine {
-    /// The file, `stack frame N` when the dump gives only a frame id, or [`NO_SOURCE`].
+    /// The file (a `stack_frame_id` resolved through the HLO text beside the dump), the
+    /// sentence [`crate::query::NEEDS_HLO`] for frame ids without it, or [`NO_SOURCE`].
     pub file: String,
     /// 0 when unknown.
     pub line: u32,
+    /// The function, from the HLO text's stack frames; empty when unknown.
+    pub function: String,
     pub bytes: u64,
     pub value_bytes: u64,
     pub count: u32,
@@ -298,6 +302,29 @@ pub struct SourceLine {
     pub running_bytes: u64,
     #[serde(skip)]
     pub values: Vec<u32>,
+}
+
+impl SourceLine {
+    /// `file:line` (the file alone without a line), then ` in function` when known (its
+    /// name after the last `.<locals>.`: `loss`, `LlamaDecoderLayer.__call__`): the one text
+    /// of a row for the panels and the summary table.
+    pub fn label(&self) -> String {
+        let mut out = if self.line > 0 {
+            format!("{}:{}", self.file, self.line)
+        } else {
+            self.file.clone()
+        };
+        if !self.function.is_empty() {
+            let short = self
+                .function
+                .rsplit(".<locals>.")
+                .next()
+                .unwrap_or_default();
+            out.push_str(" in ");
+            out.push_str(short);
+        }
+        out
+    }
 }
 
 /// One file's share, with its lines.
@@ -313,21 +340,21 @@ pub struct SourceFile {
 
 /// The live bytes by source line, largest first, with a running total over all lines.
 pub fn by_source_line(module: &Module, live: &LiveSet) -> Vec<SourceLine> {
-    let mut rows: HashMap<(Str, u32, Option<u32>), SourceLine> = HashMap::new();
+    let mut rows: HashMap<(&str, u32, &str), SourceLine> = HashMap::new();
     for lv in &live.values {
-        let i = module.instruction(&module.values[lv.value as usize]);
-        let key = if !i.source_file.is_empty() {
-            (i.source_file, i.source_line, None)
-        } else {
-            (Str::EMPTY, 0, i.stack_frame_id)
+        let key = match query::source_location(module, &module.values[lv.value as usize]) {
+            Some(SourceLocation::File {
+                file,
+                line,
+                function,
+            }) => (file, line, function),
+            Some(SourceLocation::StackFrame(_)) => (query::NEEDS_HLO, 0, ""),
+            None => (NO_SOURCE, 0, ""),
         };
         let row = rows.entry(key).or_insert_with(|| SourceLine {
-            file: match key {
-                (f, _, _) if !f.is_empty() => module.str(f).to_string(),
-                (_, _, Some(id)) => format!("stack frame {id}"),
-                _ => NO_SOURCE.to_string(),
-            },
+            file: key.0.to_string(),
             line: key.1,
+            function: key.2.to_string(),
             bytes: 0,
             value_bytes: 0,
             count: 0,

@@ -28,7 +28,10 @@ pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
         eprintln!("bufscope: {e}");
     }
     if loaded.skipped > 0 {
-        eprintln!("bufscope: {}", bufscope::parse::skipped_sentence(loaded.skipped));
+        eprintln!(
+            "bufscope: {}",
+            bufscope::parse::skipped_sentence(loaded.skipped)
+        );
     }
     if loaded.modules.is_empty() && loaded.oom.is_empty() {
         let what = if files.len() == 1 {
@@ -120,7 +123,11 @@ fn folder_dumps(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
         })
         .collect();
     let plan = bufscope::parse::folder_plan(&names);
-    let chosen = plan.dumps.iter().chain(&plan.hlo).map(|&i| files[i].clone());
+    let chosen = plan
+        .dumps
+        .iter()
+        .chain(&plan.hlo)
+        .map(|&i| files[i].clone());
     Ok((chosen.collect(), plan.skipped))
 }
 

@@ -164,6 +164,15 @@ impl StackFrames {
         })
     }
 
+    /// [`StackFrames::frame`] borrowed: file, line and function (empty when unknown).
+    pub fn location(&self, id: u32) -> Option<(&str, u32, &str)> {
+        let f = self.frames.get(&id)?;
+        let loc = self.file_locations.get(&f.file_location_id)?;
+        let file = self.file_names.get(&loc.file_name_id)?;
+        let function = self.function_names.get(&loc.function_name_id).map_or("", String::as_str);
+        Some((file.as_str(), loc.line, function))
+    }
+
     /// The whole stack of `id`, innermost first, following [`StackFrame::parent`] to a
     /// root. Stops at an unknown id and at a frame already visited (a frame that is its own
     /// parent, or any cycle), so it always ends.
@@ -199,6 +208,14 @@ impl HloText {
     /// The computation named `name` (without `%`).
     pub fn computation(&self, name: &str) -> Option<&Computation> {
         self.computations.iter().find(|c| c.name == name)
+    }
+
+    /// The instruction named `name` (without `%`) and the computation it lives in; a
+    /// linear search (for one selection at a time; a text holds some thousands).
+    pub fn find(&self, name: &str) -> Option<(&Computation, &HloInstruction)> {
+        self.computations
+            .iter()
+            .find_map(|c| c.instructions.iter().find(|i| i.name == name).map(|i| (c, i)))
     }
 
     /// How many devices run the program: partitions × replicas (each absent counts 1). Every

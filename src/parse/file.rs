@@ -5,6 +5,7 @@
 
 use super::assemble::Builder;
 use super::buffer_assignment::{self, Allocations};
+use super::hlo::{self, HloRead, HloReader};
 use super::input::Input;
 use super::lex::text;
 use super::live_range::{self, LiveRanges};
@@ -13,7 +14,6 @@ use super::oom_search::{OomFile, OomSearch};
 use super::report::{self, Report};
 use super::section::{Cx, Flow, Notes, SectionReader};
 use super::used_values::UsedValues;
-use super::hlo::{self, HloRead, HloReader};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
@@ -130,8 +130,9 @@ impl File {
             self.lines.plain = self.head.len() == 2 && !super::is_gzip(&self.head);
         }
         let (lines, oom, hlo) = (&mut self.lines, &mut self.oom, &mut self.hlo);
-        self.input
-            .feed(chunk, &mut |line: &[u8]| both(lines, oom, hlo, line, builders));
+        self.input.feed(chunk, &mut |line: &[u8]| {
+            both(lines, oom, hlo, line, builders)
+        });
     }
 
     /// The end of the file; the `Used values` bodies it skipped go to `deferred`, an HLO
@@ -159,7 +160,8 @@ impl File {
                 read.warnings.push(crate::model::Warning {
                     file: self.lines.notes.file.clone(),
                     line: 0,
-                    message: "the gzip data is corrupt or cut short; what came before was read".into(),
+                    message: "the gzip data is corrupt or cut short; what came before was read"
+                        .into(),
                 });
             }
             hlos.push(read);

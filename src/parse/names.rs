@@ -116,7 +116,11 @@ pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
         })
         .collect();
     let skipped = names.len() - dumps.len() - hlo.len();
-    FolderPlan { dumps, hlo, skipped }
+    FolderPlan {
+        dumps,
+        hlo,
+        skipped,
+    }
 }
 
 /// The one sentence for files skipped ([`FolderPlan::skipped`], `Load::skipped`).
@@ -162,8 +166,13 @@ mod tests {
     fn hlo_texts_and_folders() {
         let cpu = "d/module_0000.jit_f.cpu_after_optimizations.txt";
         assert!(is_hlo_text(cpu));
-        assert!(!is_hlo_text("module_0000.jit_f.cpu_after_optimizations-buffer-assignment.txt"));
-        assert_eq!(hlo_module_names(cpu), ["module_0000.jit_f.cpu_after_optimizations"]);
+        assert!(!is_hlo_text(
+            "module_0000.jit_f.cpu_after_optimizations-buffer-assignment.txt"
+        ));
+        assert_eq!(
+            hlo_module_names(cpu),
+            ["module_0000.jit_f.cpu_after_optimizations"]
+        );
         assert_eq!(
             hlo_module_names("tpu_v5e_lm.after_optimizations.txt.gz"),
             ["tpu_v5e_lm.after_optimizations", "tpu_v5e_lm"]
@@ -181,10 +190,24 @@ mod tests {
         assert_eq!(plan.dumps, [0, 4, 6]);
         assert_eq!(plan.hlo, [1]);
         assert_eq!(plan.skipped, 3);
-        let renamed = ["a.buffer-assignment.txt", "a.after_optimizations.txt", "a.before_optimizations.txt", "a.error.txt", "notes.md"];
+        let renamed = [
+            "a.buffer-assignment.txt",
+            "a.after_optimizations.txt",
+            "a.before_optimizations.txt",
+            "a.error.txt",
+            "notes.md",
+        ];
         let plan = folder_plan(&renamed);
-        assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0, 3], vec![1], 2));
-        let unnamed = ["000_x.txt", "000_x.after_optimizations.txt", "x.before_optimizations.txt", "x.mlir"];
+        assert_eq!(
+            (plan.dumps, plan.hlo, plan.skipped),
+            (vec![0, 3], vec![1], 2)
+        );
+        let unnamed = [
+            "000_x.txt",
+            "000_x.after_optimizations.txt",
+            "x.before_optimizations.txt",
+            "x.mlir",
+        ];
         let plan = folder_plan(&unnamed);
         assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0], vec![1], 2));
     }

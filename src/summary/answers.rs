@@ -111,6 +111,10 @@ pub struct OpGroup {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Named<T> {
     pub name: String,
+    /// A parameter's pytree path from the HLO text beside the dump
+    /// ([`crate::query::parameter_path`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     #[serde(flatten)]
     pub row: T,
 }
@@ -216,8 +220,12 @@ fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {
 
 /// `row` of value `v`, by name.
 fn named<T>(module: &Module, v: u32, row: T) -> Named<T> {
-    let name = (module.values.get(v as usize)).map_or_else(String::new, |x| module.value_name(x));
-    Named { name, row }
+    let value = module.values.get(v as usize);
+    let name = value.map_or_else(String::new, |x| module.value_name(x));
+    let path = value
+        .and_then(|x| crate::query::parameter_path(module, x))
+        .map(str::to_string);
+    Named { name, path, row }
 }
 
 /// One [`OpGroup`] per node of the tree with values of its own: a node's figures less its
@@ -341,13 +349,8 @@ fn lists(a: &StepAnswers) -> String {
     let pct = |p: f64| format!("{p:.1} %");
     let mut rows = vec![head(["source line", "bytes", "share", "running"])];
     rows.extend(a.source_lines.iter().map(|s| {
-        let place = if s.line > 0 {
-            format!("{}:{}", s.file, s.line)
-        } else {
-            s.file.clone()
-        };
         [
-            clip_front(&place, 60),
+            clip_front(&s.label(), 60),
             human_bytes(s.bytes),
             pct(s.percent),
             human_bytes(s.running_bytes),

@@ -42,6 +42,13 @@ pub struct ModuleSummary {
     /// Why loops are missing or left out (a disagreement with `InstructionSequence`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub loop_warnings: Vec<String>,
+    /// How many devices run the program (`num_partitions` × `replica_count` of the HLO text
+    /// beside the dump); every figure is per device. `None` without the HLO text.
+    pub devices: Option<u32>,
+    /// The HLO text's `num_partitions` (1 when it prints none); `None` without the text.
+    pub num_partitions: Option<u32>,
+    /// The HLO text's `replica_count` (1 when it prints none); `None` without the text.
+    pub replica_count: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -112,7 +119,25 @@ impl ModuleSummary {
             warnings: module.warnings.iter().map(|w| w.to_string()).collect(),
             loops: module_loops.as_ref().map(loops::summaries),
             loop_warnings: module_loops.map_or_else(Vec::new, |l| l.loops.warnings),
+            devices: module.hlo.as_ref().map(|h| h.devices()),
+            num_partitions: module.hlo.as_ref().map(|h| h.num_partitions.unwrap_or(1)),
+            replica_count: module.hlo.as_ref().map(|h| h.replica_count.unwrap_or(1)),
         }
+    }
+}
+
+/// Says that every figure is per device, and how many devices run the program when the HLO
+/// text says so.
+fn devices_line(m: &ModuleSummary) -> String {
+    match (m.devices, m.num_partitions, m.replica_count) {
+        (Some(1), _, _) => "  every figure is per device: 1 device runs this program\n".to_string(),
+        (Some(d), Some(p), Some(r)) => format!(
+            "  every figure is per device: {} devices run this program ({} partitions × {} replicas)\n",
+            group_digits(u64::from(d)),
+            group_digits(u64::from(p)),
+            group_digits(u64::from(r)),
+        ),
+        _ => "  every figure is per device (the HLO text beside the dump says how many devices run it)\n".to_string(),
     }
 }
 
@@ -175,6 +200,7 @@ impl Summary {
                 human_bytes(m.total_bytes),
                 schedule,
             ));
+            out.push_str(&devices_line(m));
             let mut rows = vec![[
                 "color".to_string(),
                 "memory space".to_string(),
@@ -392,6 +418,10 @@ mod tests {
                 {"color": 1, "allocated_bytes": 512, "values": 1, "peak_live_bytes": 512, "peak_time": 2},
             ],
             "warnings": ["f.txt:7: odd line"],
+            // Without the HLO text beside the dump, how many devices is unknown.
+            "devices": null,
+            "num_partitions": null,
+            "replica_count": null,
         }]});
         assert_eq!(json, expected);
     }
@@ -417,6 +447,7 @@ mod tests {
         let expected = "\
 module jit_f
   2 allocations · 3 values · 4.5 KiB allocated · schedule of 4 steps
+  every figure is per device (the HLO text beside the dump says how many devices run it)
    color  memory space  allocated  values  peak live  peak step
        0  default         4.0 KiB       2    3.0 KiB          1
        1  vmem              512 B       1      512 B          2
@@ -426,5 +457,27 @@ module jit_f
         // The answers of each memory space follow.
         assert!(table.starts_with(expected), "{table}");
         assert!(table.contains("\n  memory space 1 (vmem) at step 2, the peak: 512 B"));
+    }
+
+    #[test]
+    fn devices_from_the_hlo_text() {
+        let mut m = module();
+        let text = "HloModule jit_f, num_partitions=4, replica_count=2\n";
+        m.hlo = Some(Box::new(
+            crate::parse::hlo::read_hlo("f.after_optimizations.txt", text.as_bytes()).text,
+        ));
+        let a = analyze(&m);
+        let s = Summary::new([(&m, &a)]);
+        let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+        let m0 = &json["modules"][0];
+        assert_eq!(
+            (&m0["devices"], &m0["num_partitions"], &m0["replica_count"]),
+            (
+                &serde_json::json!(8),
+                &serde_json::json!(4),
+                &serde_json::json!(2)
+            )
+        );
+        assert!(s.to_table().contains("\n  every figure is per device: 8 devices run this program (4 partitions × 2 replicas)\n"));
     }
 }

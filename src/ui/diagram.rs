@@ -295,7 +295,7 @@ fn Tooltip(shared: Shared) -> impl IntoView {
         let op_name = clip_middle(m.str(instr.op_name), TIP_CHARS);
         let opcode = clip_middle(m.str(instr.opcode), TIP_CHARS);
         Some(view! {
-            <p class="tip-name"><span class="tip-swatch" style:background=swatch></span>{clip_middle(&m.value_name(value), TIP_CHARS)}</p>
+            <p class="tip-name"><span class="tip-swatch" style:background=swatch></span>{clip_middle(&bufscope::query::display_name(m, value), TIP_CHARS)}</p>
             <dl>
                 <dt>"kind"</dt><dd>{kind.label()}{(!opcode.is_empty()).then(|| format!(" · {opcode}"))}</dd>
                 <dt>"shape"</dt><dd class="mono">{clip_middle(m.str(value.shape), TIP_CHARS)}</dd>

@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 mod complete;
+mod hlo;
 
 use super::read::{self, Fed, Picked};
 use super::state::Shown;
@@ -59,7 +60,15 @@ fn start(st: AppState, files: Vec<Picked>, target: Target, defer: bool) {
         );
         return;
     }
-    let (files, skipped) = read::select(files);
+    let (files, hlo, skipped) = read::select(files);
+    if files.is_empty() {
+        report_failure(
+            st,
+            "Nothing was read.".into(),
+            vec!["Only HLO module texts were given: they are read beside a dump's files (`*-buffer-assignment.txt`, …).".into()],
+        );
+        return;
+    }
     let generation = st.generation.get_value() + 1;
     st.generation.set_value(generation);
     // A completion under way is abandoned with the read it belonged to.
@@ -71,6 +80,7 @@ fn start(st: AppState, files: Vec<Picked>, target: Target, defer: bool) {
         generation,
         names: files.iter().map(|p| p.name.clone()).collect(),
         skipped,
+        hlo,
         reading: Reading {
             files: files.len(),
             bytes: files.iter().map(|p| p.file.size() as u64).sum(),
@@ -94,6 +104,17 @@ pub(super) fn cancel(st: AppState) {
         "Reading cancelled; nothing new was opened.".into(),
         Vec::new(),
     );
+}
+
+/// The modules on screen (`signal`: the view or the comparison), taken out to be changed in
+/// place and put back; a copy of the list when something else holds it.
+fn take_outcome(signal: RwSignal<Option<Arc<Outcome>>>) -> Option<Outcome> {
+    let outcome = signal.try_update_untracked(Option::take).flatten()?;
+    Some(Arc::try_unwrap(outcome).unwrap_or_else(|shared| Outcome {
+        what: shared.what.clone(),
+        modules: shared.modules.clone(),
+        read: shared.read,
+    }))
 }
 
 /// Reports a read (or attempt) that opened no module: the view below stays as it was.
@@ -131,8 +152,10 @@ struct Flow {
     generation: u64,
     /// The names of the files read.
     names: Vec<String>,
-    /// Files of folders not read (not named like dumps).
+    /// Files of folders not read (XLA's other output, [`bufscope::parse::folder_plan`]).
     skipped: usize,
+    /// The HLO texts, read after the diagrams ([`Flow::read_hlo`]).
+    hlo: Vec<Picked>,
     reading: Reading,
 }
 
@@ -148,7 +171,8 @@ impl Flow {
         self.current()
     }
 
-    /// Read, join, analyse, show; then complete what was left for later.
+    /// Read, join, analyse, show; then complete what was left for later, and read the HLO
+    /// texts beside the dump ([`Flow::read_hlo`]).
     async fn run(self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
         // The skipped bodies go to the page's worker, where it has one, as they are found,
@@ -198,6 +222,9 @@ impl Flow {
         reveal_report();
         if deferring {
             self.complete(&files, deferred, started, jobs).await;
+        }
+        if !self.hlo.is_empty() && self.current() {
+            self.read_hlo().await;
         }
     }
 
@@ -284,12 +311,15 @@ impl Flow {
         let st = self.st;
         st.reading.set(None);
         let mut line = format!("Read {}", describe(&self.names));
-        let skipped = self.skipped;
-        if skipped > 0 {
+        if !self.hlo.is_empty() {
+            let n = self.hlo.len();
             line.push_str(&format!(
-                " (skipped {skipped} other file{} in the folder)",
-                if skipped == 1 { "" } else { "s" }
+                " (and {n} HLO module text{} for source lines and instructions)",
+                if n == 1 { "" } else { "s" }
             ));
+        }
+        if self.skipped > 0 {
+            line.push_str(&format!("; {}", bufscope::parse::skipped_sentence(self.skipped)));
         }
         if modules.is_empty() && oom {
             // Only out-of-memory messages: their view is the outcome; the module stays.

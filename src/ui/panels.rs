@@ -253,7 +253,7 @@ pub fn HoverLine(focus: Focus) -> impl IntoView {
         let value = m.values.get(v as usize)?;
         Some(format!(
             "{} · {} · {}",
-            clip_middle(&m.value_name(value), CELL_CHARS),
+            clip_middle(&bufscope::query::display_name(m, value), CELL_CHARS),
             fmt::human(value.size),
             clip_middle(m.str(value.shape), CELL_CHARS)
         ))

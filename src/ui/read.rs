@@ -149,38 +149,42 @@ async fn callback_promise(
 }
 
 /// Files chosen one by one are always read; of those found in folders, what the CLI reads
-/// of a folder ([`bufscope::parse::folder_selection`]: the ones named like dumps, else the
-/// `.txt` files, such as renamed TPU dumps). Returns the files to read (sorted by path when folders are involved) and how many
-/// were skipped.
-pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, usize) {
+/// of a folder ([`bufscope::parse::folder_plan`]: the ones named like dumps and `.error.txt`,
+/// else the `.txt` files, such as renamed TPU dumps; XLA's other output skipped). HLO texts
+/// (`*after_optimizations.txt`, [`bufscope::parse::is_hlo_text`]) apart, to be read after
+/// the diagrams. Returns the files to read (sorted by path when folders are involved), the
+/// HLO texts, and how many were skipped.
+pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, Vec<Picked>, usize) {
     if files.iter().any(|p| p.in_folder) {
         // Browsers list a folder in no particular order.
         files.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    // Files picked one by one are always read; those of folders as the CLI reads a folder.
     let in_folders: Vec<&str> = files
         .iter()
         .filter(|p| p.in_folder)
         .map(|p| p.name.as_str())
         .collect();
-    let mut chosen = bufscope::parse::folder_selection(&in_folders)
-        .into_iter()
-        .peekable();
-    let total = files.len();
+    let plan = bufscope::parse::folder_plan(&in_folders);
+    let (mut dumps, mut hlo) = (Vec::new(), Vec::new());
     let mut folder_index = 0;
-    let kept: Vec<Picked> = files
-        .into_iter()
-        .filter(|p| {
-            if !p.in_folder {
-                return true;
-            }
-            let keep = chosen.next_if_eq(&folder_index).is_some();
+    for p in files {
+        let is_hlo = bufscope::parse::is_hlo_text(&p.name);
+        if p.in_folder {
+            let k = folder_index;
             folder_index += 1;
-            keep
-        })
-        .collect();
-    let skipped = total - kept.len();
-    (kept, skipped)
+            if plan.hlo.contains(&k) {
+                hlo.push(p);
+            } else if plan.dumps.contains(&k) {
+                dumps.push(p);
+            }
+        } else if is_hlo {
+            // Picked one by one: always read, an HLO text after the dumps.
+            hlo.push(p);
+        } else {
+            dumps.push(p);
+        }
+    }
+    (dumps, hlo, plan.skipped)
 }
 
 /// The files fed to a [`Loader`], not yet finished: joining and checking

@@ -16,7 +16,10 @@ use nom::{IResult, Parser};
 type In<'a> = &'a [u8];
 
 fn is_name(c: u8) -> bool {
-    !matches!(c, b' ' | b'(' | b')' | b'{' | b'}' | b',' | b'=' | b'\t' | b'"')
+    !matches!(
+        c,
+        b' ' | b'(' | b')' | b'{' | b'}' | b',' | b'=' | b'\t' | b'"'
+    )
 }
 
 /// `%name` or `name` (newer XLA prints no `%`), without the `%`.
@@ -147,7 +150,8 @@ fn attribute(ins: &mut HloInstruction, key: In, value: In) {
             if key == b"backend_config" {
                 ins.known_trip_count = known_trip_count(value);
             }
-            ins.attrs.push((text(key).into_owned(), text(value).into_owned()));
+            ins.attrs
+                .push((text(key).into_owned(), text(value).into_owned()));
         }
     }
 }
@@ -223,7 +227,13 @@ mod tests {
         assert!(i.shape.starts_with("(s32[]{:T(128)},") && i.shape.ends_with("f32[2])"));
         assert_eq!(i.operands, ["tuple.114"]);
         assert_eq!(i.calls.len(), 2);
-        assert_eq!(i.calls[0], Called { role: CallRole::Condition, computation: "wide.region_6.7_spmd.clone".into() });
+        assert_eq!(
+            i.calls[0],
+            Called {
+                role: CallRole::Condition,
+                computation: "wide.region_6.7_spmd.clone".into()
+            }
+        );
         assert_eq!(i.calls[1].role, CallRole::Body);
         assert_eq!(i.known_trip_count, Some(8));
         assert_eq!(i.line, 7);
@@ -234,7 +244,10 @@ mod tests {
         let line = b"  ROOT %fusion.478 = bf16[8,64]{1,0:T(8,128)(2,1)} fusion(%wide.param.1#1, %bitcast.427, /*index=5*/%add-rsqrt_fusion.4), kind=kOutput, calls=%fused_computation.195.clone.1, metadata={op_type=\"dot\" op_name=\"jit(f)/while/body/x, y\" stack_frame_id=41}, sharding={devices=[2,1]<=[2]}";
         let i = instruction(line, 1).unwrap();
         assert!(i.is_root);
-        assert_eq!(i.operands, ["wide.param.1#1", "bitcast.427", "add-rsqrt_fusion.4"]);
+        assert_eq!(
+            i.operands,
+            ["wide.param.1#1", "bitcast.427", "add-rsqrt_fusion.4"]
+        );
         assert_eq!(i.op_name.as_deref(), Some("jit(f)/while/body/x, y"));
         assert_eq!(i.stack_frame_id, Some(41));
         assert_eq!(i.sharding.as_deref(), Some("{devices=[2,1]<=[2]}"));
@@ -244,20 +257,48 @@ mod tests {
 
     #[test]
     fn constants_compares_custom_calls_and_old_operands() {
-        let c = instruction(b"  %constant.349.clone.1 = s32[]{:T(128)} constant(32000)", 1).unwrap();
+        let c = instruction(
+            b"  %constant.349.clone.1 = s32[]{:T(128)} constant(32000)",
+            1,
+        )
+        .unwrap();
         assert_eq!(c.literal.as_deref(), Some("32000"));
         assert!(c.operands.is_empty());
         let p = instruction(b"  %param.84 = f32[256]{0} parameter(2), metadata={op_name=\"state[\\'model\\'][\\'w\\'].value\" source_file=\"/a/b.py\" source_line=12}", 1).unwrap();
         assert_eq!(p.op_name.as_deref(), Some("state['model']['w'].value"));
-        assert_eq!((p.source_file.as_deref(), p.source_line), (Some("/a/b.py"), Some(12)));
+        assert_eq!(
+            (p.source_file.as_deref(), p.source_line),
+            (Some("/a/b.py"), Some(12))
+        );
         assert_eq!(p.literal.as_deref(), Some("2"));
-        let cmp = instruction(b"  %lt = pred[] compare(s32[] %i, s32[] %n), direction=LT", 1).unwrap();
+        let cmp = instruction(
+            b"  %lt = pred[] compare(s32[] %i, s32[] %n), direction=LT",
+            1,
+        )
+        .unwrap();
         assert_eq!(cmp.operands, ["i", "n"]);
         assert_eq!(cmp.direction.as_deref(), Some("LT"));
-        let cc = instruction(b"  %cc = s32[4]{0} custom-call(%p), custom_call_target=\"AssumeGatherIndicesInBound\"", 1).unwrap();
-        assert_eq!(cc.custom_call_target.as_deref(), Some("AssumeGatherIndicesInBound"));
-        let br = instruction(b"  %c = f32[] conditional(%i, %a, %b), branch_computations={%br.0, %br.1}", 1).unwrap();
-        assert_eq!(br.calls.iter().map(|c| c.computation.as_str()).collect::<Vec<_>>(), ["br.0", "br.1"]);
+        let cc = instruction(
+            b"  %cc = s32[4]{0} custom-call(%p), custom_call_target=\"AssumeGatherIndicesInBound\"",
+            1,
+        )
+        .unwrap();
+        assert_eq!(
+            cc.custom_call_target.as_deref(),
+            Some("AssumeGatherIndicesInBound")
+        );
+        let br = instruction(
+            b"  %c = f32[] conditional(%i, %a, %b), branch_computations={%br.0, %br.1}",
+            1,
+        )
+        .unwrap();
+        assert_eq!(
+            br.calls
+                .iter()
+                .map(|c| c.computation.as_str())
+                .collect::<Vec<_>>(),
+            ["br.0", "br.1"]
+        );
     }
 
     #[test]
@@ -266,8 +307,14 @@ mod tests {
         assert!(instruction(b"%x = f32[2] add(%a)", 1).is_none());
         assert!(instruction(b"  %x = ", 1).is_none());
         assert!(instruction(b"  %x = f32[2] add(%a) junk", 1).is_none());
-        assert_eq!(computation_start(b"ENTRY %main.26_spmd (p: f32[2]) -> f32[2] {"), Some((true, "main.26_spmd".into())));
-        assert_eq!(computation_start(b"%region_1.6 (a: (s32[], f32[])) -> (s32[], f32[]) {"), Some((false, "region_1.6".into())));
+        assert_eq!(
+            computation_start(b"ENTRY %main.26_spmd (p: f32[2]) -> f32[2] {"),
+            Some((true, "main.26_spmd".into()))
+        );
+        assert_eq!(
+            computation_start(b"%region_1.6 (a: (s32[], f32[])) -> (s32[], f32[]) {"),
+            Some((false, "region_1.6".into()))
+        );
         assert_eq!(computation_start(b"  %x {"), None);
     }
 }

@@ -92,7 +92,12 @@ impl HloReader {
             self.suppressed += 1;
             return;
         }
-        let file = self.read.file.rsplit(['/', '\\']).next().unwrap_or_default();
+        let file = self
+            .read
+            .file
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or_default();
         self.read.warnings.push(Warning {
             file: file.to_string(),
             line,
@@ -105,7 +110,10 @@ impl HloReader {
         self.line_no += 1;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if let Some((mut text, first, lines)) = self.pending.take() {
-            if line.starts_with(b"  %") || line.starts_with(b"  ROOT ") || line.starts_with(b"}") && !line.starts_with(b"}}") {
+            if line.starts_with(b"  %")
+                || line.starts_with(b"  ROOT ")
+                || line.starts_with(b"}") && !line.starts_with(b"}}")
+            {
                 // A new instruction or the computation's end: the open line was malformed.
                 self.instruction(&text, first);
                 self.line_no -= 1;
@@ -126,7 +134,10 @@ impl HloReader {
                 if tables::header(line, &mut self.read.text) {
                     self.at = At::Between;
                 } else if !line.is_empty() {
-                    self.warn(self.line_no, "malformed line in the HLO text: expected `HloModule NAME, …`".into());
+                    self.warn(
+                        self.line_no,
+                        "malformed line in the HLO text: expected `HloModule NAME, …`".into(),
+                    );
                 }
             }
             At::Computation => {
@@ -169,7 +180,9 @@ impl HloReader {
             let hlo = &mut self.read.text;
             if is_entry {
                 if hlo.entry.is_some() {
-                    let msg = format!("a second ENTRY computation `{name}`; the first is kept as the entry");
+                    let msg = format!(
+                        "a second ENTRY computation `{name}`; the first is kept as the entry"
+                    );
                     self.warn(self.line_no, msg);
                 } else {
                     hlo.entry = u32::try_from(hlo.computations.len()).ok();
@@ -201,7 +214,10 @@ impl HloReader {
     }
 
     fn malformed(&mut self, expected: &str) {
-        self.warn(self.line_no, format!("malformed line in the HLO text: expected {expected}"));
+        self.warn(
+            self.line_no,
+            format!("malformed line in the HLO text: expected {expected}"),
+        );
     }
 
     fn instruction(&mut self, text: &[u8], line_no: u64) {
@@ -222,28 +238,45 @@ impl HloReader {
     pub fn finish(mut self) -> HloRead {
         let mut input = std::mem::replace(&mut self.input, Input::new());
         let mut lines = Vec::new();
-        input.finish(&mut |line: &[u8]| {
+        let last = input.finish(&mut |line: &[u8]| {
             lines.push(line.to_vec());
             true
-        }).map(|last| lines.push(last));
+        });
+        lines.extend(last);
         for l in lines {
             self.line(&l);
         }
         if input.gz_failed() {
-            self.warn(0, "the gzip data is corrupt or cut short; what came before was read".into());
+            self.warn(
+                0,
+                "the gzip data is corrupt or cut short; what came before was read".into(),
+            );
         }
         if let Some((_, first, _)) = self.pending.take() {
-            self.warn(first, "the HLO text ends inside this instruction (a bracket or string is left open)".into());
+            self.warn(
+                first,
+                "the HLO text ends inside this instruction (a bracket or string is left open)"
+                    .into(),
+            );
         }
         if self.at == At::Computation {
-            let name = self.read.text.computations.last().map(|c| c.name.clone()).unwrap_or_default();
+            let name = self
+                .read
+                .text
+                .computations
+                .last()
+                .map(|c| c.name.clone())
+                .unwrap_or_default();
             let msg = format!("the HLO text ends inside computation `{name}` (its closing `}}` is missing); what came before was read");
             self.warn(self.line_no, msg);
         }
         self.check_frames();
         self.read.text.computations.shrink_to_fit();
         if self.at == At::Start {
-            self.warn(0, "no `HloModule` line: this is not an HLO module text".into());
+            self.warn(
+                0,
+                "no `HloModule` line: this is not an HLO module text".into(),
+            );
         }
         if self.suppressed > 0 {
             let n = self.suppressed;
@@ -276,9 +309,17 @@ impl HloReader {
         let mut unknown = 0u64;
         let mut example = None;
         if !frames.frames.is_empty() {
-            let all = self.read.text.computations.iter().flat_map(|c| &c.instructions);
+            let all = self
+                .read
+                .text
+                .computations
+                .iter()
+                .flat_map(|c| &c.instructions);
             for ins in all {
-                if let Some(id) = ins.stack_frame_id.filter(|id| !frames.frames.contains_key(id)) {
+                if let Some(id) = ins
+                    .stack_frame_id
+                    .filter(|id| !frames.frames.contains_key(id))
+                {
                     unknown += 1;
                     example.get_or_insert((id, ins.line));
                 }
@@ -305,25 +346,43 @@ pub fn read_hlo(file: &str, bytes: &[u8]) -> HloRead {
     r.finish()
 }
 
-/// Joins a read HLO text to its module by file stem ([`super::names::hlo_module_names`]):
-/// the module's `hlo` is set and the text's warnings added to the module's. Returns the
-/// module's position, or the sentence saying that no module of that name was read.
-pub fn attach(modules: &mut [Module], read: HloRead) -> Result<usize, String> {
-    let stems = super::names::hlo_module_names(&read.file);
-    let found = modules
-        .iter()
-        .position(|m| stems.iter().any(|s| *s == m.name) && m.hlo.is_none());
-    let Some(k) = found else {
-        let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
-        return Err(format!(
+/// Which of `modules` (by name) an HLO text named `file` belongs to, by file stem
+/// ([`super::names::hlo_module_names`]); `taken(k)` says a module has its text already. The
+/// sentence saying that no module of that name was read, else.
+pub fn module_for<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    taken: impl Fn(usize) -> bool,
+    file: &str,
+) -> Result<usize, String> {
+    let stems = super::names::hlo_module_names(file);
+    let found = (names.into_iter().enumerate())
+        .position(|(k, name)| stems.iter().any(|s| s == name) && !taken(k));
+    found.ok_or_else(|| {
+        let base = file.rsplit(['/', '\\']).next().unwrap_or_default();
+        format!(
             "{base} is an HLO module text, but no dump of its module ({}) was read beside it.",
             stems.first().map_or("", String::as_str)
-        ));
-    };
-    let m = &mut modules[k];
+        )
+    })
+}
+
+/// Gives `module` its HLO text: `hlo` set, the text's file listed and its warnings added.
+pub fn attach_to(module: &mut Module, read: HloRead) {
     let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
-    m.files.push(base.to_string());
-    m.warnings.extend(read.warnings);
-    m.hlo = Some(Box::new(read.text));
+    module.files.push(base.to_string());
+    module.warnings.extend(read.warnings);
+    module.hlo = Some(Box::new(read.text));
+}
+
+/// Joins a read HLO text to its module among `modules` ([`module_for`], [`attach_to`]).
+/// Returns the module's position, or the sentence saying that no module of that name was
+/// read.
+pub fn attach(modules: &mut [Module], read: HloRead) -> Result<usize, String> {
+    let k = module_for(
+        modules.iter().map(|m| m.name.as_str()),
+        |k| modules[k].hlo.is_some(),
+        &read.file,
+    )?;
+    attach_to(&mut modules[k], read);
     Ok(k)
 }

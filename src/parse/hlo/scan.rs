@@ -102,7 +102,10 @@ pub(super) fn split_top(text: &[u8], sep: u8) -> Vec<&[u8]> {
 /// `text` without leading and trailing spaces.
 pub(super) fn trim(text: &[u8]) -> &[u8] {
     let start = text.iter().position(|&c| c != b' ').unwrap_or(text.len());
-    let end = text.iter().rposition(|&c| c != b' ').map_or(start, |e| e + 1);
+    let end = text
+        .iter()
+        .rposition(|&c| c != b' ')
+        .map_or(start, |e| e + 1);
     &text[start..end.max(start)]
 }
 
@@ -145,7 +148,10 @@ mod tests {
         let parts = split_top(b"%a, f(%b, %c), x={1,2}, s=\"p, q\"", b',');
         assert_eq!(parts, [&b"%a"[..], b"f(%b, %c)", b"x={1,2}", b"s=\"p, q\""]);
         assert!(split_top(b"  ", b',').is_empty());
-        assert_eq!(quoted(b"state[\\'model\\'] x\" rest"), Some(("state['model'] x".into(), &b" rest"[..])));
+        assert_eq!(
+            quoted(b"state[\\'model\\'] x\" rest"),
+            Some(("state['model'] x".into(), &b" rest"[..]))
+        );
         assert_eq!(quoted(b"open"), None);
     }
 }

@@ -42,7 +42,11 @@ fn fields(i: In) -> IResult<In, Vec<(In, u32)>> {
         char('{'),
         separated_list1(
             space1,
-            separated_pair(take_while1(|c: u8| c != b'=' && c != b' '), tag("="), nom_u32),
+            separated_pair(
+                take_while1(|c: u8| c != b'=' && c != b' '),
+                tag("="),
+                nom_u32,
+            ),
         ),
         char('}'),
     )
@@ -80,12 +84,20 @@ pub(super) fn row(table: Table, line: In, frames: &mut StackFrames) -> bool {
             }
             let get = |k: &[u8]| kv.iter().find(|(key, _)| *key == k).map(|&(_, v)| v);
             if table == Table::StackFrames {
-                let (Some(loc), Some(parent)) = (get(b"file_location_id"), get(b"parent_frame_id")) else {
+                let (Some(loc), Some(parent)) = (get(b"file_location_id"), get(b"parent_frame_id"))
+                else {
                     return false;
                 };
-                frames.frames.insert(id, StackFrame { file_location_id: loc, parent_frame_id: parent });
+                frames.frames.insert(
+                    id,
+                    StackFrame {
+                        file_location_id: loc,
+                        parent_frame_id: parent,
+                    },
+                );
             } else {
-                let (Some(file), Some(function)) = (get(b"file_name_id"), get(b"function_name_id")) else {
+                let (Some(file), Some(function)) = (get(b"file_name_id"), get(b"function_name_id"))
+                else {
                     return false;
                 };
                 let location = FileLocation {
@@ -132,13 +144,35 @@ mod tests {
     #[test]
     fn rows_of_each_table() {
         let mut f = StackFrames::default();
-        assert!(row(Table::FileNames, b"1 \"/home/user/models/programs.py\"", &mut f));
-        assert!(row(Table::FunctionNames, b"6 \"scan_layers.<locals>.body\"", &mut f));
-        assert!(row(Table::FileLocations, b"8 {file_name_id=1 function_name_id=6 line=92 end_line=92 column=8 end_column=33}", &mut f));
-        assert!(row(Table::StackFrames, b"14 {file_location_id=8 parent_frame_id=14}", &mut f));
+        assert!(row(
+            Table::FileNames,
+            b"1 \"/home/user/models/programs.py\"",
+            &mut f
+        ));
+        assert!(row(
+            Table::FunctionNames,
+            b"6 \"scan_layers.<locals>.body\"",
+            &mut f
+        ));
+        assert!(row(
+            Table::FileLocations,
+            b"8 {file_name_id=1 function_name_id=6 line=92 end_line=92 column=8 end_column=33}",
+            &mut f
+        ));
+        assert!(row(
+            Table::StackFrames,
+            b"14 {file_location_id=8 parent_frame_id=14}",
+            &mut f
+        ));
         assert_eq!(f.file_names[&1], "/home/user/models/programs.py");
         assert_eq!(f.file_locations[&8].line, 92);
-        assert_eq!(f.frames[&14], StackFrame { file_location_id: 8, parent_frame_id: 14 });
+        assert_eq!(
+            f.frames[&14],
+            StackFrame {
+                file_location_id: 8,
+                parent_frame_id: 14
+            }
+        );
         assert!(!row(Table::StackFrames, b"14 {file_location_id=8}", &mut f));
         assert!(!row(Table::FileNames, b"x \"a\"", &mut f));
         assert!(!row(Table::FileNames, b"2 \"open", &mut f));
@@ -149,7 +183,10 @@ mod tests {
     fn header_figures() {
         let mut h = HloText::default();
         assert!(header(b"HloModule jit_train_step, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }, num_partitions=4, replica_count=2, frontend_attributes={a=\"x,y\"}", &mut h));
-        assert_eq!((h.name.as_str(), h.num_partitions, h.replica_count), ("jit_train_step", Some(4), Some(2)));
+        assert_eq!(
+            (h.name.as_str(), h.num_partitions, h.replica_count),
+            ("jit_train_step", Some(4), Some(2))
+        );
         assert_eq!(h.devices(), 8);
         assert!(!header(b"BufferAssignment:", &mut h));
     }

@@ -65,7 +65,7 @@ impl Flow {
         if !known {
             // A warning's line number after bytes jumped over is unknown: read it all.
             st.details.set(None);
-            start(st, files.to_vec(), self.target, false);
+            start(st, self.with_hlo(files), self.target, false);
             return;
         }
         let read = match self.read_parts(files, &deferred, &names, &mut jobs).await {
@@ -79,7 +79,7 @@ impl Flow {
                 // The skip guessed wrong (a damaged dump): read it all in one pass.
                 leptos::logging::log!("bufscope: reading again in one pass: {why}");
                 st.details.set(None);
-                start(st, files.to_vec(), self.target, false);
+                start(st, self.with_hlo(files), self.target, false);
                 return;
             }
         };
@@ -128,18 +128,14 @@ impl Flow {
     /// back, for the views to follow ([`Flow::show_complete`]).
     fn put_back(&self, parts: Vec<Option<UsedPart>>) {
         let st = self.st;
-        let Some(outcome) = st.view.try_update_untracked(Option::take).flatten() else {
-            return;
-        };
-        let Outcome {
+        let Some(Outcome {
             what,
             modules,
             read,
-        } = Arc::try_unwrap(outcome).unwrap_or_else(|shared| Outcome {
-            what: shared.what.clone(),
-            modules: shared.modules.clone(),
-            read: shared.read,
-        });
+        }) = super::take_outcome(st.view)
+        else {
+            return;
+        };
         let mut parts = parts.into_iter();
         let modules = modules
             .into_iter()

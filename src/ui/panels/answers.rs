@@ -154,7 +154,7 @@ impl Ans {
         let m = &shown.module;
         m.values
             .get(value as usize)
-            .map_or_else(String::new, |v| m.value_name(v))
+            .map_or_else(String::new, |v| bufscope::query::display_name(m, v))
     }
 }
 

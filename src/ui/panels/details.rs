@@ -19,6 +19,8 @@ use crate::ui::state::{Focus, Shown};
 use crate::ui::uses;
 use bufscope::text::clip_middle;
 
+mod hlo;
+
 #[component]
 pub fn Details(focus: Focus) -> impl IntoView {
     let content = move || {
@@ -43,7 +45,7 @@ pub fn Details(focus: Focus) -> impl IntoView {
             .space(color)
             .and_then(|s| s.peak_time)
             .map(|t| value.live.is_some_and(|r| r.contains(t)));
-        let name = m.value_name(&value);
+        let name = query::display_name(m, &value);
         let can_reveal = value.live.is_some();
         view! {
             <header class="details-head">
@@ -79,6 +81,8 @@ pub fn Details(focus: Focus) -> impl IntoView {
                 <dd class="kind">{bufscope::analysis::value_kind(m, &value).label()}{value.phi.then_some(" (phi)")}</dd>
                 {instruction(m, &value, shown.complete)}
             </dl>
+            {hlo::stack(m, &value)}
+            {hlo::instruction(focus, m, &value)}
             {idle_stretch(&shown, v, &value)}
             {positions_and_uses(focus, &shown, v, &value)}
         }
@@ -193,11 +197,13 @@ fn instruction(m: &Module, value: &Value, complete: bool) -> impl IntoView + use
     let i = m.instruction(value);
     let opcode = m.str(i.opcode).to_string();
     let op_name = m.str(i.op_name).to_string();
-    // The file only: a stack frame has its own line below.
-    let source = match query::source_location(m, value) {
-        Some(at @ SourceLocation::File { .. }) => Some(at.to_string()),
-        _ => None,
-    };
+    // `file:line in function`, or why the frame id is not resolved (no HLO text).
+    let source = query::source_location(m, value).map(|at| match at {
+        SourceLocation::File { function, .. } if !function.is_empty() => {
+            format!("{at} in {function}")
+        }
+        _ => at.to_string(),
+    });
     let known = |s: String| match (s.is_empty(), complete) {
         (false, _) => s,
         (true, true) => "—".to_string(),
@@ -212,7 +218,6 @@ fn instruction(m: &Module, value: &Value, complete: bool) -> impl IntoView + use
         <dd class="op-name">{known(op_name)}</dd>
         <dt>"Source"</dt>
         <dd class="source">{known(source.unwrap_or_default())}</dd>
-        {i.stack_frame_id.map(|id| view! { <dt>"Stack frame"</dt><dd class="stack-frame">{id.to_string()}</dd> })}
     }
 }
 

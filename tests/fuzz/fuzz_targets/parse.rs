@@ -15,6 +15,9 @@
 //! compared too) whenever completing does not ask for one pass; the OOM reader's
 //! own result on
 //! the bytes is that of the loader's search, and its summary text and JSON are written.
+//! The same bytes are also read as an HLO module text (`parse::hlo`): in random chunks as
+//! whole, and that text given to every module read, whose values are then named, placed in
+//! the source and categories, and shown as instructions through it.
 
 #![no_main]
 
@@ -217,6 +220,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = query::group_by_op_name(m, &hits);
         }
     }
+    hlo_text(&whole, dump, u64::from(selector) ^ dump.len() as u64);
     let s = summary::Summary::new(whole.modules.iter().map(|s| (&s.module, &s.analysis)));
     let _ = oom_summary::summary_json(&s, &whole.oom);
     let _ = oom_summary::to_text(&whole.oom);
@@ -246,6 +250,37 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 });
+
+/// The bytes as an HLO module text, whole and in random chunks (the same text and
+/// warnings), then given to each module of `whole`: every value's source location, stack,
+/// pytree path, category and instruction view through it, and the summary.
+fn hlo_text(whole: &Loaded, bytes: &[u8], seed: u64) {
+    use bufscope::parse::hlo::{read_hlo, HloReader};
+    let name = "module_0001.fuzz.after_optimizations.txt";
+    let read = read_hlo(name, bytes);
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut reader = HloReader::new(name);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = (1 + rng.next() % 512) as usize;
+        let (chunk, tail) = rest.split_at(n.min(rest.len()));
+        reader.feed(chunk);
+        rest = tail;
+    }
+    assert_eq!(reader.finish(), read, "the HLO text read in chunks differs");
+    for shown in &whole.modules {
+        let mut m = shown.module.clone();
+        m.hlo = Some(Box::new(read.text.clone()));
+        for (k, v) in m.values.iter().enumerate().take(256) {
+            let _ = query::source_location(&m, v).map(|s| s.to_string());
+            let _ = query::source_stack(&m, v);
+            let _ = query::display_name(&m, v);
+            let _ = query::instruction_view(&m, v);
+            let _ = bufscope::answers::categories::category(&m, k as u32);
+        }
+        let _ = summary::Summary::new([(&m, &shown.analysis)]).to_json();
+    }
+}
 
 fn memchr_newline(data: &[u8]) -> Option<usize> {
     data.iter().position(|&b| b == b'\n')

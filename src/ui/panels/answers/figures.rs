@@ -132,11 +132,7 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let place = if r.line > 0 {
-                    format!("{}:{}", r.file, r.line)
-                } else {
-                    r.file.clone()
-                };
+                let place = r.label();
                 view! {
                     <tr class="source-row" data-i=i.to_string() data-bytes=r.bytes.to_string()>
                         <td class="mono name" title=clip_middle(&place, CELL_CHARS)>{clip_middle(&place, NAME_CHARS)}</td>

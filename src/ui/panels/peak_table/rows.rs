@@ -26,7 +26,7 @@ fn choose(focus: Focus, v: u32) {
 pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl IntoView + use<> {
     let value = m.values.get(v as usize).copied();
     let cells = value.map(|value| {
-        let name = m.value_name(&value);
+        let name = query::display_name(m, &value);
         let shape = m.str(value.shape).to_string();
         let op = query::op_name(m, &value).to_string();
         let source = query::source(m, &value).unwrap_or_default();

@@ -92,7 +92,7 @@ fn items(
             .take(limit.get())
             .filter_map(|&v| {
                 let value = m.values.get(v as usize)?;
-                let name = clip_middle(&m.value_name(value), CELL_CHARS);
+                let name = clip_middle(&bufscope::query::display_name(m, value), CELL_CHARS);
                 let shape = clip_middle(m.str(value.shape), CELL_CHARS);
                 Some(view! {
                     <li class="timeless-item" data-value=v.to_string()

@@ -1,0 +1,102 @@
+//! The last step of a read: the HLO module texts beside the dump (`*after_optimizations.txt`),
+//! read once the diagrams are on screen (they never wait for them), each by the core's
+//! `parse::hlo::HloReader` in slices and joined to its module on screen by file stem; the
+//! views follow from the next frame (source lines, stacks, instructions, names).
+
+use std::sync::Arc;
+
+use bufscope::parse::hlo::{self, HloRead, HloReader};
+use leptos::prelude::*;
+
+use super::{Flow, Target};
+use crate::ui::read::{self, Picked};
+use crate::ui::Outcome;
+
+impl Flow {
+    /// The files of this read again, HLO texts included (for a read again in one pass).
+    pub(super) fn with_hlo(&self, files: &[Picked]) -> Vec<Picked> {
+        files.iter().chain(&self.hlo).cloned().collect()
+    }
+
+    /// Step 5: each HLO text read and given to its module on screen; a text whose module
+    /// is not there is one sentence in the report.
+    pub(super) async fn read_hlo(&self) {
+        let mut reads: Vec<HloRead> = Vec::new();
+        let mut errors: Vec<String> = Vec::new();
+        for picked in &self.hlo {
+            let mut reader = HloReader::new(&picked.name);
+            let size = picked.file.size() as u64;
+            let done = read::read_range(picked, 0..size, |b| reader.feed(b), &mut |_| {}, &|| {
+                !self.current()
+            })
+            .await;
+            match done {
+                None => return,
+                Some(Err(e)) => errors.push(format!("{} could not be read: {e}", picked.name)),
+                Some(Ok(())) => reads.push(reader.finish()),
+            }
+            if !self.pause().await {
+                return;
+            }
+        }
+        errors.extend(self.attach(reads));
+        let st = self.st;
+        if !errors.is_empty() {
+            st.report.update(|r| {
+                if let Some(r) = r {
+                    let mut report = (**r).clone();
+                    report.errors.extend(errors);
+                    *r = Arc::new(report);
+                }
+            });
+        }
+    }
+
+    /// The texts given to the modules on screen, in one task: the outcome taken from the
+    /// view, each module with a text taken out of its `Arc` (the views keep none) and put
+    /// back; the views notified.
+    fn attach(&self, reads: Vec<HloRead>) -> Vec<String> {
+        let st = self.st;
+        let signal = match self.target {
+            Target::Page => st.view,
+            Target::Compare => st.compare,
+        };
+        let Some(Outcome {
+            what,
+            mut modules,
+            read,
+        }) = super::take_outcome(signal)
+        else {
+            return Vec::new();
+        };
+        let mut errors = Vec::new();
+        for text in reads {
+            let names: Vec<&str> = modules.iter().map(|s| s.module.name.as_str()).collect();
+            let found = hlo::module_for(names, |k| modules[k].module.hlo.is_some(), &text.file);
+            match found {
+                Err(e) => errors.push(e),
+                Ok(k) => {
+                    let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
+                    let mut shown =
+                        Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
+                            module: shared.module.clone(),
+                            analysis: shared.analysis.clone(),
+                            uses: Default::default(),
+                            complete: shared.complete,
+                        });
+                    hlo::attach_to(&mut shown.module, text);
+                    modules[k] = Arc::new(shown);
+                }
+            }
+        }
+        signal.update_untracked(|v| {
+            *v = Some(Arc::new(Outcome {
+                what,
+                modules,
+                read,
+            }))
+        });
+        signal.notify();
+        errors
+    }
+}
