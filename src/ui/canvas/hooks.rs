@@ -19,6 +19,9 @@
 //! * `window.__bufscope_curve_labels(color)` is the same for the curve strip's labels (the
 //!   peak's, a capacity's, its verdict: [`bufscope::render::curve_labels`]), with the strip
 //!   itself as `{strip: {x, y, w, h}, labels: [...]}`.
+//! * `window.__bufscope_loop_bands(color)` is `[{label, x, y, w, h}]`: every loop band in
+//!   view ([`bufscope::render::loops::band_rects`]), its box in CSS pixels of the viewport;
+//!   `null` when there is no such diagram.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it.
 
@@ -93,6 +96,14 @@ mod on {
         });
         let _ = js_sys::Reflect::set(&window, &"__bufscope_curve_labels".into(), hook.as_ref());
         hook.forget();
+        let hook = Closure::<dyn Fn(JsValue) -> JsValue>::new(|color: JsValue| {
+            let Some(color) = color.as_f64() else {
+                return JsValue::NULL;
+            };
+            with_diagram(Some(color as u32), |d| band_boxes(d)).unwrap_or(JsValue::NULL)
+        });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_loop_bands".into(), hook.as_ref());
+        hook.forget();
     }
 
     /// `{x, y, w, h}` of `r` (device pixels of `d`'s canvas) in CSS pixels of the viewport.
@@ -126,6 +137,28 @@ mod on {
         let _ = js_sys::Reflect::set(&out, &"strip".into(), &strip);
         let _ = js_sys::Reflect::set(&out, &"labels".into(), &list);
         Some(out.into())
+    }
+
+    /// The loop bands of `d`'s current view, as `[{label, x, y, w, h}]` in CSS pixels of the
+    /// viewport.
+    fn band_boxes(d: &Diagram) -> JsValue {
+        let bands = d.shown().loops().bands.clone();
+        let (layout, view) = {
+            let st = d.st.borrow();
+            (st.layout, st.view)
+        };
+        let list = js_sys::Array::new();
+        for (i, r) in bufscope::render::loops::band_rects(&layout, &view, &bands) {
+            let (x0, y0) = to_viewport(d, (f64::from(r.x0), f64::from(r.y0)));
+            let (x1, y1) = to_viewport(d, (f64::from(r.x1), f64::from(r.y1)));
+            let o = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&o, &"label".into(), &bands[i].label.clone().into());
+            for (k, v) in [("x", x0), ("y", y0), ("w", x1 - x0), ("h", y1 - y0)] {
+                let _ = js_sys::Reflect::set(&o, &k.into(), &v.into());
+            }
+            list.push(&o);
+        }
+        list.into()
     }
 
     /// Installs `window[name](color, number)`: `{x, y}` of `at` for the diagram of that

@@ -12,7 +12,7 @@ use bufscope::render::interaction::{
     self, constrain, key_action, key_view, peak_step, region, time_step, zoom_to_block, Action,
     Drag, Region, Wheel,
 };
-use bufscope::render::loops::{band_at, band_view};
+use bufscope::render::loops::{band_at, band_view, Band};
 use bufscope::render::Viewport;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -55,18 +55,19 @@ impl Diagram {
     /// Zooms to the steps of the loop band under pixel `at` ([`band_at`], [`band_view`]);
     /// whether there was one.
     fn zoom_to_band(self: &Rc<Self>, at: (f64, f64)) -> bool {
-        let bands = self.shown().loops().bands.clone();
-        let (view, layout) = {
-            let st = self.st.borrow();
-            (st.view, st.layout)
+        let Some(band) = self.band_under(at) else {
+            return false;
         };
-        match band_at(&layout, &view, &bands, at) {
-            Some(i) => {
-                self.set_view(band_view(&view, &bands[i]));
-                true
-            }
-            None => false,
-        }
+        let view = self.st.borrow().view;
+        self.set_view(band_view(&view, &band));
+        true
+    }
+
+    /// The loop band under pixel `at`, if any.
+    fn band_under(&self, at: (f64, f64)) -> Option<Band> {
+        let bands = self.shown().loops().bands.clone();
+        let st = self.st.borrow();
+        band_at(&st.layout, &st.view, &bands, at).map(|i| bands[i].clone())
     }
 
     /// Zooms to a value's block with a margin around it; whether it has one.
@@ -139,7 +140,13 @@ impl Diagram {
         if e.button() != 0 {
             return;
         }
-        let region = self.region(self.device_px(e));
+        let device = self.device_px(e);
+        let mut region = self.region(device);
+        if region == Region::Outside && self.band_under(device).is_some() {
+            // The loop bands' strip is on the time axis: a press there is a click or a pan
+            // of the steps.
+            region = Region::Steps;
+        }
         let at = (f64::from(e.offset_x()), f64::from(e.offset_y()));
         let view = self.st.borrow().view;
         let Some(drag) = Drag::press(region, at, view) else {
