@@ -113,7 +113,7 @@ test('(g) picking a folder reads the dumps in it and skips other files', async (
   const modules = new Set(readdirSync(src).filter((f) => f.endsWith('.buffer-assignment.txt')).map((f) => f.split('.')[0]));
   try {
     await page.locator('#dir-input').setInputFiles(folder);
-    await page.waitForFunction(() => /skipped 1 other file/.test(document.querySelector('.files-line')?.textContent ?? ''), null, { timeout: 20000 });
+    await page.waitForFunction(() => /1 other file of the dump folder skipped/.test(document.querySelector('.files-line')?.textContent ?? ''), null, { timeout: 20000 });
     // Every module is listed in the picker; the one on screen is the largest by default.
     const options = await app.moduleNames();
     assert(options.length === modules.size, `${options.length} modules listed (${options.join(', ')}), expected ${modules.size}`);

@@ -12,7 +12,7 @@ import { SHARED, artifacts, assert, fixture, open, run, skip, test } from './har
 const TPU = fixture('tpu/000_0cb419b3147a3cb6.txt');
 const TPU_MODULE = '000_0cb419b3147a3cb6';
 const BIG = path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
-const VALUE_COLUMNS = ['value', 'id', 'size_bytes', 'logical_bytes', 'padding_bytes', 'shape', 'op_name', 'source', 'kind'];
+const VALUE_COLUMNS = ['value', 'id', 'size_bytes', 'logical_bytes', 'padding_bytes', 'shape', 'op_name', 'source', 'kind', 'path'];
 
 const app = await open({ viewport: { width: 1280, height: 720 } });
 const { page, consoleErrors } = app;
@@ -170,7 +170,7 @@ test('(x5) the answers\' groupings as CSV add up to the live bytes', async () =>
   await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
   const live = Number(await page.locator('#answers .answers-live').getAttribute('data-bytes'));
   const source = parseCsv((await download('#answers-source-csv')).bytes.toString('utf8'));
-  assert(source[0].join() === 'file,line,bytes,percent_live,running_bytes,values', `header ${source[0]}`);
+  assert(source[0].join() === 'file,line,bytes,percent_live,running_bytes,values,function', `header ${source[0]}`);
   const sourceBytes = source.slice(1).reduce((s, r) => s + Number(r[2]), 0);
   assert(sourceBytes === live, `source lines add to ${sourceBytes}, ${live} live`);
   const cats = parseCsv((await download('#answers-categories-csv')).bytes.toString('utf8'));

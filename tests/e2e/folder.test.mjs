@@ -11,12 +11,14 @@ import { assert, fixture, open, run, search, test } from './harness.mjs';
 
 const app = await open({ viewport: { width: 1280, height: 720 } });
 const { page } = app;
-const STEP = 'module_0004.jit_mlp_train_step.cpu_after_optimizations';
+// The module as the page names it (XLA's name), and its files' stem.
+const STEP = 'jit_mlp_train_step';
+const STEM = 'module_0004.jit_mlp_train_step.cpu_after_optimizations';
 
 test('a dump folder picked whole: source lines, stacks, an instruction with a working operand link', async () => {
   const before = app.consoleErrors.length;
   await app.load();
-  const src = path.dirname(fixture(`folders/mlp_train/${STEP}.txt`));
+  const src = path.dirname(fixture(`folders/mlp_train/${STEM}.txt`));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-folder-'));
   const folder = path.join(dir, 'xla_dump');
   cpSync(src, folder, { recursive: true });

@@ -48,7 +48,7 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
                 let trips = lp.trip_count.map_or_else(|| "unknown".to_string(), |n| n.to_string());
                 let trips_attr = trips.clone();
                 let values: Vec<u32> = h.elements.iter().filter_map(|e| e.value).collect();
-                let indent = format!("padding-left: {}em", f64::from(lp.depth) * 1.2);
+                let indent = format!("{}em", f64::from(lp.depth) * 1.2);
                 view! {
                     <tr class="loop-row" data-while=lp.while_name.clone() data-trips=trips_attr
                         data-stacked=at.stacked_bytes.to_string() data-carries=at.carry_bytes.to_string()
@@ -57,7 +57,7 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
                             open.update(|o| *o = if *o == Some(i) { None } else { Some(i) });
                             ans.highlight(values.clone());
                         }>
-                        <td class="mono name" style=indent title=lp.op_name.clone().unwrap_or_default()>
+                        <td class="mono name" style:padding-left=indent title=lp.op_name.clone().unwrap_or_default()>
                             {format!("{} · {}", lp.while_name, lp.name)}</td>
                         <td class="num">{format!("{}–{}", lp.body_steps[0], lp.body_steps[1])}</td>
                         <td class="num">{trips}</td>
