@@ -20,12 +20,14 @@ fn string_byte(c: u8, escaped: &mut bool) -> bool {
     true
 }
 
-/// What is left open at the end of `text`: bracket depth and whether inside a string.
-pub(super) fn open_at_end(text: &[u8]) -> (i64, bool) {
+/// Walks `text`: for every byte outside a string, `f(position, byte, depth)` with the
+/// bracket depth after that byte, until `f` returns false. Gives the depth and whether a
+/// string is open where it stopped.
+fn walk(text: &[u8], mut f: impl FnMut(usize, u8, i64) -> bool) -> (i64, bool) {
     let mut depth = 0i64;
     let mut in_str = false;
     let mut escaped = false;
-    for &c in text {
+    for (k, &c) in text.iter().enumerate() {
         if in_str {
             in_str = string_byte(c, &mut escaped);
             continue;
@@ -35,63 +37,44 @@ pub(super) fn open_at_end(text: &[u8]) -> (i64, bool) {
             b'(' | b'{' | b'[' => depth += 1,
             b')' | b'}' | b']' => depth -= 1,
             _ => {}
+        }
+        if !f(k, c, depth) {
+            break;
         }
     }
     (depth, in_str)
 }
 
+/// What is left open at the end of `text`: bracket depth and whether inside a string.
+pub(super) fn open_at_end(text: &[u8]) -> (i64, bool) {
+    walk(text, |_, _, _| true)
+}
+
 /// The length of the bracketed run at the start of `text` (which starts with an opening
 /// bracket), its closing bracket included; `None` when it never closes.
 pub(super) fn balanced_len(text: &[u8]) -> Option<usize> {
-    let mut depth = 0i64;
-    let mut in_str = false;
-    let mut escaped = false;
-    for (k, &c) in text.iter().enumerate() {
-        if in_str {
-            in_str = string_byte(c, &mut escaped);
-            continue;
+    let mut end = None;
+    walk(text, |k, c, depth| {
+        if !matches!(c, b')' | b'}' | b']') || depth > 0 {
+            return true;
         }
-        match c {
-            b'"' => in_str = true,
-            b'(' | b'{' | b'[' => depth += 1,
-            b')' | b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k + 1);
-                }
-                if depth < 0 {
-                    return None;
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+        end = (depth == 0).then_some(k + 1);
+        false
+    });
+    end
 }
 
 /// `text` split at each `sep` outside brackets and strings (pieces trimmed of spaces).
 pub(super) fn split_top(text: &[u8], sep: u8) -> Vec<&[u8]> {
     let mut out = Vec::new();
-    let mut depth = 0i64;
-    let mut in_str = false;
-    let mut escaped = false;
     let mut start = 0;
-    for (k, &c) in text.iter().enumerate() {
-        if in_str {
-            in_str = string_byte(c, &mut escaped);
-            continue;
+    walk(text, |k, c, depth| {
+        if c == sep && depth == 0 {
+            out.push(trim(&text[start..k]));
+            start = k + 1;
         }
-        match c {
-            b'"' => in_str = true,
-            b'(' | b'{' | b'[' => depth += 1,
-            b')' | b'}' | b']' => depth -= 1,
-            _ if c == sep && depth == 0 => {
-                out.push(trim(&text[start..k]));
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
+        true
+    });
     let last = trim(&text[start..]);
     if !last.is_empty() || !out.is_empty() {
         out.push(last);
