@@ -226,3 +226,20 @@ fn unreadable_inputs_and_wrong_arguments_exit_2() {
     assert_eq!(code(&run(&["diff", &good])), 2);
     assert_eq!(code(&run(&["diff", &good, &good, &good])), 2);
 }
+
+/// A dump folder of a compile that ran out of memory holds the error beside the dump
+/// (`*.error.txt`): the folders still compare, and the message is said, not compared.
+#[test]
+fn a_folder_with_an_error_beside_its_dump_compares() {
+    let test = "a_folder_with_an_error_beside_its_dump_compares";
+    let Some(dir) = common::shared_dumps_or_skip(test) else {
+        return;
+    };
+    let base = dir.join("tpu-aot/jax0.6.2-libtpu0.0.17");
+    let new = dir.join("tpu-aot/jax0.12-libtpu0.0.50");
+    let out = run(&["diff", base.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Both folders hold tpu_v5e_lm_scan_remat and its _OOM run.
+    assert!(stdout(&out).contains("tpu_v5e_lm_scan_remat_OOM (paired by name)"), "{}", stdout(&out));
+    assert!(stderr(&out).contains("also holds an out-of-memory message, not compared"), "{}", stderr(&out));
+}

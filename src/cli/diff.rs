@@ -154,10 +154,15 @@ fn read_side(path: &PathBuf, side: &str) -> Result<Loaded, Failure> {
             "the {side} ({p}) holds no buffer-assignment module to compare"
         )));
     }
-    if !loaded.errors.is_empty() || !loaded.oom.is_empty() {
+    if !loaded.errors.is_empty() {
         return Err(Failure(format!(
             "the {side} ({p}) holds a file that is not a dump (see above); name the dump files or folders only"
         )));
+    }
+    // XLA writes the dump of a compile that ran out of memory beside its error
+    // (`*.error.txt`): the message is not compared, only said.
+    if !loaded.oom.is_empty() {
+        eprintln!("bufscope: the {side} ({p}) also holds an out-of-memory message, not compared (see `bufscope summary`)");
     }
     Ok(loaded)
 }
