@@ -6,7 +6,8 @@
 //   node tests/e2e/oom_dump.test.mjs http://127.0.0.1:PORT/
 // Figures are read here from the message's text (15.75G = 15.75 × 2^30 bytes). Screenshot:
 // target/oom-dump.png (1280×720).
-import { readFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { SHARED, assert, capacityLineAt, dumpFile, open, repo, run, skip, test } from './harness.mjs';
 
@@ -47,6 +48,43 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
   await frame();
   assert(await capacityLineAt(page, 0, capBytes), `no capacity line at ${cap}G on the HBM curve`);
   await page.screenshot({ path: path.join(repo, 'target', 'oom-dump.png') });
+  app.noNewConsoleErrors(before);
+});
+
+test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capacity and sentence', async () => {
+  if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
+  const before = app.consoleErrors.length;
+  const message = readFileSync(path.join(DIR, `${STEM}.error.txt`), 'utf8');
+  const [, used, cap] = message.match(/required for HLO temporaries \((\d+\.\d+)G\) exceeds available HBM \((\d+\.\d+)G\)/);
+  const capBytes = Math.round(Number(cap) * 2 ** 30);
+  // The run's folder as --xla_dump_to leaves it: the dump, the error, the HLO texts.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-'));
+  const folder = path.join(dir, 'xla_dump');
+  mkdirSync(folder);
+  for (const p of [...PARTS, 'after_optimizations.txt', 'before_optimizations.txt']) {
+    copyFileSync(path.join(DIR, `${STEM}.${p}`), path.join(folder, `${STEM}.${p}`));
+  }
+  try {
+    await page.locator('#dir-input').setInputFiles(folder);
+    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
+    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
+    const dump = await page.locator('.oom .oom-dump').textContent();
+    assert(dump.includes(`The error's ${used}G required for HLO temporaries is this dump's peak of HBM`), dump);
+    assert(/8\.6 GiB must go/.test(dump), dump);
+    // No red line for the folder's other file (the HLO before optimizations).
+    assert((await page.locator('.message.error').count()) === 0, `an error is shown: ${await page.locator('.report').textContent()}`);
+    const toggle = page.locator('.answers-toggle');
+    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+    await page.locator('#answers-space').selectOption('0');
+    const verdict = page.locator('#answers-capacity .capacity-verdict');
+    await verdict.waitFor({ timeout: 10000 });
+    assert((await verdict.getAttribute('data-capacity')) === String(capBytes), `capacity ${await verdict.getAttribute('data-capacity')}`);
+    await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
+    await frame();
+    assert(await capacityLineAt(page, 0, capBytes), `no capacity line at ${cap}G on the HBM curve`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   app.noNewConsoleErrors(before);
 });
 
