@@ -328,8 +328,9 @@ fn the_table_has_a_block_per_memory_space_within_100_columns() {
 /// same files gives (false when neither prints anything: no module, no message; the
 /// command then exits 1).
 fn prints_one_pass(paths: &[String], label: &str) -> bool {
-    use bufscope::answers::paired::Paired;
-    use bufscope::summary::{answers::SummaryOptions, oom::summary_json_paired, ModuleSummary, Summary};
+    use bufscope::answers::in_turn;
+    use bufscope::summary::answers::SummaryOptions;
+    use bufscope::summary::oom::{summary_json_paired, summary_with_messages};
     let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
     let files = paths
         .iter()
@@ -345,18 +346,8 @@ fn prints_one_pass(paths: &[String], label: &str) -> bool {
     }
     // An error message beside its dump sets its capacity on that module (answers::paired).
     let modules: Vec<_> = loaded.modules.iter().map(|a| (&a.module, &a.analysis)).collect();
-    let paired = Paired::new(&modules, &loaded.oom);
-    let summary = Summary {
-        modules: (modules.iter().enumerate())
-            .map(|(i, (m, a))| {
-                let options = SummaryOptions {
-                    space_capacity: paired.space_capacity(i),
-                    ..SummaryOptions::default()
-                };
-                ModuleSummary::with_options(m, a, &options)
-            })
-            .collect(),
-    };
+    let (summary, paired) =
+        summary_with_messages(&modules, &loaded.oom, &SummaryOptions::default(), in_turn);
     let expected = summary_json_paired(&summary, &loaded.oom, &paired) + "\n";
     assert!(out.status.success(), "{label}");
     assert!(

@@ -18,11 +18,10 @@ mod summary_args;
 mod whatif;
 
 use bufscope::answers::capacity::Capacity;
-use bufscope::answers::paired::Paired;
 use bufscope::render;
 use bufscope::summary::answers::SummaryOptions;
 use bufscope::summary::oom as oom_summary;
-use bufscope::summary::{ModuleSummary, Summary};
+
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;
@@ -192,18 +191,8 @@ fn summary(args: SummaryArgs) -> CmdResult {
     let modules: Vec<_> = (loaded.modules.iter())
         .map(|a| (&a.module, &a.analysis))
         .collect();
-    let paired = Paired::new(&modules, &loaded.oom);
-    let summary = Summary {
-        modules: (loaded.modules.iter().enumerate())
-            .map(|(i, a)| {
-                let options = SummaryOptions {
-                    space_capacity: paired.space_capacity(i),
-                    ..options.clone()
-                };
-                ModuleSummary::with_options_by(&a.module, &a.analysis, &options, on_two_threads)
-            })
-            .collect(),
-    };
+    let (summary, paired) =
+        oom_summary::summary_with_messages(&modules, &loaded.oom, &options, on_two_threads);
     let text = if args.json {
         let mut json = oom_summary::summary_json_paired(&summary, &loaded.oom, &paired);
         json.push('\n');

@@ -117,6 +117,31 @@ pub fn summary_json(summary: &Summary, files: &[OomFile]) -> String {
 }
 
 /// [`summary_json`] with the messages paired with the modules read beside them.
+/// The summary of `modules` with `options`, each module taking the capacity of an
+/// out-of-memory message of `files` paired with it ([`Paired`]: the module it names, or the
+/// only one), and the pairing, for [`summary_json_paired`]. `both` computes two parts of
+/// each module's answers ([`crate::answers::Both`]).
+pub fn summary_with_messages(
+    modules: &[(&crate::model::Module, &crate::analysis::Analysis)],
+    files: &[OomFile],
+    options: &crate::summary::answers::SummaryOptions,
+    both: crate::answers::Both,
+) -> (Summary, Paired) {
+    let paired = Paired::new(modules, files);
+    let summary = Summary {
+        modules: (modules.iter().enumerate())
+            .map(|(i, (m, a))| {
+                let options = crate::summary::answers::SummaryOptions {
+                    space_capacity: paired.space_capacity(i),
+                    ..options.clone()
+                };
+                crate::summary::ModuleSummary::with_options_by(m, a, &options, both)
+            })
+            .collect(),
+    };
+    (summary, paired)
+}
+
 pub fn summary_json_paired(summary: &Summary, files: &[OomFile], paired: &Paired) -> String {
     #[derive(Serialize)]
     struct WithOom<'a> {
