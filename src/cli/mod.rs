@@ -21,7 +21,6 @@ use bufscope::answers::capacity::Capacity;
 use bufscope::render;
 use bufscope::summary::answers::SummaryOptions;
 use bufscope::summary::oom as oom_summary;
-
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;
