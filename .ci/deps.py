@@ -4,7 +4,8 @@ ARCHITECTURE.md's list of them is true (`./dev deps --check`, run by CI).
 
 Reads every `use` tree (braces, `as`, `self`, `super::`, `crate::`, `bufscope::`, and uniform
 paths into child modules) and every `crate::`/`bufscope::`/`super::` path in code, outside
-comments, strings and `#[cfg(test)]` modules. Modules are folded to units: the core's
+comments, strings and `#[cfg(test)]` modules; a path inside an inline `mod x { … }` is
+read from `x`, and a visibility (`pub(in super::super)`) names nothing. Modules are folded to units: the core's
 top-level modules (`parse`, `answers`, …) and the app's `ui/X` rooms (`ui` itself is
 `src/ui/mod.rs`). An edge A → B means a file of A names something of B.
 
@@ -36,16 +37,33 @@ def module_path(path):
 
 
 def use_trees(src):
-    """The `use` declarations' trees as text (without `use` and `;`), and the source with them
-    blanked out."""
+    """The `use` declarations' trees as text (without `use` and `;`), each with its offset, and
+    the source with them blanked out."""
     trees = []
 
     def take(m):
-        trees.append(m.group(2))
+        trees.append((m.start(), m.group(2)))
         return re.sub(r'[^\n]', ' ', m.group(0))
 
     rest = re.sub(r'\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]*);', take, src)
     return trees, rest
+
+
+def inline_modules(code):
+    """The inline `mod name { … }` blocks of `code` (comments and strings blanked) as
+    (start, end, name): paths inside one are relative to that module."""
+    out = []
+    for m in re.finditer(r'\bmod\s+(\w+)\s*\{', code):
+        depth = 0
+        for i in range(m.end() - 1, len(code)):
+            if code[i] == '{':
+                depth += 1
+            elif code[i] == '}':
+                depth -= 1
+                if depth == 0:
+                    out.append((m.end(), i, m.group(1)))
+                    break
+    return out
 
 
 def expand(tree):
@@ -103,7 +121,7 @@ class Crate:
         src = without_tests(blank_out(open(os.path.join(ROOT, 'lib.rs')).read()))
         out = {}
         trees, _ = use_trees(src)
-        for t in trees:
+        for _, t in trees:
             for p in expand(split_as(t)):
                 if len(p) > 1:
                     out[p[-1]] = tuple(p[:-1])
@@ -142,14 +160,22 @@ class Crate:
         me = self.files[path]
         src = without_tests(blank_out(open(path, encoding='utf-8', errors='replace').read()))
         trees, code = use_trees(src)
+        # A visibility (`pub(in super::super)`) names no item.
+        code = re.sub(r'pub\(in [^)]*\)', lambda m: ' ' * len(m.group(0)), code)
+        inline = inline_modules(code)
+
+        def at(offset):
+            """The module path in force at `offset` (inside inline `mod x { … }` blocks)."""
+            return tuple(me) + tuple(n for a, b, n in inline if a <= offset < b)
+
         found = set()
-        for t in trees:
+        for offset, t in trees:
             for segs in expand(split_as(t)):
-                target = self.resolve(me, segs)
+                target = self.resolve(at(offset), segs)
                 if target is not None:
                     found.add(target)
         for m in re.finditer(r'\b((?:crate|bufscope|super|self)(?:::\w+)+)', code):
-            target = self.resolve(me, m.group(1).split('::'))
+            target = self.resolve(at(m.start()), m.group(1).split('::'))
             if target is not None:
                 found.add(target)
         # Uniform paths into child modules in code: `child::item`.
@@ -264,6 +290,10 @@ def self_test(e, text):
     assert check(e, [], text.replace(first, fewer, 1)), 'an edge removed was not found'
     assert check(e, [], text.replace(first, first + ', nowhere', 1)), 'an edge added was not found'
     assert check(e, [['a', 'b']], text), 'a cycle was not reported'
+    code = 'mod on { use super::super::x; mod deep { y } } z'
+    names = [n for a, b, n in inline_modules(code) if a <= code.index('y') < b]
+    assert names == ['on', 'deep'], f'inline modules around y: {names}'
+    assert not any(a <= code.index('z') < b for a, b, _ in inline_modules(code)), 'z is outside'
 
 
 def main():

@@ -10,7 +10,8 @@
 //! * [`input`]: wheel, drag, click, double-click and keys, through the rules of
 //!   [`bufscope::render::interaction`], and the viewport they change (also answering
 //!   [`Focus::reveal`](super::state::Focus::reveal));
-//! * [`registry`]: the live diagrams, for the page's keys ([`with_diagram`]);
+//! * [`registry`]: a module's diagrams ([`Diagrams`]: how its keys and its Export menu
+//!   reach them), and the page's (for its first drawings and the test hooks);
 //! * [`palette`]: the drawing colours of a dark page;
 //! * [`hooks`]: the `window.__bufscope_*` hooks of the browser tests and benchmarks (only
 //!   with the `test-hooks` feature);
@@ -32,8 +33,34 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use self::draw::{Diagram, Layer};
 pub(crate) use self::palette::page_style;
-pub(crate) use self::registry::{first_drawings, with_diagram};
-use super::state::{Focus, Shared};
+pub(crate) use self::registry::{first_drawings, Diagrams};
+use super::state::Focus;
+
+/// State the diagrams of one module share (besides [`Focus`]).
+#[derive(Clone, Copy)]
+pub struct Shared {
+    pub focus: Focus,
+    /// The module's diagrams, for its keys and its Export menu.
+    pub diagrams: Diagrams,
+    /// Where the tooltip goes (viewport CSS pixels): the pointer over a block, else `None`.
+    pub pointer: RwSignal<Option<(f64, f64)>>,
+    /// The memory space the page's keys go to.
+    pub active: StoredValue<Option<u32>>,
+    /// The keys overlay is open.
+    pub help: RwSignal<bool>,
+}
+
+impl Shared {
+    pub fn new(focus: Focus, diagrams: Diagrams) -> Shared {
+        Shared {
+            focus,
+            diagrams,
+            pointer: RwSignal::new(None),
+            active: StoredValue::new(None),
+            help: RwSignal::new(false),
+        }
+    }
+}
 
 /// Where a component's diagram goes once its elements are on the page.
 type Slot = Rc<OnceCell<Rc<Diagram>>>;
@@ -63,6 +90,8 @@ pub fn SpaceCanvas(
             match Diagram::new(analysis, color, shared, canvas, wrapper) {
                 Ok(d) => {
                     registry::register(&d);
+                    shared.diagrams.add(&d);
+                    hooks::install();
                     d.request(Layer::Base);
                     let _ = slot.set(d);
                 }
@@ -142,12 +171,15 @@ fn follow_focus(slot: &Slot, focus: Focus) {
     }
     {
         let slot = slot.clone();
-        Effect::new(move |previous: Option<()>| {
-            let step = focus.step.get();
-            if let (Some(()), Some(d)) = (previous, slot.get()) {
-                d.show_step(step);
-            }
-        });
+        Effect::watch(
+            move || focus.step.get(),
+            move |step, _, _| {
+                if let Some(d) = slot.get() {
+                    d.show_step(*step);
+                }
+            },
+            false,
+        );
     }
     {
         let slot = slot.clone();
@@ -179,13 +211,8 @@ fn follow_focus(slot: &Slot, focus: Focus) {
         });
     }
     let slot = slot.clone();
-    Effect::new(move |previous: Option<()>| {
-        let asked = focus.reveal.get();
-        // Only requests made while this diagram is on screen.
-        if previous.is_none() {
-            return;
-        }
-        if let (Some((value, _)), Some(d)) = (asked, slot.get()) {
+    focus.reveal.on(move |value| {
+        if let Some(d) = slot.get() {
             d.reveal(value);
         }
     });

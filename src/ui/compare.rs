@@ -22,7 +22,8 @@ use leptos::prelude::*;
 use super::fmt;
 use super::load::{start_load_into, Target};
 use super::state::{Focus, Shown};
-use super::{on_drop, picked, pickers, AppState, Outcome};
+use super::app::{AppState, Outcome};
+use super::intake::{on_drop, picked, pickers};
 
 /// "Compare with…": pick files or a folder, or drop them onto the target; and, while
 /// comparing, the way back to the single view.

@@ -16,19 +16,18 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
-use super::canvas::{with_diagram, SpaceCanvas};
+use super::canvas::{self, Shared, SpaceCanvas};
 use super::fmt;
-use super::state::{Focus, Shared};
+use super::state::Focus;
 use bufscope::text::clip_middle;
 
 #[component]
-pub fn Diagrams(focus: Focus) -> impl IntoView {
-    let shared = Shared {
-        focus,
-        pointer: RwSignal::new(None),
-        active: StoredValue::new(None),
-        help: RwSignal::new(false),
-    };
+pub fn Diagrams(
+    focus: Focus,
+    /// The module's diagrams, as its Export menu reaches them too.
+    diagrams: canvas::Diagrams,
+) -> impl IntoView {
+    let shared = Shared::new(focus, diagrams);
     // Read once: completion leaves the memory spaces as they are.
     let shown = focus.shown_untracked();
     let backend = shown.module.backend();
@@ -225,8 +224,9 @@ fn page_key(shared: Shared, e: &KeyboardEvent) {
     if !nothing_focused() {
         return;
     }
-    let handled = with_diagram(shared.active.get_value(), |d| d.key(e))
-        .or_else(|| with_diagram(None, |d| d.key(e)))
+    let handled = (shared.diagrams)
+        .with(shared.active.get_value(), |d| d.key(e))
+        .or_else(|| shared.diagrams.with(None, |d| d.key(e)))
         .unwrap_or(false);
     if handled {
         e.prevent_default();

@@ -20,7 +20,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::load::{report_failure, start_load};
 use super::read::{js_error, Picked};
-use super::AppState;
+use super::app::AppState;
 
 /// Where the site keeps the example, relative to the page (index.html copies it there).
 const EXAMPLE_URL: &str = "example/001_d4ec204070c56195.txt";

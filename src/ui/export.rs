@@ -18,7 +18,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
-use super::canvas::with_diagram;
+use super::canvas::Diagrams;
 use super::fmt;
 use super::state::Focus;
 
@@ -60,14 +60,14 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
 }
 
 /// The diagram of memory space `color` as a PNG of its canvas as drawn.
-fn export_png(focus: Focus, color: u32) {
+fn export_png(focus: Focus, diagrams: Diagrams, color: u32) {
     let shown = focus.shown();
     let name = file_name(
         &shown.module.name,
         &[&format!("space{color}"), &memory_space_name(color)],
         "png",
     );
-    with_diagram(Some(color), |d| {
+    diagrams.with(Some(color), |d| {
         let callback = Closure::once_into_js(move |blob: JsValue| {
             let done = match blob.dyn_into::<Blob>() {
                 Ok(blob) => download_blob(&name, &blob),
@@ -85,9 +85,9 @@ fn export_png(focus: Focus, color: u32) {
 
 /// The diagram of memory space `color` as an SVG: the space at the view window on screen,
 /// the size of its canvas in CSS pixels, in the CLI's colours and the capacity line drawn.
-fn export_svg(focus: Focus, color: u32) {
+fn export_svg(focus: Focus, diagrams: Diagrams, color: u32) {
     let shown = focus.shown();
-    let Some((view, size)) = with_diagram(Some(color), |d| {
+    let Some((view, size)) = diagrams.with(Some(color), |d| {
         let c = d.canvas();
         let size = (
             c.client_width().max(0) as u32,
@@ -125,17 +125,6 @@ fn export_json(focus: Focus) {
     download_text(&name, "application/json", &json);
 }
 
-/// Clicks the element `id` of the page (a table's own export button).
-fn click(id: &str) {
-    let el = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
-    if let Some(el) = el {
-        el.click();
-    }
-}
-
 /// A table's "CSV" button (`id`): `make` gives the file's name and its text, every row of
 /// the table as it is sorted, filtered and grouped now.
 pub fn csv_button(
@@ -156,7 +145,7 @@ pub fn csv_button(
 /// The "Export" menu of a module: each diagram as PNG or SVG, the live-set table as CSV,
 /// the summary as JSON.
 #[component]
-pub fn ExportMenu(focus: Focus) -> impl IntoView {
+pub fn ExportMenu(focus: Focus, diagrams: Diagrams) -> impl IntoView {
     let menu = NodeRef::<leptos::html::Details>::new();
     let close = move || {
         if let Some(m) = menu.get_untracked() {
@@ -175,9 +164,9 @@ pub fn ExportMenu(focus: Focus) -> impl IntoView {
                 <li class="export-space" data-color=c.to_string()>
                     <span class="export-space-name"><span class=swatch></span>{memory_space_label(c, shown.module.backend())}</span>
                     <button type="button" class="button" role="menuitem" id=format!("export-png-{c}")
-                        on:click=move |_| { close(); export_png(focus, c) }>"PNG"</button>
+                        on:click=move |_| { close(); export_png(focus, diagrams, c) }>"PNG"</button>
                     <button type="button" class="button" role="menuitem" id=format!("export-svg-{c}")
-                        on:click=move |_| { close(); export_svg(focus, c) }>"SVG"</button>
+                        on:click=move |_| { close(); export_svg(focus, diagrams, c) }>"SVG"</button>
                 </li>
             }
         })
@@ -190,7 +179,7 @@ pub fn ExportMenu(focus: Focus) -> impl IntoView {
                 <ul class="export-spaces">{spaces}</ul>
                 <button type="button" class="button" role="menuitem" id="export-csv"
                     title="the live-set table, every row, as sorted, filtered and grouped"
-                    on:click=move |_| { close(); click("live-csv") }>"Live-set table as CSV"</button>
+                    on:click=move |_| { close(); focus.export_live_csv.emit(()) }>"Live-set table as CSV"</button>
                 <button type="button" class="button" role="menuitem" id="export-json"
                     title="what bufscope summary --json writes for this module"
                     on:click=move |_| { close(); export_json(focus) }>"Summary as JSON"</button>

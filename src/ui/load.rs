@@ -22,7 +22,7 @@ use super::read::{self, Fed, Picked};
 use super::state::Shown;
 use super::tasks;
 use super::uses_worker::UsesJobs;
-use super::{reveal_report, AppState, Outcome, Reading, Report, Timings};
+use super::app::{AppState, Outcome, Reading, Report, Timings};
 
 /// Units of analysis work per task ([`Pipeline::step`] while analysing): a block or a step each, about
 /// 15 ms natively, 2 to 3 times that in wasm.
@@ -420,4 +420,14 @@ fn show_oom_files(st: AppState, files: Vec<OomFile>, dumps: Vec<Option<String>>)
         compiler_notes,
     };
     super::oom::show_oom_beside(st, log, from, dumps);
+}
+
+/// Brings the report of the last read into view when the page is scrolled past it, so
+/// that its outcome (or the top of the new module) is seen.
+pub fn reveal_report() {
+    if let Ok(Some(report)) = document().query_selector(".report") {
+        if report.get_bounding_client_rect().top() < 0.0 {
+            report.scroll_into_view();
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! XLA's out-of-memory messages on the page: the paste target and the page-wide paste
 //! (Ctrl+V anywhere outside a text field), and the view of an [`OomLog`] ([`OomPanel`]).
 //!
-//! Owns [`OomState`]: the messages on screen (with where they came from) and the sentence
-//! for a paste that held none. Pasted text is read with [`read_oom`]; the loading flow
+//! Keeps its state in [`AppState::oom`](super::app::AppState::oom) ([`OomState`](super::app::OomState): the messages on screen, with where
+//! they came from, and the sentence for a paste that held none). Pasted text is read with [`read_oom`]; the loading flow
 //! calls [`show_oom`] for the messages found in dropped files. The OOM view sits between
 //! the report of the last read and the module on screen, and is independent of both: a
 //! paste never closes a module, and a read that opens one leaves the OOM view open until
@@ -21,34 +21,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::{fmt, tasks, AppState};
-
-/// Messages on screen and where they came from.
-pub(super) struct OomShown {
-    /// `pasted text`, or the name of the file they were read from.
-    pub from: String,
-    pub log: OomLog,
-    /// Per message, what the dump read with it says of its figure (its reconciliation).
-    pub dumps: Vec<Option<String>>,
-}
-
-/// The OOM side of the page's state; `Copy`, a part of [`AppState`].
-#[derive(Clone, Copy)]
-pub(super) struct OomState {
-    /// The messages on screen, if any.
-    pub shown: RwSignal<Option<Arc<OomShown>>>,
-    /// Why the last paste showed nothing (it held no message); cleared by the next one.
-    pub miss: RwSignal<Option<String>>,
-}
-
-impl OomState {
-    pub fn new() -> OomState {
-        OomState {
-            shown: RwSignal::new(None),
-            miss: RwSignal::new(None),
-        }
-    }
-}
+use super::app::{AppState, OomShown};
+use super::{fmt, tasks};
 
 /// Shows the messages of `log` (read from `from`: a file's name, or `pasted text`) in
 /// place of any shown before, and brings them into view.

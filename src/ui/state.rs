@@ -1,9 +1,9 @@
 //! What the views of one module share: which value is selected, hovered and searched for,
 //! the time step under the pointer, and requests to bring a value into view. Every
 //! component gets one [`Focus`] (it is `Copy`) and reads or writes these signals; none
-//! talks to another directly. A new module on screen gets a new `Focus`. The diagrams of a
-//! module also share [`Shared`] (tooltip position, the diagram keys go to, the keys
-//! overlay).
+//! talks to another directly. A new module on screen gets a new `Focus`. Requests (bring a
+//! value into view, export the live-set table) are [`Emitter`]s: events, not values. The
+//! diagrams of a module also share [`super::canvas::Shared`].
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -195,10 +195,12 @@ pub struct Focus {
     pub matches: RwSignal<Arc<Vec<u32>>>,
     /// Which match Enter / Shift+Enter has reached.
     pub match_index: RwSignal<usize>,
-    /// A request to bring a value into view (zoom to its block); the diagram of its memory
-    /// space answers it. Bumped (with a new counter) so that the same value can be asked
-    /// for twice.
-    pub reveal: RwSignal<Option<(u32, u64)>>,
+    /// Requests to bring a value into view (zoom to its block): an event, which the diagram
+    /// of the value's memory space answers ([`Focus::reveal`] asks).
+    pub reveal: Emitter<u32>,
+    /// Requests to download the live-set table as CSV (the Export menu's), which the table
+    /// answers as its own "CSV" button does.
+    pub export_live_csv: Emitter<()>,
     /// The capacity chosen for each memory space (by colour): the answers panel sets it,
     /// the space's curve draws it as a line.
     pub capacity: RwSignal<Arc<BTreeMap<u32, Capacity>>>,
@@ -272,7 +274,8 @@ impl Focus {
             search: RwSignal::new(String::new()),
             matches: RwSignal::new(Arc::new(Vec::new())),
             match_index: RwSignal::new(0),
-            reveal: RwSignal::new(None),
+            reveal: Emitter::new(),
+            export_live_csv: Emitter::new(),
             capacity: RwSignal::new(Arc::new(BTreeMap::new())),
             whatif: RwSignal::new(Arc::new(WhatIfTicks::default())),
             estimates: RwSignal::new(Arc::new(Vec::new())),
@@ -316,19 +319,53 @@ impl Focus {
 
     /// Asks the diagrams to bring `value` into view.
     pub fn reveal(&self, value: u32) {
-        let n = self.reveal.get_untracked().map_or(0, |(_, n)| n + 1);
-        self.reveal.set(Some((value, n)));
+        self.reveal.emit(value);
     }
 }
 
-/// State the diagrams of one module share (besides [`Focus`]).
-#[derive(Clone, Copy)]
-pub struct Shared {
-    pub focus: Focus,
-    /// Where the tooltip goes (viewport CSS pixels): the pointer over a block, else `None`.
-    pub pointer: RwSignal<Option<(f64, f64)>>,
-    /// The memory space the page's keys go to.
-    pub active: StoredValue<Option<u32>>,
-    /// The keys overlay is open.
-    pub help: RwSignal<bool>,
+/// Something that happens, not a value that is: each [`Emitter::emit`] reaches the handlers
+/// given to [`Emitter::on`] once (two emits before the handlers run reach them as the later
+/// one), so that the same request can be made twice in a row and a view made later does not
+/// answer a request made before it was there. `Copy`, as the signals beside it.
+pub struct Emitter<T: Send + Sync + 'static> {
+    last: StoredValue<Option<T>>,
+    fired: Trigger,
+}
+
+impl<T: Send + Sync + 'static> Clone for Emitter<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Send + Sync + 'static> Copy for Emitter<T> {}
+
+impl<T: Clone + Send + Sync + 'static> Emitter<T> {
+    pub fn new() -> Emitter<T> {
+        Emitter {
+            last: StoredValue::new(None),
+            fired: Trigger::new(),
+        }
+    }
+
+    /// Sends `value` to the handlers.
+    pub fn emit(&self, value: T) {
+        self.last.set_value(Some(value));
+        self.fired.notify();
+    }
+
+    /// Calls `handler` with every value emitted from now on, for as long as the calling
+    /// component lives.
+    pub fn on(&self, handler: impl Fn(T) + 'static) {
+        let this = *self;
+        Effect::watch(
+            move || this.fired.track(),
+            move |_, _, _| {
+                if let Some(value) = this.last.get_value() {
+                    handler(value);
+                }
+            },
+            false,
+        );
+    }
 }

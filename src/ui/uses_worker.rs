@@ -108,7 +108,7 @@ impl UsesRead {
                 for chunk in &uses {
                     out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
                 }
-                out.push(&JsValue::from(super::wasm_bytes()));
+                out.push(&JsValue::from(wasm_bytes()));
             }
             Err(why) => {
                 out.push(&"inexact".into());
@@ -509,4 +509,16 @@ mod test_hooks {
     pub fn forced() -> bool {
         false
     }
+}
+
+/// The size in bytes of this instance's WebAssembly memory (`wasm_bindgen::memory()`'s
+/// buffer; it only grows, so after a load it is the peak of that load): the page's, for the
+/// benchmark hook, or the `Used values` worker's, for its report.
+pub(crate) fn wasm_bytes() -> f64 {
+    use wasm_bindgen::JsCast;
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0.0, |b| f64::from(b.byte_length()))
 }

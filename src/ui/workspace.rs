@@ -13,7 +13,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use web_sys::PointerEvent;
 
-use super::canvas::first_drawings;
+use super::canvas::{self, first_drawings};
 use super::diagram::Diagrams;
 use super::export::ExportMenu;
 use super::panels::{
@@ -49,6 +49,7 @@ pub fn Workspace(
     actions: Option<AnyView>,
 ) -> impl IntoView {
     let focus = Focus::following(shown);
+    let diagrams = canvas::Diagrams::new();
     super::hash::follow(focus);
     let side = Panel::new(SIDE_PX);
     let dock = Panel::new(dock_px());
@@ -81,12 +82,12 @@ pub fn Workspace(
                     <SearchBox focus=focus />
                 </div>
                 {actions}
-                <div class="header-actions"><ExportMenu focus=focus /></div>
+                <div class="header-actions"><ExportMenu focus=focus diagrams=diagrams /></div>
             </header>
             <div class="work">
                 <div class="stage">
                     <HoverLine focus=focus />
-                    <Diagrams focus=focus />
+                    <Diagrams focus=focus diagrams=diagrams />
                 </div>
                 <div class="side-panel">
                     {splitter(side, Axis::Width, "Resize the details panel")}

@@ -1,6 +1,6 @@
 //! The hooks the browser tests and benchmarks read on `window`, compiled only with the
 //! `test-hooks` cargo feature (`tests/e2e/run.sh` and the benchmark's browser build turn
-//! it on; the release page has none of them). Without it, both functions do nothing.
+//! it on; the release page has none of them). Without it, [`install`] does nothing.
 //!
 //! * `window.__bufscope_block_px(color, valueName)` is `{x, y}`, the centre of the value's
 //!   block as drawn now in CSS pixels of the viewport (what a mouse event's
@@ -23,18 +23,14 @@
 //!   view ([`bufscope::render::loops::band_rects`]), its box in CSS pixels of the viewport;
 //!   `null` when there is no such diagram.
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
-//!   frame drawn is pushed to it.
+//!   frame drawn is pushed to it (by [`super::draw`], which draws the frames).
 
 #[cfg(feature = "test-hooks")]
-pub(super) use self::on::{install, record_frame};
+pub(super) use self::on::install;
 
 /// Installs the page's hooks (once).
 #[cfg(not(feature = "test-hooks"))]
 pub(super) fn install() {}
-
-/// Hands the duration of a frame drawn (ms) to the page.
-#[cfg(not(feature = "test-hooks"))]
-pub(super) fn record_frame(_ms: f64) {}
 
 #[cfg(feature = "test-hooks")]
 mod on {
@@ -206,16 +202,6 @@ mod on {
             list.push(&o);
         }
         Some(list.into())
-    }
-
-    /// Pushes `ms` to `window.__bufscope_draw_ms` when the page has made it an array.
-    pub(in super::super) fn record_frame(ms: f64) {
-        let Some(w) = web_sys::window() else { return };
-        if let Ok(list) = js_sys::Reflect::get(&w, &JsValue::from_str("__bufscope_draw_ms")) {
-            if let Some(list) = list.dyn_ref::<js_sys::Array>() {
-                list.push(&JsValue::from_f64(ms));
-            }
-        }
     }
 
     /// `{x, y}`, or `null`.

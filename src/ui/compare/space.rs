@@ -13,9 +13,9 @@ use leptos::prelude::*;
 
 use super::sync::Sides;
 use super::tables::{ChangeTables, GroupTables, OneSideTables};
-use crate::ui::canvas::{page_style, SpaceCanvas};
+use crate::ui::canvas::{page_style, Diagrams, Shared, SpaceCanvas};
 use crate::ui::fmt;
-use crate::ui::state::{Focus, Shared};
+use crate::ui::state::Focus;
 
 /// Width the chart is drawn at; the page scales it to its column.
 const CHART_WIDTH: u32 = 960;
@@ -119,12 +119,7 @@ fn Diagrams(sides: Sides, color: u32) -> impl IntoView {
     let one = |focus: Focus, side: &'static str| {
         let shown = focus.shown();
         let has = shown.analysis.space(color).is_some();
-        let shared = Shared {
-            focus,
-            pointer: RwSignal::new(None),
-            active: StoredValue::new(None),
-            help: RwSignal::new(false),
-        };
+        let shared = Shared::new(focus, Diagrams::new());
         let hovered = move || {
             let v = focus.hovered.get()?;
             let s = focus.shown();

@@ -18,7 +18,7 @@ use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
 use super::super::uses_worker::{Answer, UsesJobs};
-use super::super::{AppState, Outcome};
+use crate::ui::app::{AppState, Outcome};
 use super::{start, Flow, Target, JOIN_PIECE};
 use crate::ui::canvas::first_drawings;
 use crate::ui::hash;

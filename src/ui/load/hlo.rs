@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use super::{Flow, Target};
 use crate::ui::read::{self, Picked};
-use crate::ui::Outcome;
+use crate::ui::app::Outcome;
 
 impl Flow {
     /// The files of this read again, HLO texts included (for a read again in one pass).

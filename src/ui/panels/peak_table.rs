@@ -28,7 +28,7 @@ use bufscope::query::{self, Column, Group, TableRow};
 use leptos::prelude::*;
 
 use super::space_label;
-use crate::ui::export::csv_button;
+use crate::ui::export::{csv_button, download_text};
 use crate::ui::fmt;
 use crate::ui::state::Focus;
 pub use filter::frame_subset;
@@ -158,6 +158,11 @@ pub fn prepare_table(focus: Focus) {
 pub fn PeakTable(focus: Focus) -> impl IntoView {
     let t = Table::new(focus);
     filter::follow(t);
+    // The Export menu's "Live-set table as CSV".
+    focus.export_live_csv.on(move |()| {
+        let (name, text) = csv(t);
+        download_text(&name, "text/csv", &text);
+    });
     let grouped = t.grouped;
     let title = move || match t.step.get() {
         Some(_) if t.at_peak() => "Live at the peak".to_string(),

@@ -182,12 +182,15 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
         _ => {}
     };
     // The module completed (its op_names read): the search runs again.
-    Effect::new(move |previous: Option<()>| {
-        focus.shown.track();
-        if previous.is_some() && !focus.search.get_untracked().is_empty() {
-            s.run();
-        }
-    });
+    Effect::watch(
+        move || focus.shown.track(),
+        move |_, _, _| {
+            if !focus.search.get_untracked().is_empty() {
+                s.run();
+            }
+        },
+        false,
+    );
     on_cleanup(move || s.cancel_pending());
     let has_matches = move || focus.matches.with(|m| !m.is_empty());
     let error = s.error;

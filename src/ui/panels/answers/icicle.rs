@@ -164,13 +164,12 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             fold.get(),
         )))
     });
-    Effect::new(move |previous: Option<bool>| {
-        let f = fold.get();
-        if previous.is_some_and(|p| p != f) {
-            zoom.set(Vec::new());
-        }
-        f
-    });
+    // Another folding makes other frames: the zoom into one is dropped.
+    Effect::watch(
+        move || fold.get(),
+        move |_, _, _| zoom.set(Vec::new()),
+        false,
+    );
     Effect::new(move |_| follow_tree(ans, tree.get(), zoom, filtered, note));
     let targets = StoredValue::new(Vec::<Target>::new());
     let frames = move || {

@@ -210,13 +210,15 @@ fn line(t: Table, r: TableRow) -> AnyView {
 /// Scrolls back to the first line when what the table lists changes (sort, grouping, space,
 /// step, subset), and to the selected value whenever one is selected.
 fn follow(t: Table, s: Scroll) {
-    Effect::new(move |previous: Option<()>| {
-        t.sort.track();
-        t.grouped.track();
-        t.space.track();
-        t.step.track();
-        t.focus.subset.track();
-        if previous.is_some() {
+    Effect::watch(
+        move || {
+            t.sort.track();
+            t.grouped.track();
+            t.space.track();
+            t.step.track();
+            t.focus.subset.track();
+        },
+        move |_, _, _| {
             // Mount the first lines now. A box scrolled down (as last measured, or with a
             // measurement on its way) is scrolled back in the next frame; one at the top is
             // left alone: reading its scroll position after the lines changed would lay the
@@ -235,8 +237,9 @@ fn follow(t: Table, s: Scroll) {
                     s.measure();
                 });
             }
-        }
-    });
+        },
+        false,
+    );
     Effect::new(move |_| {
         let Some(v) = t.focus.selected.get() else {
             return;
