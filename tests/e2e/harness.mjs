@@ -16,12 +16,13 @@
 // hold them from the top. Choosing and ordering (read by `run`):
 //   E2E_TEST=NAME      only the test called NAME (exact, else a unique part of a name);
 //                      `tests/e2e/run.sh FILE NAME` sets it
-//   E2E_SHUFFLE=1      the tests in a shuffled order, its seed printed (`note: E2E_SEED=N`);
+//   E2E_SHUFFLE=1      the tests in a shuffled order, its seed printed
+//                      (`note: shuffled, E2E_SEED=N`);
 //   E2E_SEED=N         that order again
 //
 // Why a runner of its own rather than node:test (which Node 20 ships): a fresh context per
 // test, a failure screenshot of that test's page, and one closing line per file that run.sh
-// sums are the sixty lines `test`/`skip`/`run` take here; node:test would give `t.skip` and
+// sums are the hundred lines `test`/`skip`/`run` take here; node:test would give `t.skip` and
 // reporters, but each test would be wrapped for its context and screenshot all the same,
 // and run.sh would parse a TAP or spec summary instead of one line.
 import { createRequire } from 'node:module';
@@ -122,11 +123,12 @@ function live(get) {
 }
 
 /**
- * Starts headless Chromium. Each test then gets a fresh context with one page of
- * `viewport` (1200×900 unless given), whose console errors and warnings, page errors,
- * failed requests and request URLs are recorded in `app` (errors and requests afresh for
- * each test, warnings for the whole file). On failure to launch, prints the closing line
- * and exits 1.
+ * Starts headless Chromium with a context of one page of `viewport` (1200×900 unless
+ * given), for a script that drives `app.page` itself (tests/bench, tests/python): closing
+ * `app.context` then ends the browser. Under `run`, each test gets a fresh context of its
+ * own instead. The page's console errors and warnings, page errors, failed requests and
+ * request URLs are recorded in `app` (errors and requests afresh for each context, warnings
+ * for the whole file). On failure to launch, prints the closing line and exits 1.
  */
 export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
   let browser;
@@ -153,6 +155,8 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
     browser,
     context: live(() => now.context),
     page,
+    /** Set by `run`: each test has a context of its own, and closing one keeps the browser. */
+    perTest: false,
     consoleErrors: [],
     consoleWarnings: [],
     /** Every request's URL, in order. */
@@ -261,6 +265,8 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
     app.consoleErrors.length = 0;
     app.requests.length = 0;
     now.context = await browser.newContext({ viewport });
+    // Outside `run` the script's one context is the browser's whole use.
+    now.context.on('close', () => { if (!app.perTest) browser.close().catch(() => {}); });
     if (process.env.E2E_USES_WORKER === '1') await forceUsesWorker(now.context);
     const p = (now.page = await now.context.newPage());
     p.on('console', (msg) => {
@@ -277,6 +283,7 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
     now.context = now.page = null;
     if (c) await c.close().catch(() => {});
   };
+  await app.fresh();
   return app;
 }
 
@@ -405,6 +412,7 @@ export async function run(app) {
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
+  app.perTest = true;
   let order = picked;
   if (process.env.E2E_SHUFFLE === '1' || process.env.E2E_SEED) {
     const seed = process.env.E2E_SEED ? Number(process.env.E2E_SEED) : Math.floor(Math.random() * 2 ** 31);
