@@ -18,12 +18,26 @@ const MLP = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-rang
 const app = await openBrowser({ viewport: { width: 1280, height: 720 } });
 const { page, consoleErrors } = app;
 
+/** Loads the app, picks `files` and waits for module `name` and the answers panel. */
 async function open(files, name) {
+  await app.load();
   await app.pickModule(files, name);
   // The panel is closed when a module opens: show it.
   const toggle = page.locator('#answers .answers-toggle');
   if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
   await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
+}
+
+/** The MLP training step of jax 0.10.2 open, its panel at the space's peak. */
+const mlp = () => open(MLP, 'cpu_mlp_train');
+
+/** TPU dump 000 open, its panel at step 8 of colour 1. */
+async function tpuStep8() {
+  await open([TPU], '000_0cb419b3147a3cb6');
+  await page.locator('#answers-space').selectOption('1');
+  await page.locator('#answers-step').fill('8');
+  await page.locator('#answers-step').press('Enter');
+  await waitStep(8);
 }
 
 const live = async () => {
@@ -49,8 +63,7 @@ async function showAll(id) {
 }
 
 test('the three peaks are shown, XProf\'s peak heap as XProf reported it', async () => {
-  await app.load();
-  await open(MLP, 'cpu_mlp_train');
+  await mlp();
   const fig = async (id) => {
     const row = page.locator(`#answers-peaks tr[data-peak="${id}"]`);
     return { bytes: Number(await row.getAttribute('data-bytes')), sentence: (await row.locator('.sentence').textContent()).trim() };
@@ -67,6 +80,7 @@ test('the three peaks are shown, XProf\'s peak heap as XProf reported it', async
 });
 
 test('the source lines add up to the live bytes shown, largest first', async () => {
+  await mlp();
   await showAll('answers-source');
   const rows = (await page.locator('#answers-source tr.source-row').evaluateAll((rs) => rs.map((r) => Number(r.dataset.bytes))));
   assert(rows.length > 1, `${rows.length} source rows`);
@@ -79,6 +93,7 @@ test('the source lines add up to the live bytes shown, largest first', async () 
 });
 
 test('a capacity chosen gives the verdict: headroom on a big device, the excess on a small size', async () => {
+  await mlp();
   const peak = Number(await page.locator('#answers-peaks tr[data-peak="occupied"]').getAttribute('data-bytes'));
   await page.locator('#capacity-device').selectOption('TPU v2');
   const verdict = page.locator('#answers-capacity .capacity-verdict');
@@ -95,6 +110,7 @@ test('a capacity chosen gives the verdict: headroom on a big device, the excess 
 });
 
 test('a click on the curve chooses the step; the peak buttons move it', async () => {
+  await mlp();
   const before = await live();
   const target = before.step > 3 ? 2 : before.step + 3;
   await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
@@ -121,6 +137,7 @@ test('a click on the curve chooses the step; the peak buttons move it', async ()
 });
 
 test('the peaks are listed; a click on one chooses its step, and next / previous peak walk the list', async () => {
+  await mlp();
   const buttons = page.locator('#answers-peaks-list .answers-peak');
   const listed = await buttons.evaluateAll((bs) => bs.map((b) => ({ step: Number(b.dataset.step), bytes: Number(b.dataset.bytes) })));
   const before = await live();
@@ -152,6 +169,7 @@ const icicleFollows = () => page.waitForFunction(() => document.querySelector('#
   === document.querySelector('#answers .answers-live')?.dataset.bytes, null, { timeout: 5000 }).catch(() => {});
 
 test('the icicle draws, and a click on a frame highlights its values on the diagram', async () => {
+  await mlp();
   const frames = page.locator('#answers-icicle .frame');
   await icicleFollows();
   assert((await frames.count()) > 1, `${await frames.count()} frames`);
@@ -178,6 +196,7 @@ test('the icicle draws, and a click on a frame highlights its values on the diag
 });
 
 test('an icicle frame limiting the table follows the step: the table lists that step\'s values of the frame', async () => {
+  await mlp();
   const before = consoleErrors.length;
   const peak = (await live()).step;
   const steps = Number(await page.locator('#answers-step').getAttribute('max')) + 1;
@@ -242,11 +261,7 @@ test('an icicle frame limiting the table follows the step: the table lists that 
 
 test('idle stretches of TPU 000 at step 8 of colour 1: copy-start.1{0} first, as worked out by hand', async () => {
   const before = consoleErrors.length;
-  await open([TPU], '000_0cb419b3147a3cb6');
-  await page.locator('#answers-space').selectOption('1');
-  await page.locator('#answers-step').fill('8');
-  await page.locator('#answers-step').press('Enter');
-  await waitStep(8);
+  await tpuStep8();
   // Ranked once asked for.
   await page.locator('#answers-idle-open').click();
   await page.locator('#answers-idle tr.idle-row').first().waitFor({ timeout: 10000 });
@@ -257,6 +272,10 @@ test('idle stretches of TPU 000 at step 8 of colour 1: copy-start.1{0} first, as
 });
 
 test('a screenshot of the panel at 1280×720', async () => {
+  // TPU 000 at step 8 of colour 1, its idle stretches ranked.
+  await tpuStep8();
+  await page.locator('#answers-idle-open').click();
+  await page.locator('#answers-idle tr.idle-row').first().waitFor({ timeout: 10000 });
   await page.locator('#answers').scrollIntoViewIfNeeded();
   // Below the sticky tool bar.
   await page.evaluate(() => {

@@ -21,6 +21,13 @@ const noNewConsoleErrors = app.noNewConsoleErrors;
 const consoleErrors = app.consoleErrors;
 const screenshot = app.screenshot;
 
+/** Loads the app and drops the TPU dump on it, as (b) does. */
+async function tpuDropped() {
+  await app.load();
+  await dropFiles([dumpFile(TPU)]);
+  await waitForOutcome(path.basename(TPU));
+}
+
 // ---------------------------------------------------------------- tests
 
 test('(a) the page loads with no console errors', async () => {
@@ -33,6 +40,7 @@ test('(a) the page loads with no console errors', async () => {
 });
 
 test('(b) dropping the TPU dump shows its total bytes', async () => {
+  await app.load();
   const before = consoleErrors.length;
   const expected = totalBytesUsed(TPU);
   await dropFiles([dumpFile(TPU)]);
@@ -47,7 +55,7 @@ test('(b) dropping the TPU dump shows its total bytes', async () => {
 });
 
 test('(f) every memory space is drawn on a canvas', async () => {
-  // Follows (b): the TPU dump is shown.
+  await tpuDropped();
   const rows = await page.locator('.module .spaces tbody tr').count();
   // A tiny memory space is a strip until opened: open them all.
   for (const strip of await page.locator('.space-strip[aria-expanded="false"]').all()) await strip.click();
@@ -70,7 +78,8 @@ test('(f) every memory space is drawn on a canvas', async () => {
 });
 
 test('(c) a non-dump file shows an error, the TPU module stays open, and the page stays usable', async () => {
-  // Follows (b): the TPU dump is shown. (tests/e2e/loading.test.mjs tries more bad files.)
+  // The TPU dump shown, as (b) leaves it. (tests/e2e/loading.test.mjs tries more bad files.)
+  await tpuDropped();
   const before = consoleErrors.length;
   const name = 'not-a-dump.txt';
   await dropFiles([{ name, bytes: Buffer.from('Dear diary,\nthis is not a buffer assignment.\n') }]);
@@ -93,6 +102,7 @@ test('(c) a non-dump file shows an error, the TPU module stays open, and the pag
 });
 
 test('(e) the file picker reads a CPU dump', async () => {
+  await app.load();
   const before = consoleErrors.length;
   await page.locator('#file-input').setInputFiles(CPU);
   await waitForOutcome(path.basename(CPU));
@@ -103,6 +113,7 @@ test('(e) the file picker reads a CPU dump', async () => {
 });
 
 test('(g) picking a folder reads the dumps in it and skips other files', async () => {
+  await app.load();
   const before = consoleErrors.length;
   // A dump folder of new XLA (three files per module, plus its reports) and a stray file.
   const src = path.dirname(fixture('cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt'));
@@ -132,6 +143,7 @@ test('(g) picking a folder reads the dumps in it and skips other files', async (
 });
 
 test('(h) dark colour scheme: page and diagrams follow it', async () => {
+  await app.load();
   const before = consoleErrors.length;
   await page.emulateMedia({ colorScheme: 'dark' });
   try {
@@ -150,6 +162,10 @@ test('(h) dark colour scheme: page and diagrams follow it', async () => {
 });
 
 test('(d) no request went to another origin', async () => {
+  // The page, the TPU dump dropped and a CPU dump picked: every request they make.
+  await tpuDropped();
+  await page.locator('#file-input').setInputFiles(CPU);
+  await waitForOutcome(path.basename(CPU));
   assert(app.requests.length > 0, 'no requests recorded');
   const foreign = app.requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:') && new URL(u).origin !== origin);
   assert(foreign.length === 0, `requests to other origins:\n    ${foreign.join('\n    ')}`);
@@ -159,6 +175,7 @@ if (process.env.UPDATE_SCREENSHOTS === '1') {
   test('(s) README screenshots: the TPU module, light and dark, at 1280×720', async () => {
     const dir = path.join(repo, 'style', 'screenshots');
     mkdirSync(dir, { recursive: true });
+    await app.load();
     const before = consoleErrors.length;
     const size = page.viewportSize();
     await page.setViewportSize({ width: 1280, height: 720 });

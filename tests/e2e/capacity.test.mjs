@@ -45,16 +45,21 @@ async function curveBand(color, bytesLo, bytesHi) {
 
 const lineAt = (color, bytes) => capacityLineAt(page, color, bytes);
 
+/** Loads the app, picks TPU dump 000 and opens the answers panel. */
+async function tpuWithAnswers() {
+  await app.load();
+  await app.pick(TPU);
+  await canvas(0).waitFor({ timeout: 20000 });
+  await page.locator('.answers-toggle').click();
+}
+
 async function chooseSpace(color) {
   await page.locator('#answers-space').selectOption(String(color));
   await frame();
 }
 
 test('the capacity chosen is a line at its bytes on the curve, the excess shaded, the verdict beside it', async () => {
-  await app.load();
-  await app.pick(TPU);
-  await canvas(0).waitFor({ timeout: 20000 });
-  await page.locator('.answers-toggle').click();
+  await tpuWithAnswers();
   // The diagram at the window's width (lineAt places its points by the canvas's width):
   // the details panel beside it folded for this test.
   await page.locator('.side-fold').click();
@@ -127,6 +132,7 @@ async function brightness(color, x, y) {
 
 test('the selected value\'s idle stretch is drawn on its block, its uses are steps to jump to', async () => {
   const name = 'copy-start.1{0}';
+  await tpuWithAnswers();
   await canvas(1).scrollIntoViewIfNeeded();
   await frame();
   const block = await page.evaluate((n) => window.__bufscope_block_px(1, n), name);

@@ -33,6 +33,14 @@ async function waitForCompare() {
     null, { timeout: 20000 });
 }
 
+/** Loads the app with the base open and compares it with the new one, as (1) does. */
+async function compared() {
+  await app.load();
+  await app.pickModule([BASE], 'cpu_mlp_train');
+  await page.locator('#compare-file-input').setInputFiles([NEW]);
+  await waitForCompare();
+}
+
 test('(1) "Compare with…" opens the Compare view of the two compilations', async () => {
   await app.load();
   await app.pickModule([BASE], 'cpu_mlp_train');
@@ -45,6 +53,7 @@ test('(1) "Compare with…" opens the Compare view of the two compilations', asy
 });
 
 test('(2) both curves on one chart, each peak marked, on relative position', async () => {
+  await compared();
   const svg = page.locator('.compare-space[data-color="0"] .compare-chart svg');
   for (const color of [BASE_COLOR, NEW_COLOR]) {
     const lines = await svg.locator(`polyline[stroke="${color}"]`).count();
@@ -58,6 +67,7 @@ test('(2) both curves on one chart, each peak marked, on relative position', asy
 });
 
 test('(3) the delta shown is the core\'s: -6,148 B (-0.05%)', async () => {
+  await compared();
   const delta = page.locator('.compare-space[data-color="0"] .compare-delta');
   assert(await delta.getAttribute('data-delta-bytes') === '-6148', `data-delta-bytes ${await delta.getAttribute('data-delta-bytes')}`);
   const words = await delta.textContent();
@@ -68,6 +78,7 @@ test('(3) the delta shown is the core\'s: -6,148 B (-0.05%)', async () => {
 });
 
 test('(4) gone and new values at the peak, with their bytes; unchanged ones with their rule', async () => {
+  await compared();
   const row = (cls, attr, name) => page.locator(`.compare-class.${cls} tr[${attr}="${name}"]`);
   const checks = [
     ['gone', 'data-base', 'reduce-window', '-8192'],
@@ -91,6 +102,7 @@ test('(4) gone and new values at the peak, with their bytes; unchanged ones with
 });
 
 test('(4b) each table of the comparison downloads as CSV, every row with its change', async () => {
+  await compared();
   // The gone class: its rows are in the page (fewer than the 20 shown at first), so the CSV
   // is checked against them row by row; then the op_name grouping, against its first row.
   const gone = page.locator('.compare-space[data-color="0"] .compare-class.gone');
@@ -118,6 +130,7 @@ test('(4b) each table of the comparison downloads as CSV, every row with its cha
 });
 
 test('(5) a zoom on one diagram moves the other to the same relative position', async () => {
+  await compared();
   const [nb, nn] = [await steps('base'), await steps('new')];
   assert(nb === 100 && nn === 97, `steps ${nb}, ${nn}`);
   const before = await view('base');
@@ -142,7 +155,10 @@ test('(5) a zoom on one diagram moves the other to the same relative position', 
 });
 
 test('(6) a matched value selected on both sides, from a block and from a row', async () => {
-  // The whole program again (0 on the focused diagram resets it; the other follows).
+  await compared();
+  // The unchanged values listed (their table starts folded).
+  await page.locator('.compare-class.unchanged summary').click();
+  // The whole program (0 on the focused diagram resets it; the other follows).
   await side('base').locator('.diagram').focus();
   await page.keyboard.press('0');
   await page.waitForFunction(() => {
@@ -178,6 +194,7 @@ test('(6) a matched value selected on both sides, from a block and from a row', 
 });
 
 test('(7) back to the single view, and a drop onto the compare target', async () => {
+  await compared();
   await page.locator('#compare-back').click();
   await page.locator('.module .module-name').waitFor({ timeout: 10000 });
   assert(await page.locator('.compare').count() === 0, 'the Compare view stayed');

@@ -4,7 +4,7 @@
 //   node tests/e2e/deferred.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 // Uses the test hook `window.__bufscope_hold_details` (src/ui/load/complete.rs) to hold the
 // module incomplete, `__bufscope_early_uses` (src/ui/uses_worker.rs) to give the app its
-// `Used values` worker whatever the machine's cores (from the second test on), and
+// `Used values` worker whatever the machine's cores (every test but the first), and
 // `__bufscope_block_px` (src/ui/canvas/hooks.rs). The `Used values` are read by that worker
 // (the report's `data-uses-worker-bytes`) or, without it, by the page. The 94 MB part
 // needs ../shared; without it it shows as one skipped test. From the diagrams' first frame
@@ -168,7 +168,7 @@ async function completesWith(byWorker, what) {
 }
 
 test('the worker reads the Used values while the page reads on (as on a machine of 4 cores or more)', async () => {
-  // From here on, in this page, the app starts with its worker whatever the cores.
+  // In this test's page the app starts with its worker whatever the cores.
   await forceUsesWorker(page);
   await app.load();
   await completesWith(true, 'early');
@@ -178,6 +178,8 @@ test('the worker reads the Used values while the page reads on (as on a machine 
 });
 
 test('without its worker script the page reads the Used values itself', async () => {
+  // The app would start its worker (whatever the cores), but the script is missing.
+  await forceUsesWorker(page);
   await page.route('**/uses_worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
   try {
     await app.load();
@@ -191,6 +193,7 @@ if (!existsSync(BIG)) {
   test('the 94 MB dump: diagram first (needs ../shared)', () => skip(`needs ${BIG} (../shared beside the repo)`));
 } else {
   test('the 94 MB dump: the diagram is on screen while the Used values are read; then complete', async () => {
+    await forceUsesWorker(page);
     await app.load();
     const t0 = await page.evaluate(() => performance.now());
     await sampleFrames();
@@ -209,6 +212,7 @@ if (!existsSync(BIG)) {
   });
 
   test('a read replaced while the worker reads its Used values calls the worker\'s job off', async () => {
+    await forceUsesWorker(page);
     await app.load();
     await app.pick(BIG);
     await page.waitForFunction(() => window.__bufscope_uses_waiting() > 0, null, { timeout: 60000 });

@@ -33,15 +33,19 @@ async function blockPx(name = VALUE, color = COLOR) {
 
 const ink = (color = COLOR) => canvasInk(page, color);
 
-// ---------------------------------------------------------------- tests
-
-
-test('(1) the TPU dump is drawn: one diagram per memory space, not blank', async () => {
+/** Loads the app and picks the TPU dump; waits until the diagram of COLOR is drawn. */
+async function drawn() {
   await page.goto(base, { waitUntil: 'load' });
   await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
   await page.locator('#file-input').setInputFiles(TPU);
   await wrapper().waitFor({ timeout: 20000 });
   await page.waitForFunction((c) => document.querySelector(`.diagram[data-color="${c}"]`)?.dataset.view, COLOR, { timeout: 10000 });
+}
+
+// ---------------------------------------------------------------- tests
+
+test('(1) the TPU dump is drawn: one diagram per memory space, not blank', async () => {
+  await drawn();
   const colors = await page.locator('.diagram').evaluateAll((els) => els.map((e) => e.dataset.color));
   assert(colors.length >= 1 && colors.includes(String(COLOR)), `diagrams for colours ${colors}`);
   for (const c of colors) {
@@ -53,6 +57,7 @@ test('(1) the TPU dump is drawn: one diagram per memory space, not blank', async
 });
 
 test('(2) hovering a block shows its tooltip and the time cursor', async () => {
+  await drawn();
   const before = consoleErrors.length;
   const p = await blockPx();
   await page.mouse.move(p.x - 3, p.y);
@@ -73,6 +78,7 @@ test('(2) hovering a block shows its tooltip and the time cursor', async () => {
 });
 
 test('(3) clicking a block pins it (drawn pinned, data-selected)', async () => {
+  await drawn();
   const before = consoleErrors.length;
   const p = await blockPx();
   const unpinned = await page.evaluate(([x, y]) => {
@@ -116,6 +122,7 @@ test('(3) clicking a block pins it (drawn pinned, data-selected)', async () => {
 });
 
 test('(4) wheel zoom changes the viewport, 0 resets it; keys and drag pan', async () => {
+  await drawn();
   const before = consoleErrors.length;
   const full = await dataView();
   const p = await blockPx();
@@ -158,6 +165,7 @@ test('(4) wheel zoom changes the viewport, 0 resets it; keys and drag pan', asyn
 });
 
 test('(5) keys work with nothing focused; ? shows the keys, Esc closes them', async () => {
+  await drawn();
   const before = consoleErrors.length;
   await page.evaluate(() => document.activeElement?.blur());
   const full = await dataView();
@@ -178,6 +186,7 @@ test('(5) keys work with nothing focused; ? shows the keys, Esc closes them', as
 });
 
 test('(6) double-click zooms to the block', async () => {
+  await drawn();
   const before = consoleErrors.length;
   const full = await dataView();
   const p = await blockPx();
@@ -198,12 +207,13 @@ test('(6) double-click zooms to the block', async () => {
 });
 
 test('(7) the time cursor is shared by every diagram', async () => {
+  await drawn();
   const before = consoleErrors.length;
   const colors = await page.locator('.diagram').evaluateAll((els) => els.map((e) => e.dataset.color));
   if (colors.length < 2) return; // one memory space: nothing to share
   const other = colors.find((c) => c !== String(COLOR));
   await wrapper(other).scrollIntoViewIfNeeded();
-  // The pointer off the diagrams first (it may rest on the block from the tests before).
+  // The pointer off the diagrams first.
   await page.mouse.move(1, 1);
   await frame();
   const plain = await page.locator(`canvas.space-canvas[data-color="${other}"]`).screenshot();
@@ -216,6 +226,7 @@ test('(7) the time cursor is shared by every diagram', async () => {
 });
 
 test('(8) deep zoom: axis labels readable and none overlapping', async () => {
+  await drawn();
   const before = consoleErrors.length;
   await wrapper().focus();
   await page.keyboard.press('0');

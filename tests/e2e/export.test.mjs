@@ -75,10 +75,21 @@ const blur = () => page.evaluate(() => document.activeElement?.blur());
 const view = (color) => page.locator(`figure.diagram[data-color="${color}"]`).getAttribute('data-view')
   .then((v) => v.split(',').map(Number));
 
-test('(x1) the module opens at 1280×720 with an Export menu', async () => {
+/** Loads the app and opens the TPU module, its live-set table filled. */
+async function tpuOpen() {
   await app.load();
   await app.pickModule(TPU, TPU_MODULE);
   await page.locator('#peak-table tbody tr.value-row').first().waitFor({ timeout: 10000 });
+}
+
+/** Opens the answers panel (closed when a module opens). */
+async function openAnswers() {
+  await page.locator('#answers .answers-toggle').click();
+  await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
+}
+
+test('(x1) the module opens at 1280×720 with an Export menu', async () => {
+  await tpuOpen();
   await page.locator('#export-menu').click();
   await page.locator('.export-items').waitFor({ state: 'visible' });
   const spaces = await page.locator('.export-space').count();
@@ -89,6 +100,7 @@ test('(x1) the module opens at 1280×720 with an Export menu', async () => {
 });
 
 test('(x2) a diagram as PNG: the signature and the canvas size', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   const s = await fullest();
   const { name, bytes } = await fromMenu(`#export-png-${s.color}`);
@@ -102,6 +114,7 @@ test('(x2) a diagram as PNG: the signature and the canvas size', async () => {
 });
 
 test('(x3) a diagram as SVG: it parses, has the space title and the canvas size', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   const s = await fullest();
   const { name, bytes } = await fromMenu(`#export-svg-${s.color}`);
@@ -131,6 +144,7 @@ test('(x3) a diagram as SVG: it parses, has the space title and the canvas size'
 });
 
 test('(x4) the live-set table as CSV: every row, in the table\'s order, read back', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   // Sorted by name, ascending.
   await page.locator('#peak-table th[data-col="name"] button').click();
@@ -165,9 +179,9 @@ test('(x4) the live-set table as CSV: every row, in the table\'s order, read bac
 });
 
 test('(x5) the answers\' groupings as CSV add up to the live bytes', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
-  await page.locator('#answers .answers-toggle').click();
-  await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
+  await openAnswers();
   const live = Number(await page.locator('#answers .answers-live').getAttribute('data-bytes'));
   const source = parseCsv((await download('#answers-source-csv')).bytes.toString('utf8'));
   assert(source[0].join() === 'file,line,bytes,percent_live,running_bytes,values,function', `header ${source[0]}`);
@@ -182,6 +196,7 @@ test('(x5) the answers\' groupings as CSV add up to the live bytes', async () =>
 });
 
 test('(x6) the summary as JSON: the module\'s name and each space\'s peak', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   const { name, bytes } = await fromMenu('#export-json');
   assert(name === `${TPU_MODULE}-summary.json`, `file name ${name}`);
@@ -198,6 +213,7 @@ test('(x6) the summary as JSON: the module\'s name and each space\'s peak', asyn
 });
 
 test('(x7) ? lists the keys; W/S/A/D move the view window; / goes to the search', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   await blur();
   await page.keyboard.press('?');
@@ -243,7 +259,9 @@ test('(x7) ? lists the keys; W/S/A/D move the view window; / goes to the search'
 });
 
 test('(x8) ] and [ walk the peaks the answers list', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
+  await openAnswers();
   const { color } = await fullest();
   // The answers are about the fullest space too; point at its diagram so the keys go there.
   const box = await page.locator(`canvas.space-canvas[data-color="${color}"]`).boundingBox();
@@ -291,6 +309,7 @@ test('(x8) ] and [ walk the peaks the answers list', async () => {
 
 test('(x9) the 94 MB dump (needs ../shared): its live-set CSV of every row downloads', async () => {
   if (!existsSync(BIG)) skip(`needs ${BIG} (../shared beside the repo)`);
+  await app.load();
   const before = consoleErrors.length;
   await page.locator('#file-input').setInputFiles(BIG);
   await page.waitForFunction(() => document.querySelector('.module .module-name')?.textContent === 'cpu_deep_unrolled_500', null, { timeout: 180000 });

@@ -124,8 +124,26 @@ function pageFacts() {
     return { counts, handlers, styles, pwned: window.__pwned, csp: window.__csp ?? [] };
   }, WATCHED);
 }
+/** What the running test's page held when it loaded, and its requests by then. */
 let baseline = null;
 let requestsAt = 0;
+
+/** Loads the app with its CSP violations recorded (window.__csp) and records what the
+ *  page holds (`baseline`) and its requests so far (`requestsAt`), as every test starts. */
+async function loadWatched() {
+  await app.context.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__csp.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
+    }, true);
+  });
+  await app.load();
+  await page.waitForTimeout(300);
+  baseline = await pageFacts();
+  requestsAt = app.requests.length;
+  assert(baseline.pwned === undefined && baseline.handlers.length === 0, `the page itself: ${JSON.stringify(baseline)}`);
+  assert(Array.isArray(baseline.csp) && baseline.csp.length === 0, `CSP violations while loading: ${JSON.stringify(baseline.csp)}`);
+}
 
 /** Nothing ran, nothing was added, the CSP blocked nothing, and no request was made. */
 async function nothingInjected(label) {
@@ -178,22 +196,12 @@ const rowOf = (name) => page.locator('#peak-table tr.value-row').filter({ has: p
 // ---------------------------------------------------------------- tests
 
 test('the page loads; what it holds is recorded', async () => {
-  await app.context.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__csp.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
-    }, true);
-  });
-  await app.load();
-  await page.waitForTimeout(300);
-  baseline = await pageFacts();
-  requestsAt = app.requests.length;
-  assert(baseline.pwned === undefined && baseline.handlers.length === 0, `the page itself: ${JSON.stringify(baseline)}`);
-  assert(Array.isArray(baseline.csp) && baseline.csp.length === 0, `CSP violations while loading: ${JSON.stringify(baseline.csp)}`);
+  await loadWatched();
   app.noNewConsoleErrors(0);
 });
 
 test('a 0-byte file: one clear sentence; then a real dump opens', async () => {
+  await loadWatched();
   await dropBad('empty.buffer-assignment.txt', Buffer.alloc(0), ['is empty'], { pick: true });
   assert((await app.shownModule()) === null, 'a module on screen after an empty file on a fresh page');
   await app.screenshot('hardening-01-empty.png');
@@ -203,6 +211,10 @@ test('a 0-byte file: one clear sentence; then a real dump opens', async () => {
 });
 
 test('binary files (random bytes, a PNG): one clear sentence; the module stays; usable', async () => {
+  await loadWatched();
+  // The TPU module on screen, to stay there.
+  await app.drop([dumpFile(TPU)]);
+  await app.waitForOutcome(path.basename(TPU));
   const random = seededBytes(256 * 1024, 7);
   random[0] = 0; // not the gzip magic
   const notText = ['is not a text file'];
@@ -229,6 +241,7 @@ test('binary files (random bytes, a PNG): one clear sentence; the module stays; 
 });
 
 test('one line of 300,000 characters: a clear message and the page usable (times printed)', async () => {
+  await loadWatched();
   await watchFrames();
   const ms = await dropBad('one-line.txt', Buffer.from('x'.repeat(300000)), ['is not an XLA buffer-assignment dump']);
   const gap = await longestGap();
@@ -268,6 +281,7 @@ async function hoverBlock(name) {
 }
 
 test('a dump with a 300,000-character op_name (its `from instruction:` line): the module, usable', async () => {
+  await loadWatched();
   const before = app.consoleErrors.length;
   const op = 'jit(f)/' + 'very_long_scope/'.repeat(18750).slice(0, 300000 - 7);
   assert(op.length === 300000, 'op_name length');
@@ -321,6 +335,7 @@ test('a dump with a 300,000-character op_name (its `from instruction:` line): th
 });
 
 test('a dump with a 300,000-character value name: the module, usable', async () => {
+  await loadWatched();
   const before = app.consoleErrors.length;
   const long = 'n'.repeat(299990) + '_fusion.1';
   const dump = TINY.split('broadcast_add_fusion').join(long);
@@ -349,6 +364,7 @@ test('a dump with a 300,000-character value name: the module, usable', async () 
 });
 
 test('a dump with HTML and script in its names, metadata and file name: shown as text, never run', async () => {
+  await loadWatched();
   const before = app.consoleErrors.length;
   await app.drop([{ name: HOSTILE_FILE, bytes: hostileDump() }]);
   await app.waitForOutcome(HOSTILE_FILE);
@@ -435,6 +451,7 @@ test('a dump with HTML and script in its names, metadata and file name: shown as
 });
 
 test('hostile file names in error messages are text too', async () => {
+  await loadWatched();
   const name = `<img src=x onerror=window.__pwned=1>.txt`;
   await dropBad(name, Buffer.from('<script>window.__pwned=1</script>\n'), ['is not an XLA buffer-assignment dump']);
   const empty = `"'><svg onload=window.__pwned=1>.txt`;

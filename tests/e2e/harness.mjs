@@ -1,22 +1,32 @@
-// What the browser test files share: the fixtures, headless Chromium with one page, ways
-// to hand files to the app as a user would (drop, pick), the waits on its outcome, and the
-// runner that prints `ok`/`FAIL`/`SKIP` per test and the closing `N passed, M failed` line
-// (`, K skipped` added when a test skipped) that tests/e2e/run.sh adds up. Not a test file
-// itself (run.sh runs *.test.mjs).
+// What the browser test files share: the fixtures, headless Chromium with a fresh page for
+// each test, ways to hand files to the app as a user would (drop, pick), the waits on its
+// outcome, and the runner that prints `ok`/`FAIL`/`SKIP` per test and the closing
+// `N passed, M failed` line (`, K skipped` added when a test skipped) that tests/e2e/run.sh
+// adds up. Not a test file itself (run.sh runs *.test.mjs).
 //
 //   import { open, test, skip, run, ... } from './harness.mjs';
-//   const app = await open();           // browser + page, console and requests recorded
+//   const app = await open();           // the browser; app.page is the running test's page
 //   test('name', async () => { ... });  // inside, `skip('needs ...')` ends it as skipped
-//   await run(app);                     // runs the tests in order, prints, exits
+//   await run(app);                     // runs the tests, each on a fresh page, prints, exits
 //
-// Why a runner of its own rather than node:test (which Node 20 ships): every test of a file
-// runs in order on one shared page opened once, a failure leaves a screenshot of that page,
-// and run.sh sums one closing line per file. node:test would give `t.skip` and reporters,
-// but the page would be opened in a `before` hook, each test wrapped to take its failure
-// screenshot, and run.sh would parse a TAP or spec summary instead of one line; for the
-// forty lines `test`/`skip`/`run` take here, that is no gain.
+// Each test runs in a browser context of its own (a new page, no storage, IndexedDB, cache
+// or service worker left by another test), so a test loads what it needs itself, runs
+// alone and in any order, and a failure does not cascade. `app.page` and `app.context` are
+// handles that always name the running test's page and context, so a file's helpers may
+// hold them from the top. Choosing and ordering (read by `run`):
+//   E2E_TEST=NAME      only the test called NAME (exact, else a unique part of a name);
+//                      `tests/e2e/run.sh FILE NAME` sets it
+//   E2E_SHUFFLE=1      the tests in a shuffled order, its seed printed
+//                      (`note: shuffled, E2E_SEED=N`);
+//   E2E_SEED=N         that order again
+//
+// Why a runner of its own rather than node:test (which Node 20 ships): a fresh context per
+// test, a failure screenshot of that test's page, and one closing line per file that run.sh
+// sums are the hundred lines `test`/`skip`/`run` take here; node:test would give `t.skip` and
+// reporters, but each test would be wrapped for its context and screenshot all the same,
+// and run.sh would parse a TAP or spec summary instead of one line.
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,36 +106,57 @@ export async function watchLoad(page, name) {
   }, name);
 }
 
+/** A stand-in that forwards every use to what `get()` returns now: `app.page` and
+ *  `app.context` name the running test's page and context whoever holds them. */
+function live(get) {
+  return new Proxy({}, {
+    get(_, key) {
+      const target = get();
+      if (!target) throw new Error(`no test is running: no ${String(key)} to use`);
+      const v = Reflect.get(target, key, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+    set(_, key, v) { return Reflect.set(get(), key, v); },
+    has(_, key) { return key in get(); },
+    getPrototypeOf() { return Object.getPrototypeOf(get()); },
+  });
+}
+
 /**
- * Starts headless Chromium with a fresh profile and one 1200×900 page. Records console
- * errors and warnings, page errors, failed requests and every request's URL. On failure to
- * launch, prints the closing line and exits 1.
+ * Starts headless Chromium with a context of one page of `viewport` (1200×900 unless
+ * given), for a script that drives `app.page` itself (tests/bench, tests/python): closing
+ * `app.context` then ends the browser. Under `run`, each test gets a fresh context of its
+ * own instead. The page's console errors and warnings, page errors, failed requests and
+ * request URLs are recorded in `app` (errors and requests afresh for each context, warnings
+ * for the whole file). On failure to launch, prints the closing line and exits 1.
  */
 export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
-  const profile = mkdtempSync(path.join(os.tmpdir(), 'bufscope-e2e-'));
-  let context;
+  let browser;
   try {
-    context = await chromium.launchPersistentContext(profile, {
+    browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
       headless: true,
       args: [
         '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync',
       ],
-      viewport,
     });
   } catch (err) {
     console.log(`FAIL launching Chromium\n  ${err.message.split('\n')[0]}`);
-    rmSync(profile, { recursive: true, force: true });
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
-  if (process.env.E2E_USES_WORKER === '1') await forceUsesWorker(context);
-  const page = context.pages()[0] || (await context.newPage());
+  /** The running test's context and page (null between tests). */
+  const now = { context: null, page: null };
+  const page = live(() => now.page);
+  /** Run on each test's page before the test: listeners a file keeps on every page. */
+  const onPageHooks = [];
   const app = {
-    context,
+    browser,
+    context: live(() => now.context),
     page,
-    profile,
+    /** Set by `run`: each test has a context of its own, and closing one keeps the browser. */
+    perTest: false,
     consoleErrors: [],
     consoleWarnings: [],
     /** Every request's URL, in order. */
@@ -226,13 +257,33 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
       await page.screenshot({ path: path.join(artifacts, name), fullPage: true });
     },
   };
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') app.consoleErrors.push(`console.error: ${msg.text()}`);
-    if (msg.type() === 'warning') app.consoleWarnings.push(`console.warning: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => app.consoleErrors.push(`page error: ${err.message}`));
-  page.on('request', (req) => app.requests.push(req.url()));
-  page.on('requestfailed', (req) => app.consoleErrors.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+  /** Runs `hook(page)` on the page of every test from now on, before the test. */
+  app.onPage = (hook) => { onPageHooks.push(hook); };
+  /** Ends the running test's context, if any, and opens a fresh one with one page. */
+  app.fresh = async () => {
+    await app.closeContext();
+    app.consoleErrors.length = 0;
+    app.requests.length = 0;
+    now.context = await browser.newContext({ viewport });
+    // Outside `run` the script's one context is the browser's whole use.
+    now.context.on('close', () => { if (!app.perTest) browser.close().catch(() => {}); });
+    if (process.env.E2E_USES_WORKER === '1') await forceUsesWorker(now.context);
+    const p = (now.page = await now.context.newPage());
+    p.on('console', (msg) => {
+      if (msg.type() === 'error') app.consoleErrors.push(`console.error: ${msg.text()}`);
+      if (msg.type() === 'warning') app.consoleWarnings.push(`console.warning: ${msg.text()}`);
+    });
+    p.on('pageerror', (err) => app.consoleErrors.push(`page error: ${err.message}`));
+    p.on('request', (req) => app.requests.push(req.url()));
+    p.on('requestfailed', (req) => app.consoleErrors.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+    for (const hook of onPageHooks) await hook(p);
+  };
+  app.closeContext = async () => {
+    const c = now.context;
+    now.context = now.page = null;
+    if (c) await c.close().catch(() => {});
+  };
+  await app.fresh();
   return app;
 }
 
@@ -299,7 +350,7 @@ export async function search(page, text) {
 
 const tests = [];
 
-/** Registers a test; tests run in the order registered, on one page. */
+/** Registers a test; each runs on a fresh page of its own (see `run`). */
 export function test(name, fn) {
   tests.push({ name, fn });
 }
@@ -315,19 +366,65 @@ export function skip(reason) {
   throw new Skip(reason);
 }
 
+/** The tests `E2E_TEST` names (all when unset): the one of that exact name, else the one
+ *  whose name holds it; a part that fits none or several is an error. */
+function chosen(all, wanted) {
+  if (!wanted) return { picked: all };
+  const exact = all.filter((t) => t.name === wanted);
+  if (exact.length) return { picked: exact };
+  const part = all.filter((t) => t.name.includes(wanted));
+  if (part.length === 1) return { picked: part };
+  const names = (part.length ? part : all).map((t) => `\n    ${t.name}`).join('');
+  return { error: `${part.length ? `${part.length} tests` : 'no test'} of this file ${part.length ? 'have' : 'has'} "${wanted}" in ${part.length ? 'their' : 'its'} name:${names}` };
+}
+
+/** `list` in an order drawn from `seed` (Fisher–Yates over mulberry32). */
+function shuffled(list, seed) {
+  let a = seed >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 /**
- * Runs the registered tests in order, prints `ok NAME` / `FAIL NAME` (with a screenshot
- * of the page in tests/artifacts/fail-<file>-<n>.png) / `SKIP NAME: reason` and the closing
- * `N passed, M failed` line (`, K skipped` when K > 0), closes the browser and exits (1
- * when a test failed).
+ * Runs the registered tests (those `E2E_TEST` names; shuffled with `E2E_SHUFFLE=1`), each
+ * in a fresh browser context with one page, and prints `ok NAME` / `FAIL NAME` (with a
+ * screenshot of that test's page in tests/artifacts/fail-<file>-<n>.png, n its place in
+ * the file) / `SKIP NAME: reason` and the closing `N passed, M failed` line (`, K skipped`
+ * when K > 0), closes the browser and exits (1 when a test failed).
  */
 export async function run(app) {
   const file = path.basename(process.argv[1] || 'test', '.test.mjs');
+  const numbered = tests.map((t, i) => ({ ...t, n: i + 1 }));
+  const { picked, error } = chosen(numbered, process.env.E2E_TEST);
+  if (error) {
+    console.log(`FAIL choosing a test\n  ${error}`);
+    await app.browser.close();
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  app.perTest = true;
+  let order = picked;
+  if (process.env.E2E_SHUFFLE === '1' || process.env.E2E_SEED) {
+    const seed = process.env.E2E_SEED ? Number(process.env.E2E_SEED) : Math.floor(Math.random() * 2 ** 31);
+    order = shuffled(picked, seed);
+    console.log(`note: shuffled, E2E_SEED=${seed}`);
+  }
   let passed = 0;
   let failed = 0;
   let skipped = 0;
-  for (const [i, { name, fn }] of tests.entries()) {
+  for (const { name, fn, n } of order) {
     try {
+      await app.fresh();
       await fn();
       passed++;
       console.log(`ok   ${name}`);
@@ -340,13 +437,14 @@ export async function run(app) {
       failed++;
       console.log(`FAIL ${name}\n  ${String(err?.stack || err).split('\n').slice(0, 6).join('\n  ')}`);
       try {
-        await app.page.screenshot({ path: path.join(artifacts, `fail-${file}-${i + 1}.png`), fullPage: true });
+        await app.page.screenshot({ path: path.join(artifacts, `fail-${file}-${n}.png`), fullPage: true });
       } catch {}
+    } finally {
+      await app.closeContext();
     }
   }
-  for (const w of app.consoleWarnings) console.log(`note: ${w}`);
-  await app.context.close();
-  rmSync(app.profile, { recursive: true, force: true });
+  for (const w of new Set(app.consoleWarnings)) console.log(`note: ${w}`);
+  await app.browser.close();
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 ? 1 : 0);
 }

@@ -31,8 +31,13 @@ function usedValuesBytes(file) {
   return (next < 0 ? text.length : next + 1) - start;
 }
 
-/** Requests made before this index were made while the page loaded. */
-let loadedAt = null;
+/** Loads the app and waits half a second; the number of requests it made by then (the
+ *  requests made while the page loaded). */
+async function loadSettled() {
+  await app.load();
+  await page.waitForTimeout(500);
+  return app.requests.length;
+}
 
 /** The text of the report of the last read (files line, errors, notes). */
 const reportText = async () => (await page.locator('.report').textContent()) ?? '';
@@ -94,9 +99,7 @@ async function dropBad(name, bytes, expected) {
 }
 
 test('the page loads', async () => {
-  await app.load();
-  await page.waitForTimeout(500);
-  loadedAt = app.requests.length;
+  const loadedAt = await loadSettled();
   assert(loadedAt > 0, 'no request recorded while the page loaded');
   // The reading worker starts with the page, so that reading a file asks for nothing.
   assert(app.requests.some((u) => u.endsWith('/reader.js')), 'the reading worker was not loaded with the page');
@@ -104,6 +107,7 @@ test('the page loads', async () => {
 });
 
 test('a picked .gz dump opens (gzip made here with zlib)', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   const raw = readFileSync(TPU);
   const gz = gzipSync(raw);
@@ -119,6 +123,7 @@ test('a picked .gz dump opens (gzip made here with zlib)', async () => {
 });
 
 test('several files dropped at once: the three files of a new-XLA module join', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   const dir = path.dirname(fixture('cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt'));
   const parts = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-range.txt'];
@@ -134,6 +139,7 @@ test('several files dropped at once: the three files of a new-XLA module join', 
 });
 
 test('a picked dump folder of .gz files opens; other files are skipped', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   const src = path.dirname(fixture('cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt'));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-gz-'));
@@ -169,6 +175,7 @@ test('a picked dump folder of .gz files opens; other files are skipped', async (
 });
 
 test('bad files: an error each, the app stays usable and the TPU module stays open', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   await showTpu();
   await app.screenshot('loading-01-tpu.png');
@@ -197,6 +204,7 @@ test('bad files: an error each, the app stays usable and the TPU module stays op
 });
 
 test('a dump cut mid-line opens, with a warning naming the section left incomplete', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   const lines = readFileSync(TPU, 'latin1').split('\n');
   const header = lines.findIndex((l) => l.trim() === 'BufferLiveRange:');
@@ -229,6 +237,7 @@ if (!existsSync(BIG)) {
     const before = app.consoleErrors.length;
     const size = statSync(BIG).size;
     const expected = totalBytesUsed(BIG);
+    await app.load();
     await showTpu();
     await countSlices();
     await page.evaluate(() => {
@@ -299,6 +308,7 @@ if (!existsSync(BIG)) {
   });
 
   test('Cancel (and Escape) stop reading the 94 MB dump; the TPU module stays open', async () => {
+    await app.load();
     const before = app.consoleErrors.length;
     await showTpu();
     for (const how of ['button', 'Escape']) {
@@ -332,8 +342,8 @@ if (!existsSync(BIG)) {
 }
 
 test('no request at all once the page has loaded (files given, views used)', async () => {
-  assert(loadedAt !== null, 'the page-load test did not run');
-  // Use the page a bit more: several modules, the picker, the diagrams, keys, dark scheme.
+  const loadedAt = await loadSettled();
+  // Use the page: several modules, the picker, the diagrams, keys, dark scheme.
   const dir = path.dirname(fixture('cpu/jax0.10.2/cpu_tiny.buffer-assignment.txt'));
   await app.drop(readdirSync(dir).map((f) => dumpFile(path.join(dir, f))));
   await page.locator('#module-picker').waitFor({ timeout: 20000 });

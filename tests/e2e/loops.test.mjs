@@ -19,11 +19,16 @@ const { page } = app;
 
 const bands = () => page.evaluate(() => window.__bufscope_loop_bands?.(0) ?? null);
 
-test('the loops are bands on the time axis, labelled with their steps and trips', async () => {
-  if (!FILES.every(existsSync)) return skip('needs ../shared/dumps/tpu-aot');
+/** Loads the app, picks the scan dump with its HLO text and waits for its loop bands. */
+async function scanRemat() {
   await app.load();
   await app.pickModule(FILES, 'tpu_v5e_lm_scan_remat');
   await page.waitForFunction(() => (window.__bufscope_loop_bands?.(0) ?? []).length > 0, null, { timeout: 20000 });
+}
+
+test('the loops are bands on the time axis, labelled with their steps and trips', async () => {
+  if (!FILES.every(existsSync)) return skip('needs ../shared/dumps/tpu-aot');
+  await scanRemat();
   const list = await bands();
   const labels = list.map((b) => b.label);
   assert(list.length === 4, `4 bands (2 loops × condition and body), got ${labels.join(' | ')}`);
@@ -34,6 +39,7 @@ test('the loops are bands on the time axis, labelled with their steps and trips'
 
 test('a click on a band zooms the diagram to its steps', async () => {
   if (!FILES.every(existsSync)) return skip('needs ../shared/dumps/tpu-aot');
+  await scanRemat();
   const body = (await bands()).find((b) => b.label.startsWith('while.43 body'));
   assert(body && body.w > 2 && body.h > 2, `band ${JSON.stringify(body)}`);
   await page.mouse.click(body.x + body.w / 2, body.y + body.h / 2);
@@ -54,6 +60,7 @@ test('a click on a band zooms the diagram to its steps', async () => {
 
 test('the answers panel says what each loop holds', async () => {
   if (!FILES.every(existsSync)) return skip('needs ../shared/dumps/tpu-aot');
+  await scanRemat();
   const toggle = page.locator('#answers .answers-toggle');
   if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
   const rows = page.locator('#answers-loops tr.loop-row');

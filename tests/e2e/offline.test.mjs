@@ -5,7 +5,7 @@
 // tests/e2e/run.sh runs it with the others. It needs no build of its own: it copies the
 // dist run.sh built (E2E_DIST, else target/e2e-dist), finishes the copy as `./dev dist`
 // finishes dist/ (src/web/dist.mjs: sw.js, bufscope.html) and serves it with a server of its
-// own, which a test stops.
+// own (a test that stops its server starts one of its own).
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -38,9 +38,12 @@ const server = await serve(site);
 
 const app = await open();
 const { page } = app;
-/** Responses to the page, and whether the service worker gave them. */
+/** Responses to the running test's page, and whether the service worker gave them. */
 const responses = [];
-page.on('response', (r) => responses.push({ url: r.url(), fromSw: r.fromServiceWorker() }));
+app.onPage((p) => {
+  responses.length = 0;
+  p.on('response', (r) => responses.push({ url: r.url(), fromSw: r.fromServiceWorker() }));
+});
 
 /** Clicks "Try an example" and waits until its module is on screen and drawn. */
 async function openExample() {
@@ -61,6 +64,26 @@ async function assertDrawn(what) {
   await page.waitForTimeout(300);
   const share = await ink(page, 0);
   assert(share > 0.02, `${what}: the HBM diagram is nearly blank (${(share * 100).toFixed(2)}% drawn)`);
+}
+
+/** Opens the site at `url` and its example, as the first test does. */
+async function exampleAt(url) {
+  await page.goto(url, { waitUntil: 'load' });
+  await page.locator('#try-example').waitFor({ timeout: 20000 });
+  await openExample();
+}
+
+/** Waits until the site's service worker is active and controls the page (clients.claim);
+ *  what it then keeps: `{ active, controlled, names, urls }` (its caches and their URLs). */
+function serviceWorkerKept() {
+  return page.evaluate(async () => {
+    const reg = await navigator.serviceWorker.ready;
+    // Claimed by the worker once it is active (clients.claim).
+    for (let i = 0; i < 100 && !navigator.serviceWorker.controller; i++) await new Promise((r) => setTimeout(r, 50));
+    const names = (await caches.keys()).filter((k) => k.startsWith('bufscope-'));
+    const urls = names.length === 1 ? (await (await caches.open(names[0])).keys()).map((r) => r.url) : [];
+    return { active: !!reg.active, controlled: !!navigator.serviceWorker.controller, names, urls };
+  });
 }
 
 // ---------------------------------------------------------------- tests
@@ -88,14 +111,8 @@ test('the example opens with one click, and the page says how to get a dump', as
 });
 
 test('the service worker keeps every file of the site', async () => {
-  const kept = await page.evaluate(async () => {
-    const reg = await navigator.serviceWorker.ready;
-    // Claimed by the worker once it is active (clients.claim).
-    for (let i = 0; i < 100 && !navigator.serviceWorker.controller; i++) await new Promise((r) => setTimeout(r, 50));
-    const names = (await caches.keys()).filter((k) => k.startsWith('bufscope-'));
-    const urls = names.length === 1 ? (await (await caches.open(names[0])).keys()).map((r) => r.url) : [];
-    return { active: !!reg.active, controlled: !!navigator.serviceWorker.controller, names, urls };
-  });
+  await exampleAt(server.url);
+  const kept = await serviceWorkerKept();
   assert(kept.active && kept.controlled, `the service worker does not control the page: ${JSON.stringify(kept)}`);
   assert(kept.names.length === 1, `caches: ${kept.names}`);
   const sw = readFileSync(path.join(site, 'sw.js'), 'utf8');
@@ -109,14 +126,20 @@ test('the service worker keeps every file of the site', async () => {
 });
 
 test('with the server stopped and the network cut, a reload opens and draws the example', async () => {
-  await server.stop();
+  // A server of this test's own, to stop; the site and its example opened once from it,
+  // with the service worker in control.
+  const own = await serve(site);
+  await exampleAt(own.url);
+  const kept = await serviceWorkerKept();
+  assert(kept.active && kept.controlled, `the service worker does not control the page: ${JSON.stringify(kept)}`);
+  await own.stop();
   await app.context.setOffline(true);
   const from = responses.length;
   const errors = app.consoleErrors.length;
   await page.reload({ waitUntil: 'load' });
   await page.locator('#try-example').waitFor({ timeout: 20000 });
   await openExample();
-  const ours = responses.slice(from).filter((r) => r.url.startsWith(server.url));
+  const ours = responses.slice(from).filter((r) => r.url.startsWith(own.url));
   assert(ours.length >= 4, `only ${ours.length} responses after the reload`);
   const network = ours.filter((r) => !r.fromSw).map((r) => r.url);
   assert(network.length === 0, `not from the service worker:\n    ${network.join('\n    ')}`);
@@ -157,8 +180,10 @@ test('bufscope.html opened from file:// draws a picked dump and the example, wit
 });
 
 test("bufscope.html's Content-Security-Policy forbids connections", async () => {
-  // Follows the test above: bufscope.html is open. The refusal is seen as the browser's
-  // `securitypolicyviolation` event, not merely as a failed fetch.
+  await page.goto(pathToFileURL(path.join(site, 'bufscope.html')).href, { waitUntil: 'load' });
+  await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
+  // The refusal is seen as the browser's `securitypolicyviolation` event, not merely as a
+  // failed fetch.
   const seen = await page.evaluate(async () => {
     const violations = [];
     document.addEventListener('securitypolicyviolation', (e) => violations.push(e.effectiveDirective));

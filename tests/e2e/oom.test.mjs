@@ -52,6 +52,19 @@ async function paste(text, selector = 'body') {
 
 const rows = () => page.locator('.oom tr.oom-buffer').count();
 
+/** Loads the app and pastes the TPU message: the OOM view open, as (b) leaves it. */
+async function tpuMessageShown() {
+  await app.load();
+  await paste(TPU_LOG);
+  await page.locator('.oom').waitFor({ timeout: 5000 });
+}
+
+/** Drops the TPU dump and waits until it is on screen. */
+async function dropTpu() {
+  await app.drop([dumpFile(TPU)]);
+  await app.waitForOutcome(path.basename(TPU));
+}
+
 test('(a) the page loads with the paste box', async () => {
   await app.load();
   await page.locator('.oom-paste summary').waitFor({ timeout: 5000 });
@@ -60,6 +73,7 @@ test('(a) the page loads with the paste box', async () => {
 });
 
 test('(b) a TPU message pasted anywhere shows its verdict, every listed buffer and the way to a dump', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   await paste(TPU_LOG);
   await page.locator('.oom').waitFor({ timeout: 5000 });
@@ -97,6 +111,7 @@ test('(b) a TPU message pasted anywhere shows its verdict, every listed buffer a
 });
 
 test('(c) a GPU message typed into the paste box: rows, verdict, layers folded by op_name', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   await page.locator('.oom-paste summary').click();
   await page.locator('#oom-text').fill(GPU_LOG);
@@ -123,6 +138,7 @@ test('(c) a GPU message typed into the paste box: rows, verdict, layers folded b
 });
 
 test('(c2) a message cut inside its second buffer shows what was read and warns of the cut', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   const lines = TPU_LOG.split('\n');
   const second = lines.findIndex((l) => l.includes('  2. Size:'));
@@ -135,6 +151,7 @@ test('(c2) a message cut inside its second buffer shows what was read and warns 
 });
 
 test('(d) text with no message says what was looked for; the page stays usable', async () => {
+  await tpuMessageShown();
   const before = app.consoleErrors.length;
   await paste(OTHER_LOG);
   const miss = page.locator('.oom-miss');
@@ -145,13 +162,15 @@ test('(d) text with no message says what was looked for; the page stays usable',
   }
   assert((await rows()) > 0, 'the messages read before are gone');
   // A dump still opens, below the messages.
-  await app.drop([dumpFile(TPU)]);
-  await app.waitForOutcome(path.basename(TPU));
+  await dropTpu();
   assert((await app.shownModule()) === path.basename(TPU, '.txt'), 'the TPU dump did not open');
   app.noNewConsoleErrors(before);
 });
 
 test('(e) a paste into the search box is not read as a message; Close closes the view', async () => {
+  // Messages read and the TPU dump opened below them, as (d) leaves the page.
+  await tpuMessageShown();
+  await dropTpu();
   await page.locator('.oom-close').click();
   assert((await page.locator('.oom').count()) === 0, 'Close left the OOM view');
   await paste(TPU_LOG, '#search');
@@ -161,6 +180,8 @@ test('(e) a paste into the search box is not read as a message; Close closes the
 });
 
 test('(f) a log file picked or dropped is read for its messages; the module on screen stays', async () => {
+  await app.load();
+  await dropTpu();
   const before = app.consoleErrors.length;
   await app.pick([fixture('oom/tpu_compile_two_messages.log')]);
   await app.waitForOutcome('tpu_compile_two_messages.log');
@@ -175,6 +196,7 @@ test('(f) a log file picked or dropped is read for its messages; the module on s
 });
 
 test('(g) today\'s E1000 one-liner pasted: used, capacity and the computed excess, the program, no buffers', async () => {
+  await app.load();
   const before = app.consoleErrors.length;
   const line = readFileSync(fixture('oom/tpu_e1000.log'), 'utf8');
   const [, used, cap, module] = line.match(/required for HLO temporaries \((\S+)\) exceeds available HBM \((\S+)\)\. HLO module: (\w+)\./);
@@ -198,6 +220,7 @@ test('(g) today\'s E1000 one-liner pasted: used, capacity and the computed exces
 });
 
 test('(h) compiler notes pasted: what remat reached and needed, the involuntary full rematerialization', async () => {
+  await app.load();
   const log = readFileSync(fixture('oom/compiler_notes.log'), 'utf8');
   await paste(log);
   await page.locator('.oom-compiler-notes li').first().waitFor({ timeout: 5000 });

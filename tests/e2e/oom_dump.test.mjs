@@ -57,6 +57,7 @@ test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capa
   const message = readFileSync(path.join(DIR, `${STEM}.error.txt`), 'utf8');
   const [, used, cap] = message.match(/required for HLO temporaries \((\d+\.\d+)G\) exceeds available HBM \((\d+\.\d+)G\)/);
   const capBytes = Math.round(Number(cap) * 2 ** 30);
+  await app.load();
   // The run's folder as --xla_dump_to leaves it: the dump, the error, the HLO texts.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-'));
   const folder = path.join(dir, 'xla_dump');

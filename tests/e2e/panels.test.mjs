@@ -213,11 +213,16 @@ const linesInPlace = () => page.evaluate((row) => {
 
 const tpu = analyse([readFileSync(TPU, 'latin1')]);
 
-test('(p1) the header shows every memory space with its number, name and peak', async () => {
+/** Loads the app and picks the TPU dump; waits for its module and table. */
+async function tpuOpen() {
   await page.goto(base, { waitUntil: 'load' });
   await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
-  const before = consoleErrors.length;
   await open(TPU, TPU_MODULE);
+}
+
+test('(p1) the header shows every memory space with its number, name and peak', async () => {
+  await tpuOpen();
+  const before = consoleErrors.length;
   await page.screenshot({ path: shot('01-tpu'), fullPage: true });
   const rows = await page.locator('.module .spaces tbody tr').evaluateAll((trs) =>
     trs.map((tr) => ({
@@ -240,6 +245,7 @@ test('(p1) the header shows every memory space with its number, name and peak', 
 });
 
 test('(p2) the peak table lists exactly the values live at the peak, per memory space', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   for (const s of tpu.spaces) {
     await showSpace(s.color);
@@ -261,6 +267,7 @@ test('(p2) the peak table lists exactly the values live at the peak, per memory 
 });
 
 test('(p3) clicking a column header sorts, clicking again reverses (aria-sort)', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   await showSpace(0);
   const initial = await rowNames();
@@ -285,6 +292,7 @@ test('(p3) clicking a column header sorts, clicking again reverses (aria-sort)',
 });
 
 test('(p4) grouping by op_name: groups with totals and counts, expandable', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   // The memory space with the most values live at the peak.
   const s = [...tpu.spaces].sort((a, b) => b.live.length - a.live.length)[0];
@@ -323,6 +331,7 @@ test('(p4) grouping by op_name: groups with totals and counts, expandable', asyn
 });
 
 test('(p5) values without a live range are listed apart, per memory space', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   for (const s of tpu.spaces) {
     await showSpace(s.color);
@@ -348,6 +357,7 @@ test('(p5) values without a live range are listed apart, per memory space', asyn
 });
 
 test('(p6) search: a regex that matches one value, Enter selects it, details show its offset in hex', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   const pattern = 'add_sqrt';
   const expected = searchIn(tpu.values, pattern);
@@ -371,6 +381,7 @@ test('(p6) search: a regex that matches one value, Enter selects it, details sho
 });
 
 test('(p7) search: Enter and Shift+Enter step through several matches', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   const pattern = 'fusion';
   const expected = searchIn(tpu.values, pattern);
@@ -391,6 +402,7 @@ test('(p7) search: Enter and Shift+Enter step through several matches', async ()
 });
 
 test('(p8) an invalid regex shows an error, matches nothing, and the page still works', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   await search('(');
   const error = page.locator('.search-error');
@@ -417,6 +429,7 @@ test('(p8) an invalid regex shows an error, matches nothing, and the page still 
 test('(p9) the three split files of a new-XLA dump make one module with live ranges', async () => {
   const before = consoleErrors.length;
   const cpu = analyse(CPU_SPLIT.map((f) => readFileSync(f, 'latin1')));
+  await app.load();
   await open(CPU_SPLIT, 'cpu_tiny');
   assert((await page.locator('.module').count()) === 1, `${await page.locator('.module').count()} modules shown`);
   assert((await page.locator('#module-picker').count()) === 0, 'a module picker is shown for one module');
@@ -438,8 +451,8 @@ test('(p9) the three split files of a new-XLA dump make one module with live ran
 });
 
 test('(p11) a click on the curve makes the table list the values live at that step', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
-  await open(TPU, TPU_MODULE);
   await showSpace(0);
   const s = tpu.spaces.find((x) => x.color === 0);
   const timed = tpu.values.filter((v) => v.color === 0 && v.live);
@@ -483,6 +496,7 @@ test('(p11) a click on the curve makes the table list the values live at that st
 });
 
 test('(p12) keys: with the table focused, ↓ ↑ End Home move the selection', async () => {
+  await tpuOpen();
   const before = consoleErrors.length;
   await showSpace(0);
   const names = await rowNames();
@@ -505,17 +519,17 @@ test('(p12) keys: with the table focused, ↓ ↑ End Home move the selection', 
 // ---------------------------------------------------------------- the 94 MB dump
 
 const BIG = path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
-/** The big dump as the independent analysis reads it (values in file order), once loaded. */
-let big = null;
+/** The big dump's values as the independent analysis reads them (in file order), read once. */
+let bigValues = null;
 
-test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, few rows in the DOM', async () => {
-  if (!existsSync(BIG)) {
-    skip(`needs ${BIG} (../shared beside the repo)`);
-  }
-  const before = consoleErrors.length;
-  // The values whose live range, as the dump prints it, covers the step the app calls the
-  // peak (all values of this dump are in one memory space).
-  const { values } = analyse([readFileSync(BIG, 'latin1')], { peaks: false });
+/**
+ * Loads the app and picks the big dump; waits for it complete and its table filled. Returns
+ * its values, the step the app calls the peak and the values whose live range, as the dump
+ * prints it, covers that step (all values of this dump are in one memory space).
+ */
+async function bigOpen() {
+  bigValues ??= analyse([readFileSync(BIG, 'latin1')], { peaks: false }).values;
+  await app.load();
   await page.locator('#file-input').setInputFiles(BIG);
   await page.waitForFunction(
     () => document.querySelector('.module .module-name')?.textContent === 'cpu_deep_unrolled_500',
@@ -525,11 +539,19 @@ test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, 
   await app.waitForDetails(60000);
   await page.locator('#peak-table tbody tr.value-row').first().waitFor({ timeout: 30000 });
   await settle();
-  const count = Number(await page.locator('.peak-summary').getAttribute('data-count'));
   const step = Number(await page.locator('.peak-summary').getAttribute('data-step'));
-  const live = values.filter((v) => v.live && v.live[0] <= step && step <= v.live[1]);
+  const live = bigValues.filter((v) => v.live && v.live[0] <= step && step <= v.live[1]);
+  return { values: bigValues, step, live };
+}
+
+test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, few rows in the DOM', async () => {
+  if (!existsSync(BIG)) {
+    skip(`needs ${BIG} (../shared beside the repo)`);
+  }
+  const before = consoleErrors.length;
+  const { values, step, live } = await bigOpen();
+  const count = Number(await page.locator('.peak-summary').getAttribute('data-count'));
   assert(count === live.length, `${count} values live at the peak (step ${step}), the dump's ranges say ${live.length}`);
-  big = { values, step, live };
   let d = await assertBounded('after opening');
   assert(d.total === count, `the list has ${d.total} lines, ${count} values are live`);
   assert(await linesInPlace(), 'the lines are not where the spacer puts them');
@@ -610,8 +632,9 @@ test('(p10) the largest dump (needs ../shared): 25,066 values live at the peak, 
 });
 
 test('(p13) an icicle frame limits the table to its values; the chip clears it (needs ../shared)', async () => {
-  if (!big) skip(`needs ${BIG} (../shared beside the repo)`);
+  if (!existsSync(BIG)) skip(`needs ${BIG} (../shared beside the repo)`);
   const before = consoleErrors.length;
+  const big = await bigOpen();
   const byId = new Map(big.values.map((v) => [String(v.id), v]));
   const toggle = page.locator('#answers .answers-toggle');
   await toggle.click();

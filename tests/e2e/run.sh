@@ -12,6 +12,13 @@
 #   E2E_NO_BUILD=1 tests/e2e/run.sh    test the dist already in target/e2e-dist
 #   E2E_DIST=target/my-dist tests/e2e/run.sh   build into (and serve) another folder
 #   tests/e2e/run.sh app loading       only tests/e2e/app.test.mjs and loading.test.mjs
+#   tests/e2e/run.sh share 'the picker'   only the test of share.test.mjs called that (its
+#                                      exact name or a part of one name): two arguments
+#                                      of which the second names no test file
+#   E2E_SHUFFLE=1 tests/e2e/run.sh     each file's tests in a shuffled order (each file
+#                                      prints its seed, `note: shuffled, E2E_SEED=N`;
+#                                      E2E_SEED=N replays it). Each test runs on a fresh
+#                                      page (tests/e2e/harness.mjs), so any order passes.
 #   E2E_USES_WORKER=1 tests/e2e/run.sh   the app given its `Used values` worker whatever
 #                                      the cores (as on a machine with 4 or more)
 set -euo pipefail
@@ -21,6 +28,10 @@ TOOLS="${BUFSCOPE_TOOLS:-$HOME/.cache/bufscope-tools}"
 export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
 DIST="${E2E_DIST:-target/e2e-dist}"
 
+if [ "$#" -eq 2 ] && ! [ -f "tests/e2e/${2%.test.mjs}.test.mjs" ]; then
+  export E2E_TEST="$2"
+  set -- "$1"
+fi
 if [ "$#" -gt 0 ]; then
   files=()
   for name in "$@"; do

@@ -61,9 +61,13 @@ async function dropTpu() {
 
 const near = (a, b, width) => Math.abs(a - b) <= width * 0.01 + 0.1;
 
-let saved = null;
-
-test('the hash follows the view: zoom, selected value, search, chosen step, capacity', async () => {
+/**
+ * Loads the app, drops the TPU dump and sets a view as a user would: zoomed in over VALUE,
+ * VALUE selected, `fusion` searched, a step chosen on the curve, a capacity of 16GiB.
+ * Returns the whole view before the zoom (`full`), the step chosen, and what the page then
+ * shows (`saved`: its hash, view window and VALUE's block in its canvas).
+ */
+async function setView() {
   await app.load();
   await dropTpu();
   const full = await dataView();
@@ -86,7 +90,12 @@ test('the hash follows the view: zoom, selected value, search, chosen step, capa
   await page.locator('#capacity-size').fill('16GiB');
   await page.locator('#capacity-size').press('Enter');
   await page.waitForFunction(() => /capacity=/.test(location.hash), null, { timeout: 5000 });
+  const saved = { hash: await page.evaluate(() => location.hash), view: await dataView(), step, block: await blockInCanvas() };
+  return { full, step, saved };
+}
 
+test('the hash follows the view: zoom, selected value, search, chosen step, capacity', async () => {
+  const { full, step } = await setView();
   const h = await hashParams();
   for (const k of h.keys()) assert(KEYS.has(k), `the hash holds "${k}": ${[...h.keys()]}`);
   assert(h.get('module') === MODULE, `module ${h.get('module')}`);
@@ -101,12 +110,11 @@ test('the hash follows the view: zoom, selected value, search, chosen step, capa
   assert(near(x0, now[0], now[1] - now[0]) && near(x1, now[1], now[1] - now[0]), `steps ${x0},${x1} vs the view ${now}`);
   assert(near(y0, now[2], now[3] - now[2]) && near(y1, now[3], now[3] - now[2]), `bytes ${y0},${y1} vs the view ${now}`);
   assert(now[1] - now[0] < (full[1] - full[0]) * 0.7, `not zoomed: ${now} of ${full}`);
-  saved = { hash: await page.evaluate(() => location.hash), view: now, step, block: await blockInCanvas() };
   await app.screenshot('share-01-before.png');
 });
 
 test('a reload with that hash and the same file dropped again restores the view', async () => {
-  if (!saved) throw new Error('the first test did not run');
+  const { saved } = await setView();
   await page.reload({ waitUntil: 'load' });
   await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
   assert((await page.evaluate(() => location.hash)) === saved.hash, 'the hash changed before a module opened');
@@ -130,6 +138,8 @@ test('a reload with that hash and the same file dropped again restores the view'
 });
 
 test('moving the view replaces the hash; it adds no history entry', async () => {
+  await app.load();
+  await dropTpu();
   const entries = await page.evaluate(() => history.length);
   const before = await page.evaluate(() => location.hash);
   const p = await blockPx();
@@ -144,6 +154,7 @@ const folderFiles = () => readdirSync(FOLDER).map((f) => dumpFile(path.join(FOLD
 const folderModules = [...new Set(readdirSync(FOLDER).map((f) => f.split('.')[0]))];
 
 test('in a read of several modules, the module the hash names is opened', async () => {
+  await app.load();
   await app.drop(folderFiles());
   await page.locator('#module-picker').waitFor({ timeout: 20000 });
   const first = await shownModule();
@@ -160,6 +171,12 @@ test('in a read of several modules, the module the hash names is opened', async 
 });
 
 test('the picker lists peaks and spaces, filters as you type, and switching keeps the search', async () => {
+  // The folder's modules read, `dot` searched.
+  await app.load();
+  await app.drop(folderFiles());
+  await page.locator('#module-picker').waitFor({ timeout: 20000 });
+  await page.locator('#search').fill('dot');
+  await page.waitForFunction(() => document.querySelector('#search-status')?.dataset.searched === 'dot', null, { timeout: 5000 });
   await page.locator('#module-picker').click();
   const rows = page.locator('#module-list [role=option]');
   await rows.first().waitFor({ timeout: 5000 });
@@ -205,6 +222,7 @@ test('the picker lists peaks and spaces, filters as you type, and switching keep
 test('switching between big modules stays quick (../shared/dumps/cpu/jax0.6.2)', async () => {
   const dir = path.join(SHARED, 'dumps', 'cpu', 'jax0.6.2');
   if (!existsSync(dir)) skip(`needs ${dir}`);
+  await app.load();
   // Picked as a folder (a drop would copy 99 MB through the test's page.evaluate).
   await page.locator('#dir-input').setInputFiles(dir);
   const count = readdirSync(dir).filter((f) => f.endsWith('.buffer-assignment.txt')).length;

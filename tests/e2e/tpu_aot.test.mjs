@@ -29,8 +29,12 @@ const files = (stem) => PARTS.map((p) => ({ name: `${path.basename(stem)}.${p}`,
 
 const app = await open({ viewport: { width: W, height: H } });
 const { page } = app;
+/** What the page of the running test logs on its console. */
 const logs = [];
-page.on('console', (m) => logs.push(m.text()));
+app.onPage((p) => {
+  logs.length = 0;
+  p.on('console', (m) => logs.push(m.text()));
+});
 const shot = (name) => page.screenshot({ path: path.join(artifacts, `tpu-aot-${name}.png`) });
 const box = (sel) => page.evaluate((sel) => {
   const e = document.querySelector(sel);
@@ -39,6 +43,12 @@ const box = (sel) => page.evaluate((sel) => {
   return { x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, sw: e.scrollWidth, cw: e.clientWidth };
 }, sel);
 const apart = (a, b) => a.x1 <= b.x0 || b.x1 <= a.x0 || a.y1 <= b.y0 || b.y1 <= a.y0;
+
+/** Loads the app and drops `stem`'s files: its module complete on screen. */
+async function loaded(stem) {
+  await app.load();
+  await show(stem);
+}
 
 /** Drops `stem`'s files (and `extra`) and waits until its module is complete on screen. */
 async function show(stem, extra = []) {
@@ -67,8 +77,7 @@ async function typeCapacity(text) {
 
 test('the bar keeps the module name and figures whole, the search ▼ and its count in view', async () => {
   need();
-  await app.load();
-  await show(MAXTEXT);
+  await loaded(MAXTEXT);
   for (const sel of ['.workbar .module-name', '.workbar .module-figures']) {
     const b = await box(sel);
     assert(b && b.sw <= b.cw + 1, `${sel} is cut: ${JSON.stringify(b)}`);
@@ -93,7 +102,7 @@ test('the bar keeps the module name and figures whole, the search ▼ and its co
 
 test('a shape search (bf16\\[8,8,1024,1024\\]) finds while.43{2} and says it matched the shape', async () => {
   need();
-  await show(SCAN);
+  await loaded(SCAN);
   const pattern = 'bf16\\[8,8,1024,1024\\]';
   await page.locator('#search').fill(pattern);
   await page.waitForFunction((p) => document.querySelector('#search-status')?.dataset.searched === p, pattern, { timeout: 10000 });
@@ -112,6 +121,7 @@ test('a shape search (bf16\\[8,8,1024,1024\\]) finds while.43{2} and says it mat
 
 test('three peaks lists XProf\'s row before any capacity is chosen', async () => {
   need();
+  await loaded(SCAN);
   await openAnswers();
   assert((await page.locator('#capacity-size').inputValue()) === '', 'a capacity is set');
   const rows = page.locator('#answers-peaks tr.peak-figure');
@@ -123,7 +133,7 @@ test('three peaks lists XProf\'s row before any capacity is chosen', async () =>
 
 test('the curve strip is 48 px high or more and its labels (peak, capacity, verdict) never overlap', async () => {
   need();
-  await show(MAXTEXT);
+  await loaded(MAXTEXT);
   await openAnswers();
   await typeCapacity('15.75GiB');
   await page.locator('#answers .capacity-verdict').waitFor({ timeout: 10000 });
@@ -164,7 +174,7 @@ test('the curve strip is 48 px high or more and its labels (peak, capacity, verd
 
 test('a space tab counts the values live at the table\'s step, not at the peak', async () => {
   need();
-  await show(SCAN);
+  await loaded(SCAN);
   const note = () => page.locator('.space-tab[data-color="0"] .tab-note').textContent();
   const atPeak = await note();
   const at = await page.evaluate(() => window.__bufscope_step_px(0, 3));
@@ -178,6 +188,11 @@ test('a space tab counts the values live at the table\'s step, not at the peak',
 
 test('a row of the idle table selects its value and says what can be done to it', async () => {
   need();
+  await loaded(SCAN);
+  // At step 3, chosen on the curve.
+  const at = await page.evaluate(() => window.__bufscope_step_px(0, 3));
+  await page.mouse.click(at.x, at.y);
+  await page.waitForFunction(() => document.querySelector('.peak-summary')?.textContent.includes('at step 3'), null, { timeout: 5000 });
   await openAnswers();
   const open = page.locator('#answers-idle-open');
   if (await open.count()) await open.click();
@@ -193,6 +208,7 @@ test('a row of the idle table selects its value and says what can be done to it'
 
 test('the could-not-be-read banner is one line over the dock and closes; a clean dump has none', async () => {
   need();
+  await app.load();
   await show(SCAN, [{ name: 'notes.txt', bytes: Buffer.from('not a dump\n') }, { name: 'run.log', bytes: Buffer.from('nothing\n') }]);
   const banner = page.locator('.report .message.error');
   await banner.waitFor({ timeout: 5000 });
@@ -206,8 +222,7 @@ test('the could-not-be-read banner is one line over the dock and closes; a clean
 
 test('the URL hash\'s view is restored through a read again in one pass', async () => {
   need();
-  await app.load();
-  await show(SCAN);
+  await loaded(SCAN);
   await page.locator('#search').fill('while\\.43');
   await page.waitForFunction(() => document.querySelector('#search-status')?.dataset.searched === 'while\\.43', null, { timeout: 10000 });
   await page.locator('#search').press('Enter');

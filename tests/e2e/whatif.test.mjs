@@ -76,6 +76,7 @@ const PLAIN = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-ra
 test('Fit to capacity on lm_scan_plain ticks the loops, the estimate fits; the plan exports', async () => {
   if (!PLAIN.every(existsSync)) skip('needs ../shared/dumps/tpu-aot/remat-ladder');
   const before = consoleErrors.length;
+  await app.load();
   await openModule(PLAIN, 'tpu_v5e_lm_scan_plain');
   await page.locator('#answers-space').selectOption('0');
   await page.locator('#whatif-loops').waitFor({ timeout: 10000 });

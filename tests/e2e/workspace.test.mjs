@@ -39,6 +39,21 @@ async function diagramOnFirstScreen(what) {
   assert(await pageScrollY() === 0, `${what}: the page is scrolled to ${await pageScrollY()}`);
 }
 
+/** Loads the app and drops TPU 000 on it; waits until it is read. */
+async function tpuLoaded() {
+  await app.load();
+  await app.drop([dumpFile(TPU)]);
+  await app.waitForOutcome(path.basename(TPU));
+}
+
+/** Turns the wheel once over the diagram of memory space 0, which ends the first-time hint. */
+async function wheelOnce() {
+  const d = await rect('.diagram[data-color="0"]');
+  await page.mouse.move(d.left + d.width / 2, d.top + d.height * 0.7);
+  await page.mouse.wheel(0, 100);
+  await page.locator('.first-hint').waitFor({ state: 'detached', timeout: 3000 });
+}
+
 test('after loading TPU 000 the diagram starts below a slim bar, and the intake is gone', async () => {
   const before = app.consoleErrors.length;
   await app.load();
@@ -62,21 +77,17 @@ test('after loading TPU 000 the diagram starts below a slim bar, and the intake 
 });
 
 test('the first-time hint is over the diagrams until the first wheel', async () => {
+  await tpuLoaded();
   const hint = page.locator('.first-hint');
   assert(await hint.isVisible(), 'no first-time hint over the diagrams');
   const text = await hint.textContent();
   assert(/wheel/i.test(text) && /drag/i.test(text) && text.includes('?'), `hint "${text}"`);
-  const d = await rect('.diagram[data-color="0"]');
-  await page.mouse.move(d.left + d.width / 2, d.top + d.height * 0.7);
-  await page.mouse.wheel(0, 100);
-  await hint.waitFor({ state: 'detached', timeout: 3000 });
+  await wheelOnce();
   assert(await page.evaluate(() => localStorage.getItem('bufscope.hint-seen')) !== null, 'the hint is not remembered');
-  // Back to the whole program for the tests below.
-  await page.locator('.diagram[data-color="0"]').focus();
-  await page.keyboard.press('0');
 });
 
 test('clicking a block pins it, and its details are inside the window', async () => {
+  await tpuLoaded();
   const before = app.consoleErrors.length;
   await frame();
   const p = await page.evaluate(([c, n]) => window.__bufscope_block_px(c, n), [0, VALUE]);
@@ -94,6 +105,7 @@ test('clicking a block pins it, and its details are inside the window', async ()
 });
 
 test('the wheel over a diagram zooms it and the page stays; over a panel it scrolls the panel', async () => {
+  await tpuLoaded();
   const before = app.consoleErrors.length;
   const full = await dataView();
   const d = await rect('.diagram[data-color="0"]');
@@ -139,6 +151,7 @@ test('the wheel over a diagram zooms it and the page stays; over a panel it scro
 });
 
 test('a tiny memory space (SMEM, 4 B) is a slim strip that opens to its diagram on click', async () => {
+  await tpuLoaded();
   const before = app.consoleErrors.length;
   const strip = page.locator('.space-strip[data-color="2"]');
   assert(await strip.isVisible(), 'no strip for memory space 2');
@@ -163,6 +176,7 @@ test('a tiny memory space (SMEM, 4 B) is a slim strip that opens to its diagram 
 });
 
 test('"Open…" brings the intake back over the module, and closes it', async () => {
+  await tpuLoaded();
   const before = app.consoleErrors.length;
   assert(!(await page.locator('#intake').isVisible()), 'the intake is shown');
   await page.locator('#open-button').click();
@@ -181,6 +195,7 @@ test('"Open…" brings the intake back over the module, and closes it', async ()
 });
 
 test('a resized and folded details panel gives its room to the diagrams', async () => {
+  await tpuLoaded();
   const d0 = await rect('.diagram[data-color="0"]');
   const handle = await rect('.side-panel > .splitter');
   await page.mouse.move(handle.left + handle.width / 2, handle.top + 200);
@@ -202,6 +217,9 @@ test('a resized and folded details panel gives its room to the diagrams', async 
 test('after loading the 94 MB CPU dump the diagram starts below the bar', async () => {
   if (!existsSync(BIG)) skip(`no ${BIG}`);
   const before = app.consoleErrors.length;
+  // A user who has seen the first-time hint: TPU 000 read and the wheel turned once.
+  await tpuLoaded();
+  await wheelOnce();
   await app.pick([BIG]);
   await app.waitForOutcome(path.basename(BIG), 240000);
   await diagramOnFirstScreen('94 MB CPU dump');
@@ -213,6 +231,7 @@ test('after loading the 94 MB CPU dump the diagram starts below the bar', async 
 });
 
 test('the bar\'s "Example" button opens the example', async () => {
+  await tpuLoaded();
   const before = app.consoleErrors.length;
   await page.locator('.workbar #bar-example').click();
   await page.waitForFunction(
