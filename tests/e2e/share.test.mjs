@@ -140,12 +140,16 @@ test('a reload with that hash and the same file dropped again restores the view'
 test('moving the view replaces the hash; it adds no history entry', async () => {
   await app.load();
   await dropTpu();
+  // On a fresh page: the first view written to the hash, and the panels made around the
+  // diagrams (they move the canvas), before the block is looked for and wheeled over.
+  await page.waitForFunction(() => location.hash.includes('module='), null, { timeout: 10000 });
+  await page.locator('.peak-panel').waitFor({ timeout: 10000 });
   const entries = await page.evaluate(() => history.length);
   const before = await page.evaluate(() => location.hash);
   const p = await blockPx();
   await page.mouse.move(p.x, p.y);
-  for (let i = 0; i < 10; i++) await page.mouse.wheel(0, 100);
-  await page.waitForFunction((h) => location.hash !== h, before, { timeout: 5000 });
+  for (let i = 0; i < 10; i++) await page.mouse.wheel(0, -100);
+  await page.waitForFunction((h) => location.hash !== h, before, { timeout: 10000 });
   assert((await page.evaluate(() => history.length)) === entries, 'the wheel added history entries');
 });
 
