@@ -225,6 +225,7 @@ fn frame_ticks(ans: Ans) -> Option<impl IntoView> {
     let name = clip_middle(&subset.label, 48);
     Some(view! {
         <span class="icicle-ticks" title=format!("what-if: the values of {}", subset.label)>
+            <span class="note">"what if this frame's values were"</span>
             <label>{whatif::group_tick(ans, subset.values.clone(), false)}" remat"</label>
             <label>{whatif::group_tick(ans, subset.values.clone(), true)}" offload"</label>
             <span class="mono">" "{name}</span>

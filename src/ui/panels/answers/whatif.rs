@@ -211,8 +211,16 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
         let v = cap.as_ref().map(|c| capacity::verdict(e.peak_after, c));
         let text = verdict_text(&e, v.as_ref());
         let fits = v.map_or(String::new(), |v| v.fits.to_string());
+        // For the tests and the tick benchmark: how many ticks the estimate is of, and the
+        // estimate's area (its sum over the steps, what the diagram's hook reports of the
+        // estimate it drew), or that it is the real curve (nothing drawn).
+        let edits = &r.0 .0;
+        let ticks = edits.remat.len() + edits.offload.len() + edits.loops.len();
+        let changed = focus.shown_untracked().analysis.space(color).is_none_or(|s| s.curve != e.curve);
+        let area = e.curve.iter().map(|&b| u128::from(b)).sum::<u128>().to_string();
         Some(view! {
-            <p class="whatif-verdict" id="whatif-verdict" data-peak=e.peak_after.to_string() data-fits=fits>{text}</p>
+            <p class="whatif-verdict" id="whatif-verdict" data-peak=e.peak_after.to_string() data-fits=fits
+                data-ticks=ticks.to_string() data-changed=changed.to_string() data-area=area>{text}</p>
         })
     };
     let on_fit = move |_| {
