@@ -343,11 +343,20 @@ fn incremental_is_whole(m: &Module, what: &str) {
         let Some(t) = s.peak_time else { continue };
         let live: Vec<u32> = live_set(m, s, t).values.iter().map(|l| l.value).collect();
         let timed_half: Vec<u32> = s.timed.iter().copied().step_by(2).collect();
-        let cases = [
-            Edits { remat: actionable(m, s.color, &index, &[], &live, Tick::Remat), ..Edits::default() },
-            Edits { offload: actionable(m, s.color, &index, &[], &live, Tick::Offload), ..Edits::default() },
+        let remat = actionable(m, s.color, &index, &[], &live, Tick::Remat);
+        let offload = actionable(m, s.color, &index, &[], &live, Tick::Offload);
+        let mut cases = vec![
+            Edits { remat: remat.clone(), ..Edits::default() },
+            Edits { offload: offload.clone(), ..Edits::default() },
             Edits { remat: timed_half.clone(), offload: s.timed.iter().copied().skip(1).step_by(2).collect(), ..Edits::default() },
         ];
+        // One value at a time (few blocks swept again: the incremental path).
+        for &v in remat.iter().take(20) {
+            cases.push(Edits { remat: vec![v], ..Edits::default() });
+        }
+        for &v in offload.iter().take(20) {
+            cases.push(Edits { offload: vec![v], ..Edits::default() });
+        }
         for (i, edits) in cases.iter().enumerate() {
             let e = estimate(m, s, &index, edits);
             let whole = occupied_curve(blocks_after(m, s, &index, edits), s.curve.len() as u32);
