@@ -7,7 +7,8 @@
 // (16,384 B) rematerialised is gone at steps 7-10, so the curve is 8,704 B at steps 7-8
 // (25,088 B before) while the peak (41,472 B at step 5) stays; lm_scan_plain's 30 stacked
 // outputs of while.103 (6,279,954,432 B) rematerialised leave an estimated HBM peak of
-// 2,353,265,152 B (bufscope whatif). Screenshot: target/whatif-panel.png (1280×720).
+// 2,353,265,152 B (bufscope whatif). Screenshots (1280×720): target/whatif-panel.png,
+// whatif-frame.png, whatif-category.png.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SHARED, TPU, assert, fixture, open, repo, run, skip, test } from './harness.mjs';
@@ -142,6 +143,8 @@ test('an icicle frame ticked: the estimate drawn, its peak lower by what the nat
   assert((await box.getAttribute('data-acts')) === '1', `acts on ${await box.getAttribute('data-acts')}`);
   assert(/^Estimate: peak 22\.8 MiB at step 133/.test(await page.locator('#whatif-verdict').textContent()),
     await page.locator('#whatif-verdict').textContent());
+  await page.locator('#answers-icicle').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(repo, 'target', 'whatif-frame.png') });
   // The frame's value is ticked in the idle stretches too: one tick, one home.
   await page.locator('#answers-idle-open').click();
   const row = page.locator('#answers-idle tr.idle-row[data-name="subtract_exponential_fusion.clone"]');
@@ -170,6 +173,8 @@ test('a category ticked: offload takes the parameters, remat none of them', asyn
   assert((await row.locator('input.tick-offload').getAttribute('data-acts')) === '6', 'acts on');
   assert(/The host holds 1\.5 MiB more\./.test(await page.locator('#whatif-verdict').textContent()),
     await page.locator('#whatif-verdict').textContent());
+  await page.locator('#answers-categories').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(repo, 'target', 'whatif-category.png') });
   app.noNewConsoleErrors(before);
 });
 
