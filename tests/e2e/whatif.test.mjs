@@ -171,6 +171,9 @@ test('a category ticked: offload takes the parameters, remat none of them', asyn
   await row.locator('input.tick-offload').check();
   assert((await estimated(6)) === 25996292 - 1573888, `estimated peak ${await page.locator('#whatif-verdict').getAttribute('data-peak')}`);
   assert((await row.locator('input.tick-offload').getAttribute('data-acts')) === '6', 'acts on');
+  // Now that something is ticked the remat box knows it acts on none: it is off.
+  assert(await row.locator('input.tick-remat').isDisabled(), 'the remat box of the inputs is enabled');
+  assert((await row.locator('input.tick-remat').getAttribute('data-acts')) === '0', 'remat acts on');
   assert(/The host holds 1\.5 MiB more\./.test(await page.locator('#whatif-verdict').textContent()),
     await page.locator('#whatif-verdict').textContent());
   await page.locator('#answers-categories').scrollIntoViewIfNeeded();

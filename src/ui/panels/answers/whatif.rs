@@ -99,8 +99,11 @@ pub(super) fn group_tick(ans: Ans, values: Arc<Vec<u32>>, offload: bool) -> impl
     let class = if offload { "whatif-tick tick-offload" } else { "whatif-tick tick-remat" };
     let label = if offload { "offload all" } else { "remat all" };
     let count = move || acts.get().map(|a| a.len().to_string());
+    // Once known to act on nothing (inputs to remat, values never idle long enough): off.
+    let none = move || acts.get().is_some_and(|a| a.is_empty());
+    let title = move || if none() { "nothing here that this can free" } else { label };
     view! {
-        <input type="checkbox" class=class aria-label=label title=label data-acts=count
+        <input type="checkbox" class=class aria-label=label title=title data-acts=count prop:disabled=none
             prop:checked=move || state() == Some(TickState::All)
             prop:indeterminate=move || state() == Some(TickState::Some) on:change=on_change />
     }
