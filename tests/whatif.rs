@@ -1,17 +1,21 @@
 //! The what-if of `bufscope::answers::whatif`: with no edit it is the real curve at every
 //! step of every dump; a value rematerialised or offloaded on a hand-worked fixture, step by
 //! step; a loop's stacked outputs on the remat ladder's `lm_scan_plain` against what its HLO
-//! text says the forward loop outputs; the plan for a capacity on `tpu_v5e_lm_scan_remat_OOM`.
+//! text says the forward loop outputs; the plan for a capacity on `tpu_v5e_lm_scan_remat_OOM`;
+//! an icicle frame and a category ticked on `cpu_transformer_bf16`, by hand; the incremental
+//! estimate against the sweep of every block after the edits.
 
 mod common;
 
-use bufscope::analysis::analyze;
+use bufscope::analysis::{analyze, occupied_curve};
 use bufscope::answers::idle::ScheduleIndex;
 use bufscope::answers::capacity::parse_capacity;
 use bufscope::answers::categories::{category, Category};
 use bufscope::answers::whatif::fit::{edits_of, fit, Action, FitOptions};
 use bufscope::answers::whatif::stacked::stacked_outputs;
-use bufscope::answers::whatif::{estimate, Edits};
+use bufscope::answers::whatif::ticks::{actionable, loop_outputs, Tick, Ticks};
+use bufscope::answers::whatif::{blocks_after, estimate, Edits};
+use bufscope::answers::{categories, groups, live_set};
 use bufscope::model::Module;
 
 fn load_module(files: &common::ModuleFiles) -> Module {
@@ -181,6 +185,10 @@ fn a_loops_stacked_outputs_on_lm_scan_plain() {
     // 262144 ({3,4,21,22}), two of 2097152 ({14,15}) and 32768 ({23}).
     let total: u64 = stacked.iter().map(|s| s.bytes).sum();
     assert_eq!(total, 6_279_954_432);
+    // One loop's tick: all 30 are while.103's.
+    assert!(stacked.iter().all(|s| s.forward_while == "while.103"));
+    assert_eq!(loop_outputs(&stacked, "while.103", 0).count(), 30);
+    assert_eq!(loop_outputs(&stacked, "while.104", 0).count(), 0);
     // q, k and v (`bsd,dhk->bshk` einsums, stored by bitcast_dynamic-update-slice_fusion.22,
     // .23 and .24 from their convolution) are what `--keep bsd,dhk->bshk` keeps.
     let mut qkv: Vec<u32> = stacked.iter().filter(|s| s.op_name.contains("bsd,dhk->bshk/dot_general")).map(|s| s.index).collect();
@@ -233,9 +241,14 @@ fn the_plan_on_lm_scan_remat_oom() {
     assert_eq!(args.parameter_bytes + args.optimizer_state_bytes + args.other_bytes, arguments);
     assert_eq!(args.optimizer_state_bytes, 2 * args.parameter_bytes);
     assert!(args.sentence.as_deref().is_some_and(|s| s.ends_with("shard or offload the optimizer state.")));
-    // The plan's estimate is the estimate of its edits.
+    // The plan's estimate is the estimate of its edits, and of the ticks "Fit to capacity"
+    // fills from it (each loop output and value one by one).
     let again = estimate(&m, hbm, &index, &edits_of(&plan.plan, &stacked));
     assert_eq!(again.peak_after, plan.peak_after);
+    let ticks = Ticks::from_plan(&plan.plan, &stacked);
+    assert_eq!(ticks.loops.iter().map(String::as_str).collect::<Vec<_>>(), ["while.43{2}"]);
+    assert_eq!(ticks.remat.len() + ticks.offload.len() + 1, plan.plan.len());
+    assert_eq!(estimate(&m, hbm, &index, &ticks.edits(&stacked)).peak_after, plan.peak_after);
     // Minimal: without any one edit it no longer fits.
     for i in 0..plan.plan.len() {
         let mut less = plan.plan.clone();
@@ -251,4 +264,116 @@ fn the_plan_on_lm_scan_remat_oom() {
     assert_eq!(rem.argument_bytes, arguments);
     assert_eq!(rem.excess_bytes, no.peak_after - (16 << 30));
     assert!(rem.sentence.contains("shard or offload the optimizer state"), "{}", rem.sentence);
+}
+
+// tests/fixtures/cpu/jax0.6.2/cpu_transformer_bf16, one memory space, peak 25,996,292 B at
+// step 133 (the curve is 23,899,140 at 128-132 and 19,704,836 at 134).
+fn transformer() -> (Module, bufscope::analysis::Analysis) {
+    let m = load_module(&common::fixture_module("cpu/jax0.6.2/cpu_transformer_bf16"));
+    let a = analyze(&m);
+    (m, a)
+}
+
+#[test]
+fn an_icicle_frame_ticked() {
+    let (m, a) = transformer();
+    let s = a.space(0).unwrap();
+    assert_eq!((s.peak_bytes, s.peak_time), (25_996_292, Some(133)));
+    let index = ScheduleIndex::new(&m);
+    let tree = groups::op_name_tree(&m, &live_set(&m, s, 133), true);
+    let main = &tree.children.iter().find(|c| c.label == "jit(transformer_block_bfloat16)").unwrap().children[0];
+    let exp = main.children.iter().find(|c| c.label == "exp").unwrap();
+    // The frame jit(transformer_block_bfloat16)/jit(main)/exp holds one value at the peak:
+    // subtract_exponential_fusion.clone (2,097,152 B, live 74-254), used at 78, 79, 84, 85,
+    // 240, 241 and 254: its stretches 74→78, 79→84, 85→240 and 241→254, each recomputed the
+    // step before its use, leave it gone at 75-76, 80-82, 86-238 and 242-252.
+    let values = exp.all_values();
+    assert_eq!(values.len(), 1);
+    let remat = actionable(&m, 0, &index, &[], &values, Tick::Remat);
+    assert_eq!(remat, [value_named(&m, "subtract_exponential_fusion.clone")]);
+    let mut ticks = Ticks::default();
+    ticks.tick_values(&remat, Tick::Remat, true);
+    let e = estimate(&m, s, &index, &ticks.edits(&[]));
+    for (t, (&after, &real)) in e.curve.iter().zip(&s.curve).enumerate() {
+        let gone = [(75, 76), (80, 82), (86, 238), (242, 252)].iter().any(|&(lo, hi)| lo <= t && t <= hi);
+        let want = if gone { real - 2_097_152 } else { real };
+        assert_eq!(after, want, "step {t}");
+    }
+    // What the page's browser test reads: the peak 2 MiB lower, still at 133 (23,899,140 at
+    // 128-132 fell by 2 MiB too).
+    assert_eq!((e.peak_after, e.step_after), (23_899_140, Some(133)));
+    // Its parent frame jit(main) holds 13 values, all temporaries idle long enough.
+    assert_eq!(actionable(&m, 0, &index, &[], &main.all_values(), Tick::Remat).len(), 13);
+}
+
+#[test]
+fn a_category_ticked() {
+    let (m, a) = transformer();
+    let s = a.space(0).unwrap();
+    let index = ScheduleIndex::new(&m);
+    let rows = categories::by_category(&m, &live_set(&m, s, 133));
+    let params = rows.iter().find(|r| r.label == "model parameters").unwrap();
+    // Six parameters live at the peak: Arg_2.3 and Arg_3.4 (524,288 B each), Arg_5.6
+    // (393,216), Arg_4.5 (131,072), Arg_0.1 and Arg_1.2 (512 each): 1,573,888 B. Inputs of
+    // the program: nothing recomputes them, so a remat tick acts on none of them.
+    assert_eq!(params.values.len(), 6);
+    assert_eq!(params.bytes, 1_573_888);
+    assert!(actionable(&m, 0, &index, &[], &params.values, Tick::Remat).is_empty());
+    // Offloaded, each is idle across 133 (Arg_1.2 from 115 to 153, gone at 117-151; the
+    // others from their last use before step 20 to the end): the peak falls by their bytes.
+    let offload = actionable(&m, 0, &index, &[], &params.values, Tick::Offload);
+    assert_eq!(offload.len(), 6);
+    let mut ticks = Ticks::default();
+    ticks.tick_values(&offload, Tick::Offload, true);
+    let e = estimate(&m, s, &index, &ticks.edits(&[]));
+    assert_eq!((e.peak_after, e.step_after), (25_996_292 - 1_573_888, Some(133)));
+    assert_eq!(e.host_bytes_added, 1_573_888);
+    // Two copies per stretch long enough: Arg_1.2's six stretches (0→114, 115→153, 154→164,
+    // 165→212, 213→223, 224→295) and the two of each of the other five (before and after its
+    // one use).
+    assert_eq!(e.copies, 12 + 5 * 4);
+}
+
+/// The estimate (only the bytes the edited values cover swept again) is the sweep of every
+/// block after the edits.
+fn incremental_is_whole(m: &Module, what: &str) {
+    let a = analyze(m);
+    let index = ScheduleIndex::new(m);
+    for s in &a.spaces {
+        let Some(t) = s.peak_time else { continue };
+        let live: Vec<u32> = live_set(m, s, t).values.iter().map(|l| l.value).collect();
+        let timed_half: Vec<u32> = s.timed.iter().copied().step_by(2).collect();
+        let remat = actionable(m, s.color, &index, &[], &live, Tick::Remat);
+        let offload = actionable(m, s.color, &index, &[], &live, Tick::Offload);
+        let mut cases = vec![
+            Edits { remat: remat.clone(), ..Edits::default() },
+            Edits { offload: offload.clone(), ..Edits::default() },
+            Edits { remat: timed_half.clone(), offload: s.timed.iter().copied().skip(1).step_by(2).collect(), ..Edits::default() },
+        ];
+        // One value at a time (few blocks swept again: the incremental path).
+        for &v in remat.iter().take(20) {
+            cases.push(Edits { remat: vec![v], ..Edits::default() });
+        }
+        for &v in offload.iter().take(20) {
+            cases.push(Edits { offload: vec![v], ..Edits::default() });
+        }
+        for (i, edits) in cases.iter().enumerate() {
+            let e = estimate(m, s, &index, edits);
+            let whole = occupied_curve(blocks_after(m, s, &index, edits), s.curve.len() as u32);
+            assert_eq!(e.curve, whole, "{what}, colour {}, case {i}", s.color);
+        }
+    }
+}
+
+#[test]
+fn the_estimate_is_the_sweep_of_the_blocks_after_the_edits() {
+    let mut checked = 0;
+    for f in common::fixture_modules() {
+        let load = bufscope::load_files(f.inputs());
+        for m in load.modules.iter().filter(|m| bufscope::answers::idle::has_uses(m)) {
+            incremental_is_whole(m, &f.label);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} modules with uses");
 }

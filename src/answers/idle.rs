@@ -145,6 +145,22 @@ impl ScheduleIndex {
         out
     }
 
+    /// The idle stretches of value `v` from its uses (`None` without its `Used values` entry).
+    fn find_stretches(&self, module: &Module, v: u32) -> Option<Box<[Stretch]>> {
+        let value = &module.values[v as usize];
+        let (_, uses) = module.positions_and_uses(value)?;
+        let steps = uses.iter().filter_map(|u| self.step_of(module, use_instruction(u)));
+        Some(self.loop_stretches(value, steps).into_boxed_slice())
+    }
+
+    /// The idle stretches of value `v` (none without its `Used values` entry), found once and
+    /// kept, as [`idle_ranking`] keeps them.
+    pub fn stretches_of(&self, module: &Module, v: u32) -> Vec<Stretch> {
+        let mut known = self.stretches.lock().unwrap_or_else(|e| e.into_inner());
+        let found = known.entry(v).or_insert_with(|| self.find_stretches(module, v));
+        found.as_deref().map(<[Stretch]>::to_vec).unwrap_or_default()
+    }
+
     fn find(&self, module: &Module, name: &str) -> Option<&(TableHash, Str, u32)> {
         let hash = TableHash::of(name.as_bytes());
         self.steps
@@ -325,14 +341,7 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
         .iter()
         .filter(|lv| !index.is_carry(lv.value))
         .filter_map(|lv| {
-            let stretches = known.entry(lv.value).or_insert_with(|| {
-                let v = &module.values[lv.value as usize];
-                let (_, uses) = module.positions_and_uses(v)?;
-                let steps = uses
-                    .iter()
-                    .filter_map(|u| index.step_of(module, use_instruction(u)));
-                Some(index.loop_stretches(v, steps).into_boxed_slice())
-            });
+            let stretches = known.entry(lv.value).or_insert_with(|| index.find_stretches(module, lv.value));
             let stretches = stretches.as_deref()?;
             let longest = *stretches
                 .iter()

@@ -239,14 +239,8 @@ pub struct ViewWindow {
     pub hi: f64,
 }
 
-/// What the user ticked for the what-if.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WhatIfTicks {
-    pub remat: std::collections::BTreeSet<u32>,
-    pub offload: std::collections::BTreeSet<u32>,
-    /// The loops' stacked outputs rematerialised.
-    pub loops: bool,
-}
+/// What the user ticked for the what-if (the core's rules of ticking).
+pub use bufscope::answers::whatif::ticks::Ticks as WhatIfTicks;
 
 /// A named set of values the tables are limited to.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,7 +3,8 @@
 //! loop's stacked per-iteration outputs rematerialised — with its new peak and step.
 //!
 //! Owns: the edits ([`Edits`]) and the estimate ([`estimate`]); the candidates and the plan
-//! for a capacity are [`fit`]'s, the loops' stacked outputs [`stacked`]'s.
+//! for a capacity are [`fit`]'s, the loops' stacked outputs [`stacked`]'s, the page's ticks
+//! and what a group's tick acts on [`ticks`]'.
 //!
 //! **An estimate, never a compile.** The estimated curve is the analysis's own sweep
 //! ([`crate::analysis::occupied_curve`]) over the space's blocks with the edited values' blocks
@@ -26,12 +27,13 @@
 
 pub mod fit;
 pub mod stacked;
+pub mod ticks;
 
 use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::analysis::{occupied_curve, Block, Space};
-use crate::answers::idle::{self, ScheduleIndex, Stretch};
+use crate::answers::idle::{ScheduleIndex, Stretch};
 use crate::model::Module;
 
 pub use stacked::StackedOutput;
@@ -53,16 +55,6 @@ pub struct Edits {
 impl Edits {
     pub fn is_empty(&self) -> bool {
         self.remat.is_empty() && self.offload.is_empty() && self.loops.is_empty()
-    }
-}
-
-/// The edits of what is ticked: values rematerialised, values offloaded, and every loop's
-/// stacked outputs when `loops`.
-pub fn ticked(remat: &[u32], offload: &[u32], loops: bool, stacked: &[StackedOutput]) -> Edits {
-    Edits {
-        remat: remat.to_vec(),
-        offload: offload.to_vec(),
-        loops: if loops { stacked.to_vec() } else { Vec::new() },
     }
 }
 
@@ -120,7 +112,7 @@ pub struct Estimate {
 /// The steps `lo ..= hi` at which an edit frees a value, for each edited value.
 type Cuts = HashMap<u32, Vec<(u32, u32)>>;
 
-/// Each edited value's idle stretches, found once ([`idle::value_uses`]) and kept: a plan
+/// Each edited value's idle stretches, found once ([`ScheduleIndex::stretches_of`]) and kept: a plan
 /// estimates the same values round after round.
 #[derive(Default)]
 pub struct StretchCache(HashMap<u32, Vec<Stretch>>);
@@ -128,9 +120,7 @@ pub struct StretchCache(HashMap<u32, Vec<Stretch>>);
 impl StretchCache {
     /// The stretches of `value` (none without its `Used values` entry).
     pub fn get(&mut self, module: &Module, index: &ScheduleIndex, value: u32) -> &[Stretch] {
-        self.0
-            .entry(value)
-            .or_insert_with(|| idle::value_uses(module, index, value).map(|u| u.stretches).unwrap_or_default())
+        self.0.entry(value).or_insert_with(|| index.stretches_of(module, value))
     }
 }
 
@@ -185,7 +175,75 @@ pub fn estimate(module: &Module, space: &Space, index: &ScheduleIndex, edits: &E
     estimate_with(module, space, index, edits, &mut StretchCache::default())
 }
 
+/// What the edits do to one space: the steps each value is gone, the values gone for good,
+/// and the bytes added back (on the device and on the host).
+struct Cutting {
+    cuts: Cuts,
+    dropped: HashSet<u32>,
+    /// Difference arrays of `steps + 1` entries.
+    extra: Vec<i128>,
+    host: Vec<i128>,
+    copies: u32,
+    copied_bytes: u64,
+    unchanged: Vec<u32>,
+}
+
+fn cutting(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits, cache: &mut StretchCache) -> Cutting {
+    let steps = space.curve.len();
+    let of_space = |v: u32| {
+        module
+            .values
+            .get(v as usize)
+            .is_some_and(|x| module.value_color(x) == space.color)
+    };
+    let mut c = Cutting {
+        cuts: HashMap::new(),
+        dropped: HashSet::new(),
+        extra: vec![0i128; steps + 1],
+        host: vec![0i128; steps + 1],
+        copies: 0,
+        copied_bytes: 0,
+        unchanged: Vec::new(),
+    };
+    for &v in edits.remat.iter().filter(|&&v| of_space(v)) {
+        let gaps: Vec<(u32, u32)> = cache.get(module, index, v).iter().filter_map(remat_gap).collect();
+        if gaps.is_empty() {
+            c.unchanged.push(v);
+        }
+        c.cuts.entry(v).or_default().extend(gaps);
+    }
+    for &v in edits.offload.iter().filter(|&&v| of_space(v)) {
+        let size = module.values[v as usize].size;
+        let mut any = false;
+        for s in cache.get(module, index, v).to_vec() {
+            let Some(gap) = offload_gap(&s) else { continue };
+            any = true;
+            c.cuts.entry(v).or_default().push(gap);
+            add_over(&mut c.host, s.from + 1, s.to - 1, size);
+            c.copies += 2;
+            c.copied_bytes = c.copied_bytes.saturating_add(size.saturating_mul(2));
+        }
+        if !any {
+            c.unchanged.push(v);
+        }
+    }
+    for s in edits.loops.iter().filter(|s| s.color == space.color) {
+        c.dropped.extend(s.chain.iter().copied());
+        if let Some((lo, hi)) = s.backward_body {
+            add_over(&mut c.extra, lo, hi, s.per_iteration_bytes());
+        }
+    }
+    c
+}
+
 /// [`estimate`] with the stretches found before kept in `cache`.
+///
+/// Incremental: only the bytes the edited values' blocks cover, at the steps the edits free
+/// them, can change, so the sweep ([`occupied_curve`]) runs over the blocks that meet those
+/// bytes and steps, clipped to the bytes, before and after the edits, and the real curve
+/// takes the difference. It equals the sweep of every block after the edits
+/// ([`blocks_after`]; tested), at the cost of the edited values' neighbours rather than the
+/// whole space (on the 94 MB dump, natively: 90 ms for a whole sweep, a few ms for a value).
 pub fn estimate_with(
     module: &Module,
     space: &Space,
@@ -194,56 +252,12 @@ pub fn estimate_with(
     cache: &mut StretchCache,
 ) -> Estimate {
     let steps = space.curve.len();
-    let of_space = |v: u32| {
-        module
-            .values
-            .get(v as usize)
-            .is_some_and(|x| module.value_color(x) == space.color)
-    };
-    let mut cuts: Cuts = HashMap::new();
-    let mut unchanged = Vec::new();
-    let mut host = vec![0i128; steps + 1];
-    let mut extra = vec![0i128; steps + 1];
-    let (mut copies, mut copied_bytes) = (0u32, 0u64);
-    for &v in edits.remat.iter().filter(|&&v| of_space(v)) {
-        let gaps: Vec<(u32, u32)> = cache
-            .get(module, index, v)
-            .iter()
-            .filter_map(remat_gap)
-            .collect();
-        if gaps.is_empty() {
-            unchanged.push(v);
-        }
-        cuts.entry(v).or_default().extend(gaps);
+    let c = cutting(module, space, index, edits, cache);
+    let mut curve = changed_curve(module, space, &c.cuts, &c.dropped);
+    for (x, e) in curve.iter_mut().zip(running(&c.extra, steps)) {
+        *x = x.saturating_add(e);
     }
-    for &v in edits.offload.iter().filter(|&&v| of_space(v)) {
-        let size = module.values[v as usize].size;
-        let mut any = false;
-        for s in cache.get(module, index, v).to_vec() {
-            let Some(gap) = offload_gap(&s) else { continue };
-            any = true;
-            cuts.entry(v).or_default().push(gap);
-            add_over(&mut host, s.from + 1, s.to - 1, size);
-            copies += 2;
-            copied_bytes = copied_bytes.saturating_add(size.saturating_mul(2));
-        }
-        if !any {
-            unchanged.push(v);
-        }
-    }
-    let mut dropped: HashSet<u32> = HashSet::new();
-    for s in edits.loops.iter().filter(|s| s.color == space.color) {
-        dropped.extend(s.chain.iter().copied());
-        if let Some((lo, hi)) = s.backward_body {
-            add_over(&mut extra, lo, hi, s.per_iteration_bytes());
-        }
-    }
-    let blocks = edited_blocks(module, space, &cuts, &dropped);
-    let mut curve = occupied_curve(blocks, steps as u32);
-    for (c, e) in curve.iter_mut().zip(running(&extra, steps)) {
-        *c = c.saturating_add(e);
-    }
-    let host_curve = running(&host, steps);
+    let host_curve = running(&c.host, steps);
     let (peak_after, step_after) = first_peak(&curve);
     Estimate {
         color: space.color,
@@ -253,23 +267,88 @@ pub fn estimate_with(
         step_after,
         host_bytes_added: host_curve.iter().copied().max().unwrap_or(0),
         host_curve,
-        copies,
-        copied_bytes,
-        unchanged,
+        copies: c.copies,
+        copied_bytes: c.copied_bytes,
+        unchanged: c.unchanged,
         curve,
     }
 }
 
-/// The space's blocks with the values in `dropped` left out and each value of `cuts` split
-/// around the steps it is gone.
-fn edited_blocks(
-    module: &Module,
-    space: &Space,
-    cuts: &Cuts,
-    dropped: &HashSet<u32>,
-) -> Vec<Block> {
-    let mut out = Vec::with_capacity(space.timed.len());
+/// Every block of `space` after the edits (without what they add back): the estimate's curve
+/// is their occupied bytes plus the bytes added back.
+pub fn blocks_after(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits) -> Vec<Block> {
+    let c = cutting(module, space, index, edits, &mut StretchCache::default());
+    cut_blocks(space.blocks(module), &c.cuts, &c.dropped)
+}
+
+/// Sorts and merges half-open intervals (touching ones too).
+fn merged(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    r.retain(|&(lo, hi)| hi > lo);
+    r.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(r.len());
+    for (lo, hi) in r {
+        match out.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
+    }
+    out
+}
+
+/// Whether `[lo, hi)` meets any of the sorted, merged `ranges`.
+fn meets(ranges: &[(u64, u64)], lo: u64, hi: u64) -> bool {
+    let first = ranges.partition_point(|&(_, end)| end <= lo);
+    ranges.get(first).is_some_and(|&(start, _)| start < hi)
+}
+
+/// The space's curve with the edited values cut (see [`estimate_with`]). Only the bytes the
+/// edited values' blocks cover (`bytes`) and the steps at which an edit frees something
+/// (`steps`) can change: the blocks that meet both are swept before and after the cut, and
+/// the difference is added to the real curve. When those are most of the space's blocks,
+/// one sweep of every block after the edits costs less than the two.
+fn changed_curve(module: &Module, space: &Space, cuts: &Cuts, dropped: &HashSet<u32>) -> Vec<u64> {
+    let edited = cuts.keys().chain(dropped.iter()).filter_map(|&v| space.block(module, v));
+    let bytes = merged(edited.map(|b| (b.y0, b.y1)).collect());
+    if bytes.is_empty() {
+        return space.curve.clone();
+    }
+    let mut freed: Vec<(u64, u64)> = cuts
+        .values()
+        .flatten()
+        .map(|&(lo, hi)| (u64::from(lo), u64::from(hi) + 1))
+        .collect();
+    freed.extend(
+        (dropped.iter())
+            .filter_map(|&v| space.block(module, v))
+            .map(|b| (u64::from(b.x0), u64::from(b.x1))),
+    );
+    let steps_freed = merged(freed);
+    let n = space.curve.len() as u32;
+    let mut near = Vec::new();
     for b in space.blocks(module) {
+        if !meets(&steps_freed, u64::from(b.x0), u64::from(b.x1)) {
+            continue;
+        }
+        let first = bytes.partition_point(|&(_, hi)| hi <= b.y0);
+        for &(lo, hi) in bytes[first..].iter().take_while(|&&(lo, _)| lo < b.y1) {
+            near.push(Block { y0: b.y0.max(lo), y1: b.y1.min(hi), ..b });
+        }
+        if near.len() > space.timed.len() / 2 {
+            return occupied_curve(cut_blocks(space.blocks(module), cuts, dropped), n);
+        }
+    }
+    let after = occupied_curve(cut_blocks(near.iter().copied(), cuts, dropped), n);
+    let before = occupied_curve(near, n);
+    (space.curve.iter().zip(after.iter().zip(&before)))
+        .map(|(&real, (&a, &b))| (real + a).saturating_sub(b))
+        .collect()
+}
+
+/// `blocks` with the values in `dropped` left out and each value of `cuts` split around the
+/// steps it is gone.
+fn cut_blocks(blocks: impl Iterator<Item = Block>, cuts: &Cuts, dropped: &HashSet<u32>) -> Vec<Block> {
+    let mut out = Vec::new();
+    for b in blocks {
         if dropped.contains(&b.value) {
             continue;
         }
@@ -324,7 +403,6 @@ mod tests {
         assert_eq!(j["module"], "m");
         assert_eq!(j["estimate"], true);
         assert_eq!(j["plan"].as_array().map(Vec::len), Some(0));
-        assert_eq!(ticked(&[1], &[], false, &[]).remat, [1]);
     }
 
     #[test]

@@ -25,6 +25,8 @@ use crate::shape::dimensions;
 pub struct StackedOutput {
     /// The forward `while` and the output's tuple index: `while.103{2}`.
     pub name: String,
+    /// The forward `while` (`while.103`).
+    pub forward_while: String,
     pub index: u32,
     /// The output's value (index into [`Module::values`]).
     pub value: u32,
@@ -219,6 +221,7 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
             let v = &module.values[value as usize];
             out.push(StackedOutput {
                 name: format!("{}{{{}}}", l.while_name, e.index),
+                forward_while: l.while_name.clone(),
                 index: e.index,
                 value,
                 color: module.value_color(v),

@@ -22,6 +22,9 @@
 //! * `window.__bufscope_loop_bands(color)` is `[{label, x, y, w, h}]`: every loop band in
 //!   view ([`bufscope::render::loops::band_rects`]), its box in CSS pixels of the viewport;
 //!   `null` when there is no such diagram.
+//! * `window.__bufscope_estimate_drawn(color)` is `{peak, area}` of the what-if's estimate
+//!   last drawn dashed on that diagram (its peak and its sum over the steps, bytes), `null`
+//!   when its last drawing had none (what the tick benchmark waits for).
 //! * When the page defines `window.__bufscope_draw_ms` as an array, the duration of every
 //!   frame drawn is pushed to it (by [`super::draw`], which draws the frames).
 
@@ -99,6 +102,26 @@ mod on {
             with_diagram(Some(color as u32), |d| band_boxes(d)).unwrap_or(JsValue::NULL)
         });
         let _ = js_sys::Reflect::set(&window, &"__bufscope_loop_bands".into(), hook.as_ref());
+        hook.forget();
+        let hook = Closure::<dyn Fn(JsValue) -> JsValue>::new(|color: JsValue| {
+            let Some(color) = color.as_f64() else {
+                return JsValue::NULL;
+            };
+            let drawn = with_diagram(Some(color as u32), |d| {
+                let st = d.st.borrow();
+                let e = st.style.estimates.first()?;
+                let area: u128 = e.curve.iter().map(|&b| u128::from(b)).sum();
+                Some((e.peak_bytes as f64, area as f64))
+            });
+            let Some((peak, area)) = drawn.flatten() else {
+                return JsValue::NULL;
+            };
+            let o = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&o, &"peak".into(), &JsValue::from_f64(peak));
+            let _ = js_sys::Reflect::set(&o, &"area".into(), &JsValue::from_f64(area));
+            o.into()
+        });
+        let _ = js_sys::Reflect::set(&window, &"__bufscope_estimate_drawn".into(), hook.as_ref());
         hook.forget();
     }
 

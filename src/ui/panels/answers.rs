@@ -23,6 +23,7 @@ mod whatif;
 use std::sync::Arc;
 
 use bufscope::analysis::Space;
+use bufscope::answers::whatif::stacked::{stacked_outputs, StackedOutput};
 use bufscope::answers::{groups, peaks, LiveSet};
 use bufscope::model::Module;
 use leptos::prelude::*;
@@ -70,6 +71,8 @@ pub(super) struct Ans {
     pub live: Memo<Computed<LiveSet>>,
     /// The idle stretches were asked for (ranked from then on, at every step).
     pub idle_open: RwSignal<bool>,
+    /// The loops' stacked outputs the what-if can rematerialise (none without the HLO text).
+    pub stacked: Memo<Computed<Vec<StackedOutput>>>,
 }
 
 impl Ans {
@@ -87,6 +90,7 @@ impl Ans {
             step,
             live,
             idle_open: RwSignal::new(false),
+            stacked: Memo::new(move |_| Computed(Arc::new(stacked_outputs(&focus.shown().module)))),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The answers that are tables of figures: the three peaks reconciled ([`ThreePeaks`]), the
 //! live bytes by source line ([`SourceLines`]) and by category ([`Categories`]), and the
 //! padding of the space ([`Padding`]). A click on a row highlights its values in the
-//! diagrams.
+//! diagrams; a category's ticks rematerialise or offload its values in the what-if.
 
 use std::sync::Arc;
 
@@ -12,7 +12,7 @@ use bufscope::text::clip_middle;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::{clicked_index, show_more, Ans, Computed, FIRST_ROWS};
+use super::{clicked_index, show_more, whatif, Ans, Computed, FIRST_ROWS};
 use crate::ui::export::csv_button;
 use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
@@ -179,8 +179,11 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
             .iter()
             .enumerate()
             .map(|(i, r)| {
+                let values = Arc::new(r.values.clone());
                 view! {
-                    <tr class="category-row" data-i=i.to_string() data-bytes=r.bytes.to_string() title=r.rule>
+                    <tr class="category-row" data-i=i.to_string() data-bytes=r.bytes.to_string() data-label=r.label title=r.rule>
+                        <td class="tick" on:click=|e| e.stop_propagation()>{whatif::group_tick(ans, values.clone(), false)}</td>
+                        <td class="tick" on:click=|e| e.stop_propagation()>{whatif::group_tick(ans, values, true)}</td>
                         <td>{r.label}{r.heuristic.then(|| view! { <span class="tag">"heuristic"</span> })}</td>
                         <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
                         <td class="num">{percent(r.percent)}</td>
@@ -196,7 +199,8 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
             <h4>"By category" {csv_button("answers-categories-csv", "the live bytes by category",
                 move || (file(ans, "categories"), rows.with_untracked(|r| export::categories_csv(r))))}</h4>
             <table class="answer-table">
-                <thead><tr><th>"category"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
+                <thead><tr><th title="rematerialise every temporary of the category idle long enough">"remat"</th>
+                    <th title="offload every value of the category idle long enough">"offload"</th><th>"category"</th><th class="num">"bytes"</th><th class="num">"% live"</th>
                     <th class="num">"values"</th><th>"rule"</th></tr></thead>
                 <tbody on:click=move |e| {
                     let values = clicked_index(&e, "tr").and_then(|i| rows.with_untracked(|r| Some(r.get(i)?.values.clone())));

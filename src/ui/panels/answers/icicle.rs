@@ -4,7 +4,8 @@
 //! diagrams and limits the table to them; the trail above zooms back out. The zoom and the
 //! table's limit are kept as op_name paths, so that at another step (or folded otherwise)
 //! they stand for the same frame with that step's values, or, when it has none there, are
-//! dropped with a note.
+//! dropped with a note. The frame chosen has the what-if's ticks in the bar: its values
+//! rematerialised or offloaded.
 //!
 //! Frames are `<div>`s placed with percentages, with one click handler for all of them;
 //! only frames at least [`MIN_WIDTH`] wide and at most [`MAX_DEPTH`] rows deep are in the
@@ -17,7 +18,7 @@ use bufscope::answers::groups::{self, OpNode};
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
-use super::{clicked_index, Ans, Computed};
+use super::{clicked_index, whatif, Ans, Computed};
 use crate::ui::fmt;
 use crate::ui::panels::peak_table::frame_subset;
 
@@ -206,6 +207,7 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
                 <label><input type="checkbox" id="icicle-fold" prop:checked=move || fold.get()
                     on:change=move |e| fold.set(event_target_checked(&e)) />" fold numbered repeats"</label>
                 <span class="icicle-trail">{crumbs}</span>
+                {move || frame_ticks(ans)}
                 <button type="button" class="button" id="icicle-clear"
                     on:click=move |_| { ans.highlight(Vec::new()); ans.focus.subset.set(None); note.set(None); }>"clear highlight"</button>
             </p>
@@ -213,6 +215,21 @@ pub(super) fn Icicle(ans: Ans) -> impl IntoView {
             <div class="icicle-frames" on:click=on_click>{frames}</div>
         </div>
     }
+}
+
+/// The what-if's ticks of the frame chosen (the one limiting the table): its values
+/// rematerialised or offloaded.
+fn frame_ticks(ans: Ans) -> Option<impl IntoView> {
+    let subset = ans.focus.subset.get()?;
+    let name = clip_middle(&subset.label, 48);
+    Some(view! {
+        <span class="icicle-ticks" title=format!("what-if: the values of {}", subset.label)>
+            <span class="note">"what if this frame's values were"</span>
+            <label>{whatif::group_tick(ans, subset.values.clone(), false)}" remat"</label>
+            <label>{whatif::group_tick(ans, subset.values.clone(), true)}" offload"</label>
+            <span class="mono">" "{name}</span>
+        </span>
+    })
 }
 
 /// The zoomed frame's path as buttons: "all", then each frame down to it.

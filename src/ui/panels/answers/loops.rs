@@ -2,14 +2,16 @@
 //! ([`bufscope::answers::loops`]), its steps and trip count, and at the chosen step the bytes
 //! of its stacked per-iteration outputs, its carries (of which loop-invariant) and its
 //! body's temporaries in the space answered for; a loop's row opens its tuple's elements
-//! (role, value, shape, bytes), each one a click that highlights its value. Without the HLO
+//! (role, value, shape, bytes), each one a click that highlights its value; its tick
+//! rematerialises its stacked outputs in the what-if. Without the HLO
 //! text, or where it disagrees with the schedule, the reason instead.
 
 use bufscope::answers::loops::{held_at, temporaries, HeldAt};
+use bufscope::answers::whatif::ticks::loop_outputs;
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
-use super::{Ans, Computed};
+use super::{whatif, Ans, Computed};
 use crate::ui::fmt;
 
 const NAME_CHARS: usize = 48;
@@ -40,6 +42,7 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
         let l = shown.loops();
         let held = held.get();
         let color = ans.space.get();
+        let stacked = ans.stacked.get();
         (l.loops.holds.iter().zip(held.iter()))
             .map(|(h, at): (_, &HeldAt)| {
                 let i = h.loop_index as usize;
@@ -49,14 +52,20 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
                 let trips_attr = trips.clone();
                 let values: Vec<u32> = h.elements.iter().filter_map(|e| e.value).collect();
                 let indent = format!("{}em", f64::from(lp.depth) * 1.2);
+                let outputs: Vec<String> = loop_outputs(&stacked, &lp.while_name, color).map(str::to_string).collect();
+                let n = outputs.len();
+                let tick = (n > 0).then(|| whatif::loops_tick(ans, outputs, None));
                 view! {
                     <tr class="loop-row" data-while=lp.while_name.clone() data-trips=trips_attr
                         data-stacked=at.stacked_bytes.to_string() data-carries=at.carry_bytes.to_string()
                         aria-expanded=move || (open.get() == Some(i)).to_string()
+                        data-outputs=n.to_string()
                         on:click=move |_| {
                             open.update(|o| *o = if *o == Some(i) { None } else { Some(i) });
                             ans.highlight(values.clone());
                         }>
+                        <td class="tick" on:click=|e| e.stop_propagation()
+                            title=format!("rematerialise this loop's {n} stacked outputs (what-if)")>{tick}</td>
                         <td class="mono name" style:padding-left=indent title=lp.op_name.clone().unwrap_or_default()>
                             {format!("{} · {}", lp.while_name, lp.name)}</td>
                         <td class="num">{format!("{}–{}", lp.body_steps[0], lp.body_steps[1])}</td>
@@ -76,7 +85,7 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
             <h4>"What the loops hold"</h4>
             {message}
             <table class="answer-table">
-                <thead><tr><th>"loop"</th><th class="num">"body steps"</th><th class="num">"trips"</th>
+                <thead><tr><th title="rematerialise the loop's stacked outputs that a later loop reads (what-if)">"remat"</th><th>"loop"</th><th class="num">"body steps"</th><th class="num">"trips"</th>
                     <th class="num" title="per-iteration outputs stacked along the trip count (residuals for the backward pass), live at this step">"stacked"</th>
                     <th class="num" title="carried through the loop, live at this step">"carries"</th>
                     <th class="num" title="the body's per-iteration temporaries live at this step">"temporaries"</th></tr></thead>

@@ -1,6 +1,7 @@
-//! What if (`#answers-whatif`): the values ticked in the idle stretches (remat or offload)
-//! and the loops' stacked outputs, each memory space's estimated curve after them
-//! ([`bufscope::answers::whatif`], drawn dashed over the real curve through
+//! What if (`#answers-whatif`): the values ticked (remat or offload) in the idle stretches,
+//! a category or an icicle frame (each value of the group the core can act on,
+//! [`actionable`]) and the loops' stacked outputs (each loop's, or all); each memory space's
+//! estimated curve after them ([`bufscope::answers::whatif`], drawn dashed over the real curve through
 //! [`Focus::estimates`](crate::ui::state::Focus::estimates)), the new peak and the capacity
 //! verdict, labelled an estimate; "Fit to capacity" ticks the plan of
 //! [`fit`](bufscope::answers::whatif::fit); the plan exports as JSON.
@@ -8,9 +9,10 @@
 use std::sync::Arc;
 
 use bufscope::answers::capacity;
-use bufscope::answers::whatif::fit::{fit, Action, FitOptions};
-use bufscope::answers::whatif::stacked::{stacked_outputs, StackedOutput};
-use bufscope::answers::whatif::{estimate, plan_json, ticked, Edits, Estimate, ASSUMPTIONS};
+use bufscope::answers::whatif::fit::{fit, FitOptions};
+use bufscope::answers::whatif::stacked::StackedOutput;
+use bufscope::answers::whatif::ticks::{actionable, Tick, TickState};
+use bufscope::answers::whatif::{estimate, plan_json, Edits, Estimate, ASSUMPTIONS};
 use bufscope::render::estimate::EstimateCurve;
 use leptos::prelude::*;
 
@@ -20,13 +22,6 @@ use crate::ui::fmt;
 use crate::ui::state::{Shown, WhatIfTicks};
 use crate::ui::uses;
 
-/// The edits of the ticks.
-fn edits_of(t: &WhatIfTicks, stacked: &[StackedOutput]) -> Edits {
-    let remat: Vec<u32> = t.remat.iter().copied().collect();
-    let offload: Vec<u32> = t.offload.iter().copied().collect();
-    ticked(&remat, &offload, t.loops, stacked)
-}
-
 /// Every memory space's estimate after `edits`.
 fn estimates(shown: &Arc<Shown>, edits: &Edits) -> Vec<Estimate> {
     let index = uses::schedule_index(shown);
@@ -35,24 +30,21 @@ fn estimates(shown: &Arc<Shown>, edits: &Edits) -> Vec<Estimate> {
         .collect()
 }
 
+fn tick_of(offload: bool) -> Tick {
+    if offload {
+        Tick::Offload
+    } else {
+        Tick::Remat
+    }
+}
+
 /// A tick box of an idle row: the value rematerialised (`offload` false) or offloaded.
 pub(super) fn tick(ans: Ans, value: u32, offload: bool) -> impl IntoView {
     let focus = ans.focus;
-    let checked = move || {
-        focus.whatif.with(|t| if offload { t.offload.contains(&value) } else { t.remat.contains(&value) })
-    };
+    let checked = move || focus.whatif.with(|t| t.state(&[value], tick_of(offload)) == TickState::All);
     let on_change = move |e: leptos::ev::Event| {
         let on = event_target_checked(&e);
-        focus.whatif.update(|t| {
-            let t = Arc::make_mut(t);
-            let (this, other) = if offload { (&mut t.offload, &mut t.remat) } else { (&mut t.remat, &mut t.offload) };
-            if on {
-                this.insert(value);
-                other.remove(&value);
-            } else {
-                this.remove(&value);
-            }
-        });
+        focus.whatif.update(|t| Arc::make_mut(t).tick_values(&[value], tick_of(offload), on));
     };
     let class = if offload { "whatif-tick tick-offload" } else { "whatif-tick tick-remat" };
     let label = if offload { "offload" } else { "remat" };
@@ -60,6 +52,80 @@ pub(super) fn tick(ans: Ans, value: u32, offload: bool) -> impl IntoView {
         <td class="tick" on:click=|e| e.stop_propagation()>
             <input type="checkbox" class=class aria-label=label title=label prop:checked=checked on:change=on_change />
         </td>
+    }
+}
+
+/// The values of `values` (a frame's, a category's) that a tick of the group acts on, in
+/// the panel's memory space ([`actionable`]).
+fn group_values(ans: Ans, values: &[u32], tick: Tick) -> Vec<u32> {
+    let shown = ans.focus.shown_untracked();
+    let index = uses::schedule_index(&shown);
+    let stacked = ans.stacked.get_untracked();
+    actionable(&shown.module, ans.space.get_untracked(), &index, &stacked, values, tick)
+}
+
+/// A tick box of a group of values (an icicle frame, a category): ticks each of them the
+/// tick acts on; ticked when all of them are, half when some are. Which values it acts on is
+/// found once something is ticked (it places each value's uses on the schedule), or at its
+/// first click.
+pub(super) fn group_tick(ans: Ans, values: Arc<Vec<u32>>, offload: bool) -> impl IntoView {
+    let focus = ans.focus;
+    let tick = tick_of(offload);
+    let engaged = Memo::new(move |_| focus.whatif.with(|t| !t.is_empty()));
+    let acts = {
+        let values = values.clone();
+        Memo::new(move |_| {
+            let _ = ans.space.get();
+            engaged.get().then(|| Computed(Arc::new(group_values(ans, &values, tick))))
+        })
+    };
+    let state = move || {
+        let a = acts.get()?;
+        Some(focus.whatif.with(|t| t.state(&a, tick)))
+    };
+    let on_change = move |e: leptos::ev::Event| {
+        let on = event_target_checked(&e);
+        let a = acts.get_untracked().map_or_else(|| group_values(ans, &values, tick), |a| a.to_vec());
+        if a.is_empty() {
+            // Nothing here this tick can free: the box stays clear.
+            if let Some(el) = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok()) {
+                el.set_checked(false);
+                el.set_title("nothing here that this can free (no idle stretch long enough, or an input that cannot be recomputed)");
+            }
+            return;
+        }
+        focus.whatif.update(|t| Arc::make_mut(t).tick_values(&a, tick, on));
+    };
+    let class = if offload { "whatif-tick tick-offload" } else { "whatif-tick tick-remat" };
+    let label = if offload { "offload all" } else { "remat all" };
+    let count = move || acts.get().map(|a| a.len().to_string());
+    // Once known to act on nothing (inputs to remat, values never idle long enough): off.
+    let none = move || acts.get().is_some_and(|a| a.is_empty());
+    let title = move || if none() { "nothing here that this can free" } else { label };
+    view! {
+        <input type="checkbox" class=class aria-label=label title=title data-acts=count prop:disabled=none
+            prop:checked=move || state() == Some(TickState::All)
+            prop:indeterminate=move || state() == Some(TickState::Some) on:change=on_change />
+    }
+}
+
+/// A remat tick box for the stacked outputs named `names` (one loop's, or every loop's).
+pub(super) fn loops_tick(ans: Ans, names: Vec<String>, id: Option<&'static str>) -> impl IntoView {
+    let focus = ans.focus;
+    let names = Arc::new(names);
+    let state = {
+        let names = names.clone();
+        move || focus.whatif.with(|t| t.loops_state(names.iter().map(String::as_str)))
+    };
+    let on_change = move |e: leptos::ev::Event| {
+        let on = event_target_checked(&e);
+        focus.whatif.update(|t| Arc::make_mut(t).tick_loops(names.iter().map(String::as_str), on));
+    };
+    let (checked, half) = (state.clone(), state);
+    view! {
+        <input type="checkbox" class="whatif-tick tick-loop" id=id aria-label="remat" title="rematerialise"
+            prop:checked=move || checked() == TickState::All
+            prop:indeterminate=move || half() == TickState::Some on:change=on_change />
     }
 }
 
@@ -73,20 +139,7 @@ fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<WhatIfTicks> {
     let space = shown.analysis.space(color)?;
     let index = uses::schedule_index(&shown);
     let plan = fit(&shown.module, space, &index, stacked, &cap, FitOptions::default());
-    let mut t = WhatIfTicks::default();
-    for p in &plan.plan {
-        match (p.action, p.value) {
-            (Action::RematLoop, _) => t.loops = true,
-            (Action::Remat, Some(v)) => {
-                t.remat.insert(v);
-            }
-            (Action::Offload, Some(v)) => {
-                t.offload.insert(v);
-            }
-            _ => {}
-        }
-    }
-    Some(t)
+    Some(WhatIfTicks::from_plan(&plan.plan, stacked))
 }
 
 /// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict.
@@ -106,27 +159,23 @@ fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>) -> String {
     text
 }
 
-/// The tick of the loops' stacked outputs of the panel's memory space, where it has any.
-fn loops_box(ans: Ans, stacked: Memo<Computed<Vec<StackedOutput>>>) -> impl IntoView {
-    let focus = ans.focus;
+/// The tick of every loop's stacked outputs in the panel's memory space, where it has any
+/// (each loop's own is in the loops' table).
+fn loops_box(ans: Ans) -> impl IntoView {
     move || {
-        let s = stacked.get();
+        let s = ans.stacked.get();
         let space = ans.space.get();
         let mine: Vec<&StackedOutput> = s.iter().filter(|o| o.color == space).collect();
         (!mine.is_empty()).then(|| {
             let bytes: u64 = mine.iter().map(|o| o.bytes).sum();
             let label = format!(
-                "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept while the backward loop runs)",
+                "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept while the backward loop runs; each loop's own tick is under \"What the loops hold\")",
                 mine.len(),
                 fmt::human(bytes)
             );
-            let checked = move || focus.whatif.with(|t| t.loops);
-            let on_change = move |e: leptos::ev::Event| {
-                let on = event_target_checked(&e);
-                focus.whatif.update(|t| Arc::make_mut(t).loops = on);
-            };
+            let names = mine.iter().map(|o| o.name.clone()).collect();
             view! {
-                <label class="whatif-loops"><input type="checkbox" id="whatif-loops" prop:checked=checked on:change=on_change />" "{label}</label>
+                <label class="whatif-loops">{loops_tick(ans, names, Some("whatif-loops"))}" "{label}</label>
             }
         })
     }
@@ -135,15 +184,15 @@ fn loops_box(ans: Ans, stacked: Memo<Computed<Vec<StackedOutput>>>) -> impl Into
 #[component]
 pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
     let focus = ans.focus;
-    let stacked = Memo::new(move |_| Computed(Arc::new(stacked_outputs(&focus.shown().module))));
+    let stacked = ans.stacked;
     // Each space's estimate, whenever the ticks change; none without a tick.
     let result = Memo::new(move |_| {
         let t = focus.whatif.get();
         let shown = focus.shown();
-        if *t == WhatIfTicks::default() {
+        if t.is_empty() {
             return None;
         }
-        let edits = edits_of(&t, &stacked.get());
+        let edits = t.edits(&stacked.get());
         Some(Computed(Arc::new((edits.clone(), estimates(&shown, &edits)))))
     });
     // Drawn where the estimate differs from the real curve (an unchanged space keeps its
@@ -156,7 +205,7 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
             .map_or_else(Vec::new, |r| r.1.iter().filter(differs).map(EstimateCurve::from).collect());
         focus.estimates.set(Arc::new(curves));
     });
-    let loops_box = loops_box(ans, stacked);
+    let loops_box = loops_box(ans);
     let verdict = move || {
         let r = result.get()?;
         let color = ans.space.get();
@@ -165,8 +214,16 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
         let v = cap.as_ref().map(|c| capacity::verdict(e.peak_after, c));
         let text = verdict_text(&e, v.as_ref());
         let fits = v.map_or(String::new(), |v| v.fits.to_string());
+        // For the tests and the tick benchmark: how many ticks the estimate is of, and the
+        // estimate's area (its sum over the steps, what the diagram's hook reports of the
+        // estimate it drew), or that it is the real curve (nothing drawn).
+        let edits = &r.0 .0;
+        let ticks = edits.remat.len() + edits.offload.len() + edits.loops.len();
+        let changed = focus.shown_untracked().analysis.space(color).is_none_or(|s| s.curve != e.curve);
+        let area = e.curve.iter().map(|&b| u128::from(b)).sum::<u128>().to_string();
         Some(view! {
-            <p class="whatif-verdict" id="whatif-verdict" data-peak=e.peak_after.to_string() data-fits=fits>{text}</p>
+            <p class="whatif-verdict" id="whatif-verdict" data-peak=e.peak_after.to_string() data-fits=fits
+                data-ticks=ticks.to_string() data-changed=changed.to_string() data-area=area>{text}</p>
         })
     };
     let on_fit = move |_| {
@@ -189,7 +246,7 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
         <div class="answer" id="answers-whatif">
             <h4>"What if (an estimate)"</h4>
             {loops_box}
-            <p class="note">"Tick values in the idle stretches below to rematerialise or offload them."</p>
+            <p class="note">"Tick values in the idle stretches, categories, a loop, or the op_name frame chosen below to rematerialise or offload them."</p>
             {verdict}
             <div class="whatif-actions">
                 <button type="button" class="button" id="whatif-fit" prop:disabled=move || !has_capacity()
