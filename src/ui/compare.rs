@@ -17,9 +17,9 @@ mod tables;
 use std::sync::Arc;
 
 use bufscope::diff::{diff_modules, pair_by_name, PairRule, Side};
+use bufscope::units;
 use leptos::prelude::*;
 
-use super::fmt;
 use super::load::{start_load_into, Target};
 use super::state::{Focus, Shown};
 use super::app::{AppState, Outcome};
@@ -119,7 +119,7 @@ pub(super) fn compare_view(
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let label = format!("{} — {}", m.label, fmt::human(m.module.total_bytes()));
+            let label = format!("{} — {}", m.label, units::human_bytes(m.module.total_bytes()));
             view! {
                 <option value=i.to_string() prop:selected=move || new_index.get() == Some(i)>
                     {label}
@@ -233,7 +233,7 @@ fn ComparePair(pair: Pair) -> impl IntoView {
                 <span class="side-tag">{side}</span>
                 <span class="module-name-compare" title=m.name.clone()>{name}</span>
                 <span class="aside">{format!(" — {} · {} steps · {}", m.files.join(", "),
-                    fmt::grouped(u64::from(s.analysis.steps)), fmt::human(m.total_bytes()))}</span>
+                    units::group_digits(u64::from(s.analysis.steps)), units::human_bytes(m.total_bytes()))}</span>
             </p>
         }
     });

@@ -17,9 +17,10 @@ use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
 use super::canvas::{self, Shared, SpaceCanvas};
-use super::fmt;
+use super::swatch;
 use super::state::Focus;
 use bufscope::text::clip_middle;
+use bufscope::units;
 
 #[component]
 pub fn Diagrams(
@@ -89,13 +90,13 @@ fn space_slot(
     shared: Shared,
 ) -> impl IntoView {
     let open = RwSignal::new(!tiny);
-    let label = format!("{space_label} · peak {}", fmt::human(peak));
+    let label = format!("{space_label} · peak {}", units::human_bytes(peak));
     let strip = tiny.then(|| {
         view! {
             <button type="button" class="space-strip" data-color=color.to_string()
                 aria-expanded=move || open.get().to_string()
                 on:click=move |_| open.update(|o| *o = !*o)>
-                <span class=fmt::swatch(color)></span>
+                <span class=swatch::class(color)></span>
                 <span class="strip-label">{label}</span>
                 <span class="strip-action">{move || if open.get() { "hide diagram" } else { "show diagram" }}</span>
             </button>
@@ -281,9 +282,9 @@ fn Tooltip(shared: Shared) -> impl IntoView {
                 let steps = u64::from(r.end.saturating_sub(r.start)) + 1;
                 format!(
                     "steps {} – {} ({} step{})",
-                    fmt::grouped(u64::from(r.start)),
-                    fmt::grouped(u64::from(r.end)),
-                    fmt::grouped(steps),
+                    units::group_digits(u64::from(r.start)),
+                    units::group_digits(u64::from(r.end)),
+                    units::group_digits(steps),
                     if steps == 1 { "" } else { "s" }
                 )
             },
@@ -292,7 +293,7 @@ fn Tooltip(shared: Shared) -> impl IntoView {
         let place = format!(
             "allocation {} + {}",
             alloc.index,
-            fmt::grouped(value.offset)
+            units::group_digits(value.offset)
         );
         // A tooltip is a glance: long texts (a dump may hold 300,000-character names or
         // op_names) are cut in the middle; the details pane has them whole.
@@ -303,7 +304,7 @@ fn Tooltip(shared: Shared) -> impl IntoView {
             <dl>
                 <dt>"kind"</dt><dd>{kind.label()}{(!opcode.is_empty()).then(|| format!(" · {opcode}"))}</dd>
                 <dt>"shape"</dt><dd class="mono">{clip_middle(m.str(value.shape), TIP_CHARS)}</dd>
-                <dt>"size"</dt><dd>{fmt::bytes(value.size)}</dd>
+                <dt>"size"</dt><dd>{units::exact_bytes(value.size)}</dd>
                 <dt>"live"</dt><dd>{live}</dd>
                 <dt>"at"</dt><dd>{place}</dd>
                 {(!op_name.is_empty()).then(|| view! { <dt>"op_name"</dt><dd class="mono">{op_name}</dd> })}

@@ -19,7 +19,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
 use super::canvas::Diagrams;
-use super::fmt;
+use super::swatch;
 use super::state::Focus;
 
 /// How long an object URL is kept after its download started (ms).
@@ -159,7 +159,7 @@ pub fn ExportMenu(focus: Focus, diagrams: Diagrams) -> impl IntoView {
         .iter()
         .map(|s| {
             let c = s.color;
-            let swatch = fmt::swatch(c);
+            let swatch = swatch::class(c);
             view! {
                 <li class="export-space" data-color=c.to_string()>
                     <span class="export-space-name"><span class=swatch></span>{memory_space_label(c, shown.module.backend())}</span>

@@ -16,13 +16,14 @@ mod message;
 use std::sync::Arc;
 
 use bufscope::parse::oom::{read_oom, ByteSize, OomLog, NO_OOM_MESSAGE};
+use bufscope::units;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use super::app::{AppState, OomShown};
-use super::{fmt, tasks};
+use super::{tasks};
 
 /// Shows the messages of `log` (read from `from`: a file's name, or `pasted text`) in
 /// place of any shown before, and brings them into view.
@@ -138,13 +139,13 @@ fn code_spans(text: &str) -> impl IntoView {
         .collect_view()
 }
 
-/// A signed byte count for people: [`fmt::human`], with a minus sign when negative (a
+/// A signed byte count for people: [`units::human_bytes`], with a minus sign when negative (a
 /// shortfall).
 fn signed(n: i64) -> String {
     if n < 0 {
-        format!("−{}", fmt::human(n.unsigned_abs()))
+        format!("−{}", units::human_bytes(n.unsigned_abs()))
     } else {
-        fmt::human(n.unsigned_abs())
+        units::human_bytes(n.unsigned_abs())
     }
 }
 
@@ -159,7 +160,7 @@ fn size_view(s: &ByteSize) -> impl IntoView {
         let sign = if s.bytes < 0 { "−" } else { "" };
         format!(
             "{sign}{} bytes, printed as {}",
-            fmt::grouped(s.bytes.unsigned_abs()),
+            units::group_digits(s.bytes.unsigned_abs()),
             s.text
         )
     } else {

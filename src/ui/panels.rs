@@ -1,18 +1,18 @@
 //! The panels around the diagrams: the module header ([`Header`]: name and key figures, in
 //! the workspace's bar), what else there is about the module ([`ModuleInfo`]), the search box
-//! ([`search`]), the table of values live at the peak and the values without a live range
-//! ([`peak_table`]), the details of the selected value ([`details`]) and the line naming the
+//! ([`search`]), the live-set table (the values live at the chosen step, the peak at first,
+//! and those without a live range: [`live_table`]), the details of the selected value ([`details`]) and the line naming the
 //! hovered value ([`HoverLine`]). They read and write the shared [`Focus`] and never talk to
 //! each other or to the diagrams directly. Text from dumps is only ever shown as text.
 
 mod answers;
 mod details;
-mod peak_table;
+mod live_table;
 mod search;
 
 pub use answers::Answers;
 pub use details::Details;
-pub use peak_table::{prepare_table, PeakTable};
+pub use live_table::{prepare_table, LiveSetTable};
 pub use search::SearchBox;
 
 use bufscope::analysis::Space;
@@ -20,7 +20,7 @@ use bufscope::model::{memory_space_label, Module};
 use bufscope::query;
 use leptos::prelude::*;
 
-use super::fmt;
+use super::swatch;
 use super::state::Focus;
 
 /// A memory space of `m` as the page names it ([`memory_space_label`]): the colour number,
@@ -43,6 +43,7 @@ pub fn fullest_space(spaces: &[Space]) -> u32 {
 /// characters, which would make a line of the page as long. The details pane and the
 /// titles show the whole text.
 use bufscope::text::clip_middle;
+use bufscope::units;
 
 /// The most characters of a text in a table cell or a one-line label that cuts it with an
 /// ellipsis anyway: far more than fits, far less than a 300,000-character name, whose
@@ -57,13 +58,13 @@ fn step_label(m: &Module, step: u32) -> String {
     match query::instruction_at(m, step) {
         Some(name) => format!(
             "{} ({})",
-            fmt::grouped(u64::from(step)),
+            units::group_digits(u64::from(step)),
             clip_middle(name, STEP_NAME_CHARS)
         ),
         None if m.schedule.as_ref().is_some_and(|s| step >= s.max) => {
-            format!("{} (end of program)", fmt::grouped(u64::from(step)))
+            format!("{} (end of program)", units::group_digits(u64::from(step)))
         }
-        None => fmt::grouped(u64::from(step)),
+        None => units::group_digits(u64::from(step)),
     }
 }
 
@@ -80,7 +81,7 @@ pub fn Header(focus: Focus) -> impl IntoView {
         let at = (spaces.len() > 1).then(|| format!(" in {}", space_label(s.color, m)));
         view! {
             <span class="figure figure-peak" data-bytes=s.peak_bytes.to_string()>
-                "peak "<span class="fig-value">{fmt::human(s.peak_bytes)}</span>{at}
+                "peak "<span class="fig-value">{units::human_bytes(s.peak_bytes)}</span>{at}
             </span>
         }
     });
@@ -91,13 +92,13 @@ pub fn Header(focus: Focus) -> impl IntoView {
         .filter(|_| !m.schedule.as_ref().is_some_and(|s| s.peak_undetermined))
         .map(|p| {
             view! {
-                <span class="figure">"XLA peak "<span class="fig-value">{fmt::human(query::xla_peak_bytes(p))}</span></span>
+                <span class="figure">"XLA peak "<span class="fig-value">{units::human_bytes(query::xla_peak_bytes(p))}</span></span>
             }
         });
     let count = |n: usize, one: &str, many: &str| {
         format!(
             "{} {}",
-            fmt::grouped(n as u64),
+            units::group_digits(n as u64),
             if n == 1 { one } else { many }
         )
     };
@@ -157,11 +158,11 @@ pub fn ModuleInfo(focus: Focus) -> impl IntoView {
 fn module_figures(m: &Module) -> impl IntoView {
     let total = m.total_bytes();
     let xla_total = m.total_bytes_line.filter(|&t| t != total).map(|t| {
-        view! { <span class="aside">{format!(" — the dump says {}", fmt::bytes(t))}</span> }
+        view! { <span class="aside">{format!(" — the dump says {}", units::exact_bytes(t))}</span> }
     });
     let schedule = m.schedule.as_ref().map_or_else(
         || "— (no live-range section)".to_string(),
-        |s| format!("{} steps", fmt::grouped(u64::from(s.max))),
+        |s| format!("{} steps", units::group_digits(u64::from(s.max))),
     );
     let xla_peak = xla_peak(m).map(|text| {
         view! {
@@ -174,11 +175,11 @@ fn module_figures(m: &Module) -> impl IntoView {
     view! {
         <table class="summary">
             <tbody>
-                <tr><th scope="row">"Allocations"</th><td class="num">{fmt::grouped(m.allocations.len() as u64)}</td></tr>
-                <tr><th scope="row">"Values"</th><td class="num">{fmt::grouped(m.values.len() as u64)}</td></tr>
+                <tr><th scope="row">"Allocations"</th><td class="num">{units::group_digits(m.allocations.len() as u64)}</td></tr>
+                <tr><th scope="row">"Values"</th><td class="num">{units::group_digits(m.values.len() as u64)}</td></tr>
                 <tr>
                     <th scope="row">"Total bytes"</th>
-                    <td class="num total-bytes" data-bytes=total.to_string()>{fmt::bytes(total)}{xla_total}</td>
+                    <td class="num total-bytes" data-bytes=total.to_string()>{units::exact_bytes(total)}{xla_total}</td>
                 </tr>
                 <tr><th scope="row">"Schedule length"</th><td class="num schedule-length">{schedule}</td></tr>
                 {xla_peak}
@@ -197,9 +198,9 @@ fn xla_peak(m: &Module) -> Option<String> {
     let p = s.peak.as_ref()?;
     Some(format!(
         "{} at step {}, {} values",
-        fmt::bytes(query::xla_peak_bytes(p)),
+        units::exact_bytes(query::xla_peak_bytes(p)),
         step_label(m, p.time),
-        fmt::grouped(p.entries.len() as u64)
+        units::group_digits(p.entries.len() as u64)
     ))
 }
 
@@ -226,17 +227,17 @@ fn warnings(m: &Module) -> Option<impl IntoView> {
 
 /// One memory space's row of the header's table.
 fn space_row(m: &Module, s: &Space) -> impl IntoView {
-    let swatch = fmt::swatch(s.color);
+    let swatch = swatch::class(s.color);
     let peak_step = s
         .peak_time
         .map_or_else(|| "—".to_string(), |t| step_label(m, t));
     view! {
         <tr data-color=s.color.to_string()>
             <td class="space-name"><span class=swatch></span>{space_label(s.color, m)}</td>
-            <td class="num">{fmt::grouped(u64::from(s.value_count))}</td>
-            <td class="num" data-bytes=s.allocated_bytes.to_string()>{fmt::bytes(s.allocated_bytes)}</td>
-            <td class="num peak-bytes" data-bytes=s.peak_bytes.to_string()>{fmt::bytes(s.peak_bytes)}</td>
-            <td class="num">{fmt::grouped(s.live_at_peak.len() as u64)}</td>
+            <td class="num">{units::group_digits(u64::from(s.value_count))}</td>
+            <td class="num" data-bytes=s.allocated_bytes.to_string()>{units::exact_bytes(s.allocated_bytes)}</td>
+            <td class="num peak-bytes" data-bytes=s.peak_bytes.to_string()>{units::exact_bytes(s.peak_bytes)}</td>
+            <td class="num">{units::group_digits(s.live_at_peak.len() as u64)}</td>
             <td class="peak-step">{peak_step}</td>
         </tr>
     }
@@ -254,7 +255,7 @@ pub fn HoverLine(focus: Focus) -> impl IntoView {
         Some(format!(
             "{} · {} · {}",
             clip_middle(&bufscope::query::display_name(m, value), CELL_CHARS),
-            fmt::human(value.size),
+            units::human_bytes(value.size),
             clip_middle(m.str(value.shape), CELL_CHARS)
         ))
     };

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use bufscope::model::memory_space_name;
 use bufscope::text::clip_middle;
+use bufscope::units;
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::fmt;
 use super::hash;
 use super::panels::CELL_CHARS;
 use super::state::Shown;
@@ -213,7 +213,7 @@ impl Picker {
         let e = all.iter().find(|e| e.index == i);
         let name = e.map_or_else(String::new, |e| e.name.clone());
         let label = e.map_or_else(String::new, |e| e.label.clone());
-        let peak = e.map_or_else(String::new, |e| format!("peak {}", fmt::human(e.peak)));
+        let peak = e.map_or_else(String::new, |e| format!("peak {}", units::human_bytes(e.peak)));
         view! {
             <span class="picker-current" title=name>{clip_middle(&label, CELL_CHARS)}</span>
             <span class="picker-peak">{peak}</span>
@@ -239,7 +239,7 @@ impl Picker {
                         on:mousedown=|e| e.prevent_default()
                         on:click=move |_| self.pick(row)>
                         <span class="picker-name">{clip_middle(&e.label, CELL_CHARS)}</span>
-                        <span class="picker-peak" data-bytes=e.peak.to_string()>{fmt::human(e.peak)}</span>
+                        <span class="picker-peak" data-bytes=e.peak.to_string()>{units::human_bytes(e.peak)}</span>
                         <span class="picker-spaces">{e.spaces.clone()}</span>
                     </li>
                 }

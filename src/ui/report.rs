@@ -2,12 +2,12 @@
 //! (with Cancel), the report of the last read (what was read, what could not be, its
 //! timings), and how far the `Used values` read after the diagrams has got.
 
+use bufscope::units;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use super::app::{AppState, Report, Timings};
-use super::fmt;
 use super::load::cancel;
 
 /// The progress bar of a read under way, with its Cancel button. Made once per read (its
@@ -23,7 +23,7 @@ pub fn progress_view(st: AppState) -> impl IntoView {
             r.as_ref().map(|r| {
                 let files = if r.files == 1 { "file" } else { "files" };
                 let verb = if r.analysing { "Analysing" } else { "Reading" };
-                format!("{verb} {} {files} ({})", r.files, fmt::human(r.bytes))
+                format!("{verb} {} {files} ({})", r.files, units::human_bytes(r.bytes))
             })
         })
     };

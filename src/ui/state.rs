@@ -28,7 +28,7 @@ use leptos::prelude::*;
 pub struct Shown {
     pub module: Module,
     pub analysis: Arc<Analysis>,
-    pub uses: Kept,
+    pub kept: Kept,
     /// False while the module's `Used values` are still being read: no op_names, source
     /// lines, opcodes or uses yet (the diagrams are already exact).
     pub complete: bool,
@@ -48,7 +48,7 @@ impl Shown {
             label: bufscope::model::xla_module_name(&module.name),
             module,
             analysis,
-            uses: Kept::default(),
+            kept: Kept::default(),
             complete,
         }
     }
@@ -66,7 +66,7 @@ impl Shown {
     /// space). The last one asked for is kept, so the answers panel and the table asking
     /// about one step compute it once.
     pub fn live_set(&self, color: u32, step: u32) -> Arc<LiveSet> {
-        let kept = self.uses.live.lock().ok().and_then(|l| {
+        let kept = self.kept.live.lock().ok().and_then(|l| {
             l.as_ref()
                 .filter(|l| l.color == color && l.step == step)
                 .cloned()
@@ -82,7 +82,7 @@ impl Shown {
                 ..LiveSet::default()
             },
         });
-        if let Ok(mut l) = self.uses.live.lock() {
+        if let Ok(mut l) = self.kept.live.lock() {
             *l = Some(set.clone());
         }
         set
@@ -92,7 +92,7 @@ impl Shown {
     /// (and again if the HLO text has come since).
     pub fn loops(&self) -> Arc<ShownLoops> {
         let has_hlo = self.module.hlo.is_some();
-        let Ok(mut kept) = self.uses.loops.lock() else {
+        let Ok(mut kept) = self.kept.loops.lock() else {
             return Arc::new(ShownLoops::new(&self.module));
         };
         match kept.as_ref().filter(|(had, _)| *had == has_hlo) {
@@ -109,7 +109,7 @@ impl Shown {
     /// computed once per space.
     pub fn xprof(&self, color: u32) -> Option<Arc<XprofFigures>> {
         let space = self.analysis.space(color)?;
-        let mut kept = self.uses.xprof.lock().ok()?;
+        let mut kept = self.kept.xprof.lock().ok()?;
         Some(
             kept.entry(color)
                 .or_insert_with(|| Arc::new(xprof_figures(&self.module, space)))

@@ -13,7 +13,7 @@ use super::state::Shown;
 
 fn has_uses(shown: &Shown) -> bool {
     *shown
-        .uses
+        .kept
         .has_uses
         .get_or_init(|| idle::has_uses(&shown.module))
 }
@@ -24,7 +24,7 @@ pub fn value_uses(shown: &Arc<Shown>, value: u32) -> Option<Arc<ValueUses>> {
     if value as usize >= shown.module.values.len() || !has_uses(shown) {
         return None;
     }
-    let kept = &shown.uses.last;
+    let kept = &shown.kept.last;
     let known = kept.lock().ok().and_then(|l| {
         l.as_ref()
             .filter(|(v, _)| *v == value)
@@ -44,7 +44,7 @@ pub fn value_uses(shown: &Arc<Shown>, value: u32) -> Option<Arc<ValueUses>> {
 /// The module's schedule index, built on the first call for that module.
 pub fn schedule_index(shown: &Arc<Shown>) -> Arc<ScheduleIndex> {
     shown
-        .uses
+        .kept
         .index
         .get_or_init(|| Arc::new(ScheduleIndex::new(&shown.module)))
         .clone()

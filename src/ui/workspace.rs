@@ -17,7 +17,7 @@ use super::canvas::{self, first_drawings};
 use super::diagram::Diagrams;
 use super::export::ExportMenu;
 use super::panels::{
-    prepare_table, Answers, Details, Header, HoverLine, ModuleInfo, PeakTable, SearchBox,
+    prepare_table, Answers, Details, Header, HoverLine, ModuleInfo, LiveSetTable, SearchBox,
 };
 use super::state::{Focus, Shown};
 use super::tasks::{next_frame, next_task};
@@ -100,7 +100,7 @@ pub fn Workspace(
                     {splitter(dock, Axis::Height, "Resize the panel below the diagrams")}
                     {fold_button(dock, "dock-fold", "tables")}
                     <div class="dock-scroll">
-                        {move || table.get().then(|| view! { <PeakTable focus=focus /> })}
+                        {move || table.get().then(|| view! { <LiveSetTable focus=focus /> })}
                         {move || rest.get().then(|| view! {
                             {move || answers(focus)}
                             {move || module_info(focus)}

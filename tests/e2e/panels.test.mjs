@@ -139,7 +139,7 @@ const search = (text) => searchFor(page, text);
 const statusText = async () => (await page.locator('#search-status').textContent()).trim();
 
 // The table is a virtualised list: lines of ROW_PX pixels, only those scrolled to and MARGIN
-// more on each side in the DOM (src/ui/panels/peak_table/list.rs), plus two spacer rows.
+// more on each side in the DOM (src/ui/panels/live_table/list.rs), plus two spacer rows.
 const ROW_PX = 26;
 const MARGIN = 40;
 

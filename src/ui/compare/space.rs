@@ -9,12 +9,12 @@ use bufscope::answers::capacity::parse_capacity;
 use bufscope::diff::SpaceDiff;
 use bufscope::model::memory_space_label;
 use bufscope::render::diff::{comparison_svg, delta_text, ChartText};
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::sync::Sides;
 use super::tables::{ChangeTables, GroupTables, OneSideTables};
 use crate::ui::canvas::{page_style, Diagrams, Shared, SpaceCanvas};
-use crate::ui::fmt;
 use crate::ui::state::Focus;
 
 /// Width the chart is drawn at; the page scales it to its column.
@@ -42,15 +42,15 @@ pub(super) fn SpaceCompare(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
     let position = |pos: Option<f64>, step: Option<u32>, steps: u32| match (pos, step) {
         (Some(pos), Some(t)) => format!(
             "{pos:.2} (step {} of {})",
-            fmt::grouped(u64::from(t)),
-            fmt::grouped(u64::from(steps))
+            units::group_digits(u64::from(t)),
+            units::group_digits(u64::from(steps))
         ),
         _ => "—".to_string(),
     };
     let delta = format!(
         "Peak {} → {}: {}. Base peak at position {}, new at {}.",
-        fmt::bytes(p.base_peak_bytes),
-        fmt::bytes(p.new_peak_bytes),
+        units::exact_bytes(p.base_peak_bytes),
+        units::exact_bytes(p.new_peak_bytes),
         delta_text(p),
         position(p.base_peak_position, p.base_peak_step, p.base_steps),
         position(p.new_peak_position, p.new_peak_step, p.new_steps),
@@ -129,7 +129,7 @@ fn Diagrams(sides: Sides, color: u32) -> impl IntoView {
                 "{} · {} · {} · {}",
                 s.module.value_name(value),
                 s.module.str(value.shape),
-                fmt::bytes(value.size),
+                units::exact_bytes(value.size),
                 op
             ))
         };

@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use bufscope::diff::{MatchRule, ModuleDiff};
+use bufscope::units;
 use leptos::prelude::*;
 
-use crate::ui::fmt;
 use crate::ui::state::Focus;
 
 /// The two sides' shared state.
@@ -109,7 +109,7 @@ pub(super) fn SelectionLine(sides: Sides) -> impl IntoView {
         Some(format!(
             "{} ({})",
             shown.module.value_name(value),
-            fmt::bytes(value.size)
+            units::exact_bytes(value.size)
         ))
     };
     let text = move || {

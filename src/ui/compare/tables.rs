@@ -12,11 +12,11 @@ use bufscope::diff::{GroupDelta, SpaceDiff, ValueChange, ValueInfo};
 use bufscope::export::{file_name, group_deltas_csv, value_changes_csv};
 use bufscope::text::clip_middle;
 use bufscope::units::signed_bytes;
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::sync::{rule_name, select, Sides};
 use crate::ui::export::download_text;
-use crate::ui::fmt;
 
 /// The name of a CSV of a table of one space of the comparison: both modules, the space and
 /// the table.
@@ -39,7 +39,7 @@ const CELL_CHARS: usize = 90;
 
 fn bytes_of(i: &Option<ValueInfo>) -> String {
     i.as_ref()
-        .map_or_else(|| "—".to_string(), |i| fmt::bytes(i.bytes))
+        .map_or_else(|| "—".to_string(), |i| units::exact_bytes(i.bytes))
 }
 
 /// The "show more" button of a table of `total` rows, `shown` of them on the page.
@@ -51,7 +51,7 @@ fn more_button(shown: RwSignal<usize>, total: usize) -> impl IntoView {
             view! {
                 <button type="button" class="button small secondary show-more"
                     on:click=move |_| shown.update(|s| *s += MORE_ROWS)>
-                    {format!("Show {next} more (of {} not shown)", fmt::grouped((total - n) as u64))}
+                    {format!("Show {next} more (of {} not shown)", units::group_digits((total - n) as u64))}
                 </button>
             }
         })
@@ -119,9 +119,9 @@ pub(super) fn ChangeTables(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoView
         .into_iter()
         .map(|(class, title, count, change, open)| {
             let summary = if class == "unchanged" {
-                format!("{title}: {} ({})", fmt::count(count, "value"), fmt::bytes(t.unchanged_bytes))
+                format!("{title}: {} ({})", units::count(count, "value"), units::exact_bytes(t.unchanged_bytes))
             } else {
-                format!("{title}: {}, {}", fmt::count(count, "value"), signed_bytes(change))
+                format!("{title}: {}, {}", units::count(count, "value"), signed_bytes(change))
             };
             view! {
                 <details class=format!("compare-class {class}") data-class=class open={open && count > 0}>
@@ -149,7 +149,7 @@ pub(super) fn OneSideTables(sides: Sides, space: Arc<SpaceDiff>) -> impl IntoVie
         ("new-only", "Only in the new", o.new_only.len(), o.new_only_bytes),
     ]
     .map(|(class, title, count, bytes)| {
-        let summary = format!("{title}: {}, {}", fmt::count(count, "value"), fmt::bytes(bytes));
+        let summary = format!("{title}: {}, {}", units::count(count, "value"), units::exact_bytes(bytes));
         view! {
             <details class=format!("compare-class one-side {class}") data-class=class open=count > 0>
                 <summary>{summary}</summary>
@@ -190,7 +190,7 @@ fn OneSideTable(sides: Sides, space: Arc<SpaceDiff>, class: &'static str) -> imp
                 view! {
                     <tr class="one-side-row" class:selected=selected data-name=i.name.clone()
                         data-kind=i.kind on:click=move |_| select(sides, b, n)>
-                        <td class="num">{fmt::bytes(i.bytes)}</td>
+                        <td class="num">{units::exact_bytes(i.bytes)}</td>
                         <td class="mono" title=i.name.clone()>{clip_middle(&i.name, CELL_CHARS)}</td>
                         <td>{i.kind}</td>
                         <td class="mono" title=i.op_name.clone()>{clip_middle(&i.op_name, CELL_CHARS)}</td>
@@ -363,8 +363,8 @@ fn GroupTable(
                 view! {
                     <tr data-key=d.key.clone() data-delta=d.delta_bytes.to_string()>
                         <td class="num delta">{signed_bytes(d.delta_bytes)}</td>
-                        <td class="num">{format!("{} ({})", fmt::bytes(d.base_bytes), d.base_values)}</td>
-                        <td class="num">{format!("{} ({})", fmt::bytes(d.new_bytes), d.new_values)}</td>
+                        <td class="num">{format!("{} ({})", units::exact_bytes(d.base_bytes), d.base_values)}</td>
+                        <td class="num">{format!("{} ({})", units::exact_bytes(d.new_bytes), d.new_values)}</td>
                         <td class="mono" title=key.clone()>{clip_middle(&key, CELL_CHARS)}</td>
                     </tr>
                 }

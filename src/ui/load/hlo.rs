@@ -80,7 +80,7 @@ impl Flow {
                     let mut shown = Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
                         module: shared.module.clone(),
                         analysis: shared.analysis.clone(),
-                        uses: Default::default(),
+                        kept: Default::default(),
                         complete: shared.complete,
                         label: shared.label.clone(),
                     });

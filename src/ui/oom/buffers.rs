@@ -10,8 +10,8 @@ use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
 use super::{signed, size_view};
-use crate::ui::fmt;
 use bufscope::summary::oom::reported_total;
+use bufscope::units;
 
 /// Longest op_name shown in a cell or a group (the full text is in the title).
 const NAME_CHARS: usize = 90;
@@ -243,7 +243,7 @@ fn groups(heading: &'static str, what: &'static str, groups: Vec<OomGroup>) -> i
             } else {
                 0
             };
-            let count = fmt::count(g.buffers.len(), "buffer");
+            let count = units::count(g.buffers.len(), "buffer");
             let folded =
                 (!g.folded.is_empty()).then(|| format!(", {} layers folded", g.folded.len()));
             view! {

@@ -26,10 +26,10 @@ use bufscope::analysis::Space;
 use bufscope::answers::whatif::stacked::{stacked_outputs, StackedOutput};
 use bufscope::answers::{groups, peaks, LiveSet};
 use bufscope::model::Module;
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::{space_label, step_label};
-use crate::ui::fmt;
 use crate::ui::state::{Focus, Shown};
 
 /// A computed answer shared without copying; two are equal only when they are the same
@@ -269,8 +269,8 @@ fn StepChooser(ans: Ans) -> impl IntoView {
             <span class="answers-step-name mono">{label}</span>
             <span class="answers-live" data-bytes=move || live_bytes().to_string()
                 data-step=move || ans.step.get().to_string()>
-                {move || format!("{} live in {} values", fmt::human(live_bytes()),
-                    fmt::grouped(ans.live.with(|l| l.values.len()) as u64))}
+                {move || format!("{} live in {} values", units::human_bytes(live_bytes()),
+                    units::group_digits(ans.live.with(|l| l.values.len()) as u64))}
             </span>
             <span class="answers-peak-note">{peak_note}</span>
             <span class="answers-step-buttons">
@@ -305,7 +305,7 @@ fn PeakList(ans: Ans, peak_list: Memo<Computed<Vec<peaks::Peak>>>) -> impl IntoV
                         <button type="button" class="button answers-peak" data-step=p.step.to_string()
                             data-bytes=p.bytes.to_string() aria-current=move || current().then_some("step")
                             class:current=current on:click=move |_| ans.focus.step.set(Some(p.step))>
-                            {format!("step {} · {} · {:.0} %", fmt::grouped(u64::from(p.step)), fmt::human(p.bytes),
+                            {format!("step {} · {} · {:.0} %", units::group_digits(u64::from(p.step)), units::human_bytes(p.bytes),
                                 groups::percent(p.bytes, highest))}
                         </button>
                     </li>
@@ -387,7 +387,7 @@ pub(super) fn show_more(
             view! {
                 <button type="button" class="button answers-more"
                     on:click=move |_| limit.update(|l| *l += MORE_ROWS)>
-                    {format!("show {} more (of {})", fmt::grouped(rest.min(MORE_ROWS) as u64), fmt::grouped(rest as u64))}
+                    {format!("show {} more (of {})", units::group_digits(rest.min(MORE_ROWS) as u64), units::group_digits(rest as u64))}
                 </button>
             }
         })

@@ -14,10 +14,11 @@ use bufscope::query::{self, SourceLocation};
 use leptos::prelude::*;
 
 use super::{space_label, CELL_CHARS};
-use crate::ui::fmt;
+use crate::ui::swatch;
 use crate::ui::state::{Focus, Shown};
 use crate::ui::uses;
 use bufscope::text::clip_middle;
+use bufscope::units;
 
 mod hlo;
 
@@ -61,13 +62,13 @@ pub fn Details(focus: Focus) -> impl IntoView {
             </div>
             <dl class="facts">
                 <dt>"Memory space"</dt>
-                <dd><span class=fmt::swatch(color)></span>{space_label(color, m)}</dd>
+                <dd><span class=swatch::class(color)></span>{space_label(color, m)}</dd>
                 <dt>"Shape"</dt>
                 <dd><code class="shape">{m.str(value.shape).to_string()}</code></dd>
                 {sizes(&value)}
                 <dt>"Offset"</dt>
                 <dd class="offset" data-offset=value.offset.to_string()>
-                    {format!("{} ({})", fmt::grouped(value.offset), query::hex(value.offset))}
+                    {format!("{} ({})", units::group_digits(value.offset), query::hex(value.offset))}
                 </dd>
                 <dt>"Allocation"</dt>
                 <dd class="allocation">{allocation(m, m.allocations.get(value.allocation as usize))}</dd>
@@ -98,7 +99,7 @@ pub fn Details(focus: Focus) -> impl IntoView {
 fn sizes(value: &Value) -> impl IntoView + use<> {
     let logical = value
         .logical_size
-        .map_or_else(|| "unknown (dynamic shape)".to_string(), fmt::bytes);
+        .map_or_else(|| "unknown (dynamic shape)".to_string(), units::exact_bytes);
     let padding = query::padding(value).map(|p| {
         let pct = if value.size > 0 {
             format!(
@@ -108,11 +109,11 @@ fn sizes(value: &Value) -> impl IntoView + use<> {
         } else {
             String::new()
         };
-        format!("{}{pct}", fmt::bytes(p))
+        format!("{}{pct}", units::exact_bytes(p))
     });
     view! {
         <dt>"Allocated size"</dt>
-        <dd class="size" data-bytes=value.size.to_string()>{fmt::bytes(value.size)}</dd>
+        <dd class="size" data-bytes=value.size.to_string()>{units::exact_bytes(value.size)}</dd>
         <dt>"Logical size"</dt>
         <dd class="logical">{logical}</dd>
         {padding.map(|p| view! { <dt>"Padding"</dt><dd class="padding">{p}</dd> })}
@@ -154,7 +155,7 @@ fn allocation(m: &Module, a: Option<&Allocation>) -> String {
     let mut text = format!(
         "allocation {} · {} · colour {}",
         a.index,
-        fmt::bytes(a.size),
+        units::exact_bytes(a.size),
         a.color
     );
     if !flags.is_empty() {
@@ -176,9 +177,9 @@ fn live_range(m: &Module, value: &Value) -> String {
     if m.schedule.is_some() {
         format!(
             "steps {}–{} ({} step{}): from {} to {}",
-            fmt::grouped(u64::from(r.start)),
-            fmt::grouped(u64::from(r.end)),
-            fmt::grouped(steps),
+            units::group_digits(u64::from(r.start)),
+            units::group_digits(u64::from(r.end)),
+            units::group_digits(steps),
             if steps == 1 { "" } else { "s" },
             at(r.start),
             at(r.end)
@@ -186,8 +187,8 @@ fn live_range(m: &Module, value: &Value) -> String {
     } else {
         format!(
             "steps {}–{}",
-            fmt::grouped(u64::from(r.start)),
-            fmt::grouped(u64::from(r.end))
+            units::group_digits(u64::from(r.start)),
+            units::group_digits(u64::from(r.end))
         )
     }
 }
@@ -231,7 +232,7 @@ fn idle_stretch(shown: &Arc<Shown>, v: u32, value: &Value) -> Option<impl IntoVi
         .max_by(|a, b| a.idle_steps.cmp(&b.idle_steps).then(b.from.cmp(&a.from)));
     let text = match longest {
         Some(s) => {
-            let step = |t: u32| fmt::grouped(u64::from(t));
+            let step = |t: u32| units::group_digits(u64::from(t));
             let to = if s.to_use {
                 format!("its use at step {}", step(s.to))
             } else {
@@ -239,10 +240,10 @@ fn idle_stretch(shown: &Arc<Shown>, v: u32, value: &Value) -> Option<impl IntoVi
             };
             format!(
                 "Longest idle: {} × {} (from step {} to {to}) = {} byte-steps.",
-                fmt::human(value.size),
-                fmt::count(s.idle_steps as usize, "step"),
+                units::human_bytes(value.size),
+                units::count(s.idle_steps as usize, "step"),
                 step(s.from),
-                fmt::grouped(value.size.saturating_mul(u64::from(s.idle_steps))),
+                units::group_digits(value.size.saturating_mul(u64::from(s.idle_steps))),
             )
         }
         None => "Never idle: it is used at every step it is live, or the next.".to_string(),
@@ -316,7 +317,7 @@ fn use_step(focus: Focus, u: &idle::Use) -> AnyView {
             <li><button type="button" class="use-step" data-step=step.to_string()
                 title="Show this step in the diagrams and the answers"
                 on:click=move |_| focus.step.set(Some(step))>
-                <span class="step">{format!("step {}", fmt::grouped(u64::from(step)))}</span>
+                <span class="step">{format!("step {}", units::group_digits(u64::from(step)))}</span>
                 <code>{text}</code>
             </button></li>
         }

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bufscope::query;
+use bufscope::units;
 use leptos::ev;
 use leptos::prelude::*;
 
-use crate::ui::fmt;
 use crate::ui::state::Focus;
 
 /// Quiet time after the last keystroke before searching (177,800 names on the largest dump).
@@ -147,8 +147,8 @@ impl Search {
             let k = focus.match_index.get().min(n - 1) + 1;
             format!(
                 "{} of {} {}",
-                fmt::grouped(k as u64),
-                fmt::grouped(n as u64),
+                units::group_digits(k as u64),
+                units::group_digits(n as u64),
                 if n == 1 { "match" } else { "matches" }
             )
         };

@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use bufscope::answers::capacity::{self, Capacity};
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::Ans;
-use crate::ui::fmt;
 
 #[component]
 pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
@@ -22,7 +22,7 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
     let devices = capacity::offers()
         .into_iter()
         .map(|o| {
-            let text = format!("{} · {} · {}", o.name, fmt::human(o.bytes), o.what);
+            let text = format!("{} · {} · {}", o.name, units::human_bytes(o.bytes), o.what);
             view! { <option value=o.name>{text}</option> }
         })
         .collect_view();

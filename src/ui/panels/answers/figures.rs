@@ -9,12 +9,12 @@ use bufscope::answers::{categories, groups, padding, xprof};
 use bufscope::export;
 use bufscope::model::memory_space_name;
 use bufscope::text::clip_middle;
+use bufscope::units;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::{clicked_index, show_more, whatif, Ans, Computed, FIRST_ROWS};
 use crate::ui::export::csv_button;
-use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::tasks::next_task;
 
@@ -39,7 +39,7 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     Effect::new(move |_| {
         let color = ans.space.get();
         let shown = ans.focus.shown();
-        if let Some(f) = shown.uses.xprof_kept(color) {
+        if let Some(f) = shown.kept.xprof_kept(color) {
             xprof.set(Some((color, Computed(f))));
             return;
         }
@@ -62,13 +62,13 @@ pub(super) fn ThreePeaks(ans: Ans) -> impl IntoView {
     };
     let row = |id: &'static str, name: &'static str, p: &xprof::PeakFigure| {
         let bytes = p.bytes.map(|b| b.to_string()).unwrap_or_default();
-        let shown = p.bytes.map_or_else(|| "—".to_string(), fmt::human);
-        let exact = p.bytes.map(fmt::bytes).unwrap_or_default();
+        let shown = p.bytes.map_or_else(|| "—".to_string(), units::human_bytes);
+        let exact = p.bytes.map(units::exact_bytes).unwrap_or_default();
         view! {
             <tr class="peak-figure" data-peak=id data-bytes=bytes>
                 <th scope="row">{name}</th>
                 <td class="num" title=exact>{shown}</td>
-                <td class="num">{p.step.map(|s| fmt::grouped(u64::from(s)))}</td>
+                <td class="num">{p.step.map(|s| units::group_digits(u64::from(s)))}</td>
                 <td class="sentence">{p.sentence.clone()}</td>
             </tr>
         }
@@ -137,10 +137,10 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
                 view! {
                     <tr class="source-row" data-i=i.to_string() data-bytes=r.bytes.to_string()>
                         <td class="mono name" title=clip_middle(&place, CELL_CHARS)>{clip_middle(&place, NAME_CHARS)}</td>
-                        <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
+                        <td class="num" title=units::exact_bytes(r.bytes)>{units::human_bytes(r.bytes)}</td>
                         <td class="num">{percent(r.percent)}</td>
-                        <td class="num">{fmt::human(r.running_bytes)}</td>
-                        <td class="num">{fmt::grouped(u64::from(r.count))}</td>
+                        <td class="num">{units::human_bytes(r.running_bytes)}</td>
+                        <td class="num">{units::group_digits(u64::from(r.count))}</td>
                     </tr>
                 }
             })
@@ -185,9 +185,9 @@ pub(super) fn Categories(ans: Ans) -> impl IntoView {
                         <td class="tick" on:click=|e| e.stop_propagation()>{whatif::group_tick(ans, values.clone(), false)}</td>
                         <td class="tick" on:click=|e| e.stop_propagation()>{whatif::group_tick(ans, values, true)}</td>
                         <td>{r.label}{r.heuristic.then(|| view! { <span class="tag">"heuristic"</span> })}</td>
-                        <td class="num" title=fmt::bytes(r.bytes)>{fmt::human(r.bytes)}</td>
+                        <td class="num" title=units::exact_bytes(r.bytes)>{units::human_bytes(r.bytes)}</td>
                         <td class="num">{percent(r.percent)}</td>
-                        <td class="num">{fmt::grouped(u64::from(r.count))}</td>
+                        <td class="num">{units::group_digits(u64::from(r.count))}</td>
                         <td class="rule">{r.rule}</td>
                     </tr>
                 }
@@ -220,7 +220,7 @@ pub(super) fn Padding(ans: Ans) -> impl IntoView {
         let live = live.get();
         let shown = ans.focus.shown();
         ans.with_space(|m, s| {
-            let all = shown.uses.all_padding(m, s);
+            let all = shown.kept.all_padding(m, s);
             Computed(Arc::new(padding::step_padding(m, &live, 50, all)))
         })
     });
@@ -231,18 +231,18 @@ pub(super) fn Padding(ans: Ans) -> impl IntoView {
             let unknown = (p.unknown > 0).then(|| {
                 format!(
                     " {} values have no logical size to compare with.",
-                    fmt::grouped(u64::from(p.unknown))
+                    units::group_digits(u64::from(p.unknown))
                 )
             });
             view! {
                 <p class="padding-summary" data-step-bytes=p.step_padding_bytes.to_string()>
                     {format!(
                         "At step {}: {} of the live values' {} is padding ({}). Over all values of the space: {}.",
-                        fmt::grouped(u64::from(p.step)),
-                        fmt::human(p.step_padding_bytes),
-                        fmt::human(p.step_value_bytes),
+                        units::group_digits(u64::from(p.step)),
+                        units::human_bytes(p.step_padding_bytes),
+                        units::human_bytes(p.step_value_bytes),
                         percent(share),
-                        fmt::human(p.all_padding_bytes),
+                        units::human_bytes(p.all_padding_bytes),
                     )}
                     {unknown}
                 </p>
@@ -262,8 +262,8 @@ pub(super) fn Padding(ans: Ans) -> impl IntoView {
                 view! {
                     <tr class="padding-row" data-i=i.to_string() data-bytes=v.padding.to_string()>
                         <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
-                        <td class="num" title=fmt::bytes(v.padding)>{fmt::human(v.padding)}</td>
-                        <td class="num">{fmt::human(v.size)}</td>
+                        <td class="num" title=units::exact_bytes(v.padding)>{units::human_bytes(v.padding)}</td>
+                        <td class="num">{units::human_bytes(v.size)}</td>
                         <td class="sentence">{v.explanation.clone()}</td>
                     </tr>
                 }

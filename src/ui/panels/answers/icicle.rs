@@ -16,11 +16,11 @@ use std::sync::Arc;
 
 use bufscope::answers::groups::{self, OpNode};
 use bufscope::text::clip_middle;
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::{clicked_index, whatif, Ans, Computed};
-use crate::ui::fmt;
-use crate::ui::panels::peak_table::frame_subset;
+use crate::ui::panels::live_table::frame_subset;
 
 /// The narrowest frame drawn, as a fraction of the chart's width.
 const MIN_WIDTH: f64 = 0.002;
@@ -93,7 +93,7 @@ fn label(n: &OpNode) -> String {
     };
     let name = clip_middle(name, LABEL_CHARS);
     if n.repeats > 1 {
-        format!("{name} ×{}", fmt::grouped(u64::from(n.repeats)))
+        format!("{name} ×{}", units::group_digits(u64::from(n.repeats)))
     } else {
         name
     }
@@ -302,7 +302,7 @@ fn follow_tree(
             ans.focus.subset.set(None);
             note.set(Some(format!(
                 "{chip} has no live values at step {}: the table shows every live value.",
-                fmt::grouped(u64::from(step))
+                units::group_digits(u64::from(step))
             )));
         }
     }
@@ -342,8 +342,8 @@ fn frames_view(
             let title = format!(
                 "{} · {} · {} values",
                 f.label,
-                fmt::bytes(f.bytes),
-                fmt::grouped(u64::from(f.count))
+                units::exact_bytes(f.bytes),
+                units::group_digits(u64::from(f.count))
             );
             let fits = (f.width * chart_px / CHAR_PX) as usize;
             let text = if fits >= 2 {

@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use bufscope::answers::idle;
 use bufscope::text::clip_middle;
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::{show_more, whatif, Ans, Computed, FIRST_ROWS};
-use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::uses;
 
@@ -27,8 +27,8 @@ const NAME_CHARS: usize = 60;
 fn span(s: &idle::Stretch) -> String {
     format!(
         "{} → {}",
-        fmt::grouped(u64::from(s.from)),
-        fmt::grouped(u64::from(s.to))
+        units::group_digits(u64::from(s.from)),
+        units::group_digits(u64::from(s.to))
     )
 }
 
@@ -67,10 +67,10 @@ fn idle_row(ans: Ans, row: &idle::IdleRow) -> impl IntoView {
             <td class="mono name" title=clip_middle(&name, CELL_CHARS)>{clip_middle(&name, NAME_CHARS)}</td>
             <td class=format!("remedy {}", if remedy == idle::Remedy::OffloadOnly { "offload" } else { "remat" })
                 title=remedy_title(remedy)>{remedy.label()}</td>
-            <td class="num" title=fmt::bytes(row.size)>{fmt::human(row.size)}</td>
+            <td class="num" title=units::exact_bytes(row.size)>{units::human_bytes(row.size)}</td>
             <td class="num">{span(&row.longest)}</td>
-            <td class="num">{fmt::grouped(u64::from(row.longest.idle_steps))}</td>
-            <td class="num">{fmt::grouped(row.idle_byte_steps)}</td>
+            <td class="num">{units::group_digits(u64::from(row.longest.idle_steps))}</td>
+            <td class="num">{units::group_digits(row.idle_byte_steps)}</td>
             <td class="num">{across}</td>
         </tr>
     }

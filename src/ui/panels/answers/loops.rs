@@ -9,10 +9,10 @@
 use bufscope::answers::loops::{held_at, temporaries, HeldAt};
 use bufscope::answers::whatif::ticks::loop_outputs;
 use bufscope::text::clip_middle;
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::{whatif, Ans, Computed};
-use crate::ui::fmt;
 
 const NAME_CHARS: usize = 48;
 
@@ -70,11 +70,11 @@ pub(super) fn LoopHolds(ans: Ans) -> impl IntoView {
                             {format!("{} · {}", lp.while_name, lp.name)}</td>
                         <td class="num">{format!("{}–{}", lp.body_steps[0], lp.body_steps[1])}</td>
                         <td class="num">{trips}</td>
-                        <td class="num" title=fmt::bytes(at.stacked_bytes)>{fmt::human(at.stacked_bytes)}</td>
-                        <td class="num" title=format!("of which loop-invariant {}", fmt::human(at.invariant_bytes))>
-                            {fmt::human(at.carry_bytes)}</td>
+                        <td class="num" title=units::exact_bytes(at.stacked_bytes)>{units::human_bytes(at.stacked_bytes)}</td>
+                        <td class="num" title=format!("of which loop-invariant {}", units::human_bytes(at.invariant_bytes))>
+                            {units::human_bytes(at.carry_bytes)}</td>
                         <td class="num" title=format!("{} values; the most live at once in the body: {}",
-                            t.values, fmt::human(t.peak_bytes))>{fmt::human(at.temporary_bytes)}</td>
+                            t.values, units::human_bytes(t.peak_bytes))>{units::human_bytes(at.temporary_bytes)}</td>
                     </tr>
                 }
             })
@@ -122,7 +122,7 @@ fn LoopElements(ans: Ans, open: RwSignal<Option<usize>>) -> impl IntoView {
                         <td>{e.role.label()}</td>
                         <td class="mono name" title=name.clone()>{clip_middle(&name, NAME_CHARS)}</td>
                         <td class="mono" title=e.shape.clone()>{clip_middle(&e.shape, 32)}</td>
-                        <td class="num">{fmt::human(e.size)}</td>
+                        <td class="num">{units::human_bytes(e.size)}</td>
                         <td>{if here { "live here" } else { "" }}</td>
                     </tr>
                 }

@@ -14,11 +14,11 @@ use bufscope::answers::whatif::stacked::StackedOutput;
 use bufscope::answers::whatif::ticks::{actionable, Tick, TickState};
 use bufscope::answers::whatif::{estimate, plan_json, Edits, Estimate, ASSUMPTIONS};
 use bufscope::render::estimate::EstimateCurve;
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::{Ans, Computed};
 use crate::ui::export::download_text;
-use crate::ui::fmt;
 use crate::ui::state::{Shown, WhatIfTicks};
 use crate::ui::uses;
 
@@ -144,14 +144,14 @@ fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<WhatIfTicks> {
 
 /// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict.
 fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>) -> String {
-    let step = e.step_after.map_or("-".to_string(), |t| fmt::grouped(u64::from(t)));
+    let step = e.step_after.map_or("-".to_string(), |t| units::group_digits(u64::from(t)));
     let mut text = format!(
         "Estimate: peak {} at step {step} (real {}).",
-        fmt::human(e.peak_after),
-        fmt::human(e.peak_before)
+        units::human_bytes(e.peak_after),
+        units::human_bytes(e.peak_before)
     );
     if e.host_bytes_added > 0 {
-        text.push_str(&format!(" The host holds {} more.", fmt::human(e.host_bytes_added)));
+        text.push_str(&format!(" The host holds {} more.", units::human_bytes(e.host_bytes_added)));
     }
     if let Some(v) = v {
         text.push_str(if v.fits { " Fits the capacity." } else { " Still exceeds the capacity." });
@@ -171,7 +171,7 @@ fn loops_box(ans: Ans) -> impl IntoView {
             let label = format!(
                 "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept while the backward loop runs; each loop's own tick is under \"What the loops hold\")",
                 mine.len(),
-                fmt::human(bytes)
+                units::human_bytes(bytes)
             );
             let names = mine.iter().map(|o| o.name.clone()).collect();
             view! {

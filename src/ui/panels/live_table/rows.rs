@@ -1,4 +1,4 @@
-//! The peak table's rows: a value's row (name, sizes, padding, shape, op_name, source,
+//! The live-set table's rows: a value's row (name, sizes, padding, shape, op_name, source,
 //! kind; the whole text in each cell's title, at most [`CELL_CHARS`] of it in the cell) and
 //! an op_name group's row, which opens and closes the group. A click (or Enter) on a value
 //! selects it and asks the diagrams to reveal it.
@@ -11,10 +11,10 @@ use bufscope::query::{self, Group};
 use leptos::ev;
 use leptos::prelude::*;
 
-use crate::ui::fmt;
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::state::Focus;
 use bufscope::text::clip_middle;
+use bufscope::units;
 
 /// Selects a value and asks the diagrams to show it.
 fn choose(focus: Focus, v: u32) {
@@ -32,9 +32,9 @@ pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl 
         let source = query::source(m, &value).unwrap_or_default();
         let logical = value.logical_size;
         let padding = query::padding(&value);
-        let opt_bytes = |b: Option<u64>| b.map_or_else(|| "—".to_string(), fmt::human);
+        let opt_bytes = |b: Option<u64>| b.map_or_else(|| "—".to_string(), units::human_bytes);
         let opt_title = |b: Option<u64>| {
-            b.map(|b| format!("{} B", fmt::grouped(b)))
+            b.map(|b| format!("{} B", units::group_digits(b)))
                 .unwrap_or_default()
         };
         let kind = bufscope::analysis::value_kind(m, &value);
@@ -46,7 +46,7 @@ pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl 
         view! {
             <td class="name" title=name_title>{name}</td>
             <td class="num" data-bytes=value.size.to_string()
-                title=format!("{} B", fmt::grouped(value.size))>{fmt::human(value.size)}</td>
+                title=format!("{} B", units::group_digits(value.size))>{units::human_bytes(value.size)}</td>
             <td class="num" title=opt_title(logical)>{opt_bytes(logical)}</td>
             <td class="num" title=opt_title(padding)>{opt_bytes(padding)}</td>
             <td class="shape" title=shape_title>{shape}</td>
@@ -117,13 +117,13 @@ pub(super) fn group_row(
                 <button type="button" class="group-toggle" on:click=toggle title=name_title>
                     <span class="chevron" aria-hidden="true">{move || if open() { "▾" } else { "▸" }}</span>
                     <span class="group-name">{name}</span>
-                    <span class="group-count">{format!(" ×{}", fmt::grouped(count as u64))}</span>
+                    <span class="group-count">{format!(" ×{}", units::group_digits(count as u64))}</span>
                 </button>
             </td>
-            <td class="num" title=format!("{} B", fmt::grouped(g.total))>{fmt::human(g.total)}</td>
-            <td class="num">{fmt::human(g.logical)}</td>
-            <td class="num">{fmt::human(padding)}</td>
-            <td colspan="4" class="group-note">{format!("{} value{}", fmt::grouped(count as u64), if count == 1 { "" } else { "s" })}</td>
+            <td class="num" title=format!("{} B", units::group_digits(g.total))>{units::human_bytes(g.total)}</td>
+            <td class="num">{units::human_bytes(g.logical)}</td>
+            <td class="num">{units::human_bytes(padding)}</td>
+            <td colspan="4" class="group-note">{format!("{} value{}", units::group_digits(count as u64), if count == 1 { "" } else { "s" })}</td>
         </tr>
     }
 }

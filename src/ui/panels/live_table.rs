@@ -25,11 +25,12 @@ use bufscope::answers::LiveSet;
 use bufscope::export;
 use bufscope::model::{memory_space_name, Str};
 use bufscope::query::{self, Column, Group, TableRow};
+use bufscope::units;
 use leptos::prelude::*;
 
 use super::space_label;
 use crate::ui::export::{csv_button, download_text};
-use crate::ui::fmt;
+use crate::ui::swatch;
 use crate::ui::state::Focus;
 pub use filter::frame_subset;
 use timeless::Timeless;
@@ -155,7 +156,7 @@ pub fn prepare_table(focus: Focus) {
 }
 
 #[component]
-pub fn PeakTable(focus: Focus) -> impl IntoView {
+pub fn LiveSetTable(focus: Focus) -> impl IntoView {
     let t = Table::new(focus);
     filter::follow(t);
     // The Export menu's "Live-set table as CSV".
@@ -166,7 +167,7 @@ pub fn PeakTable(focus: Focus) -> impl IntoView {
     let grouped = t.grouped;
     let title = move || match t.step.get() {
         Some(_) if t.at_peak() => "Live at the peak".to_string(),
-        Some(step) => format!("Live at step {}", fmt::grouped(u64::from(step))),
+        Some(step) => format!("Live at step {}", units::group_digits(u64::from(step))),
         None => "Live at the peak".to_string(),
     };
     view! {
@@ -198,8 +199,8 @@ fn space_tabs(t: Table) -> impl IntoView {
         .iter()
         .map(|s| {
             let c = s.color;
-            let swatch = fmt::swatch(c);
-            let peak = fmt::human(s.peak_bytes);
+            let swatch = swatch::class(c);
+            let peak = units::human_bytes(s.peak_bytes);
             // The values live at the table's step (the peak's until one is chosen).
             let held = shown.clone();
             let live = move || {
@@ -208,12 +209,12 @@ fn space_tabs(t: Table) -> impl IntoView {
                         .map_or(0, |s| s.live_at(&held.module, step).count()),
                     None => (held.analysis.space(c)).map_or(0, |s| s.live_at_peak.len()),
                 };
-                format!("{peak} · {} live", fmt::grouped(n as u64))
+                format!("{peak} · {} live", units::group_digits(n as u64))
             };
             let title = move || match t.step.get() {
                 Some(step) => format!(
                     "peak · values live at step {}",
-                    fmt::grouped(u64::from(step))
+                    units::group_digits(u64::from(step))
                 ),
                 None => "peak · values live at the peak".to_string(),
             };
@@ -248,16 +249,16 @@ fn peak_summary(t: Table) -> Option<impl IntoView> {
     let text = match step {
         Some(step) => format!(
             "{} value{} live at step {}{} — {} occupied; their sizes add to {} (aliases count once in the occupied bytes).",
-            fmt::grouped(count as u64),
+            units::group_digits(count as u64),
             if count == 1 { "" } else { "s" },
             super::step_label(m, step),
             match s.peak_time {
                 Some(p) if p == step => ", this space's peak".to_string(),
-                Some(p) => format!(", not the peak (step {})", fmt::grouped(u64::from(p))),
+                Some(p) => format!(", not the peak (step {})", units::group_digits(u64::from(p))),
                 None => String::new(),
             },
-            fmt::bytes(live.occupied_bytes),
-            fmt::bytes(live.value_bytes)
+            units::exact_bytes(live.occupied_bytes),
+            units::exact_bytes(live.value_bytes)
         ),
         None => "No value of this memory space has a live range: nothing is live at any step.".to_string(),
     };

@@ -1,4 +1,4 @@
-//! The peak table's column headers: each column's DOM key (`data-col`) and caption, and the
+//! The live-set table's column headers: each column's DOM key (`data-col`) and caption, and the
 //! sort button (a click sorts by the column, a second click reverses; `aria-sort` says
 //! which way). What a column sorts by is [`bufscope::query::Column`]'s business.
 

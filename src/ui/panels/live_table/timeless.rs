@@ -1,5 +1,5 @@
 //! The values of one memory space without a live range (thread-local ones), largest first,
-//! below the peak table: the diagrams cannot draw them on the time axis, so they are
+//! below the live-set table: the diagrams cannot draw them on the time axis, so they are
 //! listed here (`.timeless`), a page at a time.
 
 use std::sync::Arc;
@@ -7,10 +7,10 @@ use std::sync::Arc;
 use bufscope::query::{self, Column};
 use leptos::prelude::*;
 
-use crate::ui::fmt;
 use crate::ui::panels::{space_label, CELL_CHARS};
 use crate::ui::state::Focus;
 use bufscope::text::clip_middle;
+use bufscope::units;
 
 /// Values listed at first.
 const FIRST: usize = 100;
@@ -47,7 +47,7 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
         (count > shown_now).then(|| {
             view! {
                 <button type="button" class="show-more" on:click=move |_| limit.update(|l| *l += PAGE)>
-                    {format!("Show more ({} of {})", fmt::grouped(shown_now as u64), fmt::grouped(count as u64))}
+                    {format!("Show more ({} of {})", units::group_digits(shown_now as u64), units::group_digits(count as u64))}
                 </button>
             }
         })
@@ -62,10 +62,10 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
             <summary>
                 {format!(
                     "{} value{} without a live range in {} (thread-local; not drawn) — {}",
-                    fmt::grouped(count as u64),
+                    units::group_digits(count as u64),
                     if count == 1 { "" } else { "s" },
                     space_label(color, m),
-                    fmt::human(total)
+                    units::human_bytes(total)
                 )}
             </summary>
             <ul class="timeless-list">{items}</ul>
@@ -98,7 +98,7 @@ fn items(
                     <li class="timeless-item" data-value=v.to_string()
                         class:selected=move || focus.selected.get() == Some(v)>
                         <button type="button" class="link" on:click=move |_| focus.selected.set(Some(v))>{name}</button>
-                        <span class="size" title=format!("{} B", fmt::grouped(value.size))>{fmt::human(value.size)}</span>
+                        <span class="size" title=format!("{} B", units::group_digits(value.size))>{units::human_bytes(value.size)}</span>
                         <code class="shape">{shape}</code>
                     </li>
                 })
