@@ -297,11 +297,12 @@ fn the_body_is_jumped_over() {
         assert!(d.jumped && d.bytes.end == header, "{label}: {d:?}");
         let deferred = std::mem::take(&mut load.deferred);
         // As the command line reads it ahead, from the bytes alone: the body listed.
-        let mut ahead = bufscope::parse::Bodies::default();
+        let mut ahead = bufscope::parse::Behind::default();
         assert!(
             guess_first_body(&[(name, bytes)], 256, &mut ahead),
             "{label}: no body ahead"
         );
+        feed_behind(&[(name, bytes)], 256, &mut ahead);
         assert!(
             ahead.confirm(&deferred[0]),
             "{label}: the body read ahead is not the one listed"
@@ -347,9 +348,16 @@ fn a_damaged_handoff_is_refused() {
     let load = loader.finish();
     assert_eq!(load.deferred, vec![first.clone()]);
     let body = &bytes[first.bytes.start as usize..first.bytes.end as usize];
-    let mut reader = bufscope::parse::UsesReader::new(&first);
-    reader.feed(body);
-    let part = reader.finish().unwrap();
+    let mut behind = bufscope::parse::Behind::new([bufscope::parse::Later::Uses(first.clone())]);
+    let ask = behind.next().unwrap();
+    assert_eq!(
+        (ask.file.as_str(), ask.bytes),
+        ("000.txt", first.bytes.clone())
+    );
+    behind.feed(body);
+    assert_eq!(behind.next(), None, "one body asked for");
+    let (module, part) = behind.finish().unwrap().parts.pop().unwrap();
+    assert_eq!(module, first.module);
     let h = part.into_handoff();
     let (used, infos, names, uses) = (h.used, h.infos, h.names, h.uses);
     assert!(used.len() > 100 && infos.len() > 100 && names.len() > 8 && !uses.is_empty());

@@ -3,6 +3,7 @@
 //! the page and the command line jump there), and, for the command line's guess, the start
 //! of a file's first body from its beginning ([`BodyStart`]).
 
+use super::super::used_values::{body_line, BodyLine};
 use std::ops::Range;
 
 /// What [`last_header`] found in a slice of a file.
@@ -30,13 +31,10 @@ pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
         };
         let raw = &bytes[start..end];
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if !matches!(line.first(), None | Some(b'<' | b' ')) {
-            if super::super::headers::is_wrapper(line) {
-                return Found::Wrapper;
-            }
-            if super::super::headers::is_header(line) {
-                return Found::Header(start);
-            }
+        match body_line(line) {
+            BodyLine::Wrapper => return Found::Wrapper,
+            BodyLine::Header => return Found::Header(start),
+            BodyLine::Body => {}
         }
         if start == 0 {
             return Found::Nothing;
