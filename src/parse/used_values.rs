@@ -7,7 +7,7 @@
 //! The instruction's text may span several lines: a Pallas kernel's `backend_config` or
 //! `frontend_attributes` can hold a newline (MaxText's splash attention). While the text
 //! read so far leaves a brace or a string open ([`Open`]), a line that is neither an entry
-//! line (`<…`, ` …`) nor a section's header is the rest of it ([`may_be_body`] is the
+//! line (`<…`, ` …`) nor a section's header is the rest of it ([`body_line`] is the
 //! context-free rule the deferred read's skip keeps to); its metadata is looked for there
 //! when the first line had none.
 

@@ -289,56 +289,34 @@ pub async fn read_files(
 }
 
 /// Drives `behind` (the read behind the diagram): the bytes it asks for read from `files`
-/// slice by slice ([`read_range`]) and fed in, until it asks for none; `advanced` gets the
-/// bytes of each slice. A file it asks for that is not among `files`, or that the browser
-/// cannot read, fails what it was asked for ([`Behind::fail`]). `None` when cancelled.
+/// slice by slice as [`read_files`] reads and fed in, until it asks for none; `advanced`
+/// gets the bytes of each slice. A file it asks for that is not among `files`, or that the
+/// browser cannot read, fails what it was asked for ([`Behind::fail`]). `None` when
+/// cancelled.
 pub async fn drive(
     behind: &mut Behind,
     files: &[Picked],
     advanced: &mut impl FnMut(f64),
     cancelled: &impl Fn() -> bool,
 ) -> Option<()> {
+    let (reader, mut buf) = (Reader::new(), Vec::new());
     while let Some(ask) = behind.next() {
         let Some(picked) = files.iter().find(|p| p.name == ask.file) else {
             behind.fail(format!("{} is not among the files read", ask.file));
             continue;
         };
-        let feed = |bytes: &[u8]| behind.feed(bytes);
-        if let Err(e) = read_range(picked, ask.bytes, feed, advanced, cancelled).await? {
+        let end = (ask.bytes.end as f64).min(picked.file.size());
+        let mut slices = Slices::new(ask.bytes.start as f64, end);
+        let feed = |bytes: &[u8]| {
+            behind.feed(bytes);
+            false
+        };
+        let read = read_slices(picked, &mut slices, &reader, &mut buf, feed, advanced, cancelled);
+        if let Err(e) = read.await? {
             behind.fail(e);
         }
     }
     Some(())
-}
-
-/// Feeds bytes `range` of `picked` to `feed`, slice by slice as [`read_files`] does;
-/// `advanced` gets the bytes of each slice. `None` when cancelled; an error when the
-/// browser could not read the file.
-async fn read_range(
-    picked: &Picked,
-    range: std::ops::Range<u64>,
-    mut feed: impl FnMut(&[u8]),
-    advanced: &mut impl FnMut(f64),
-    cancelled: &impl Fn() -> bool,
-) -> Option<Result<(), String>> {
-    let end = (range.end as f64).min(picked.file.size());
-    let mut slices = Slices::new(range.start as f64, end);
-    let mut buf = Vec::new();
-    let feed = |bytes: &[u8]| {
-        feed(bytes);
-        false
-    };
-    let reader = Reader::new();
-    let read = read_slices(
-        picked,
-        &mut slices,
-        &reader,
-        &mut buf,
-        feed,
-        advanced,
-        cancelled,
-    );
-    Some(read.await?.map(|_| ()))
 }
 
 /// Feeds the bytes `slices` covers of `picked` to `feed`, slice by slice (see

@@ -244,16 +244,10 @@ impl Flow {
         bodies: &[&DeferredUses],
         advanced: &mut impl FnMut(f64),
     ) -> Option<Result<Option<UsedPart>, String>> {
-        if bodies.is_empty() {
-            return Some(Ok(None));
-        }
         let mut behind = Behind::new(bodies.iter().map(|&d| Later::Uses(d.clone())));
         read::drive(&mut behind, files, advanced, &|| !self.current()).await?;
-        Some(
-            behind
-                .finish()
-                .map(|read| read.parts.into_iter().next().map(|(_, p)| p)),
-        )
+        let read = behind.finish();
+        Some(read.map(|read| read.parts.into_iter().next().map(|(_, p)| p)))
     }
 }
 
