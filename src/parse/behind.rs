@@ -197,6 +197,7 @@ impl Behind {
     /// and `d` is to be given as any other.
     pub fn confirm(&mut self, d: &DeferredUses) -> bool {
         let Some(guess) = self.listed.first().filter(|_| self.guessed) else {
+            self.forget_guess();
             return false;
         };
         let mut named = guess.clone();
@@ -218,6 +219,10 @@ impl Behind {
     /// The body guessed is not one the loader listed: forgotten.
     pub fn forget_guess(&mut self) {
         if std::mem::take(&mut self.guessed) {
+            if self.listed.is_empty() {
+                // Not asked for yet: still first in the queue.
+                self.queue.pop_front();
+            }
             self.listed.clear();
             self.readers.clear();
             self.current = None;
