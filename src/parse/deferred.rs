@@ -338,6 +338,6 @@ pub fn lines_known<'a>(
     })
 }
 
-pub(super) fn base_name(path: &str) -> &str {
+fn base_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
