@@ -297,11 +297,12 @@ fn the_body_is_jumped_over() {
         assert!(d.jumped && d.bytes.end == header, "{label}: {d:?}");
         let deferred = std::mem::take(&mut load.deferred);
         // As the command line reads it ahead, from the bytes alone: the body listed.
-        let mut ahead = bufscope::parse::Bodies::default();
+        let mut ahead = bufscope::parse::Behind::default();
         assert!(
             guess_first_body(&[(name, bytes)], 256, &mut ahead),
             "{label}: no body ahead"
         );
+        feed_behind(&[(name, bytes)], 256, &mut ahead);
         assert!(
             ahead.confirm(&deferred[0]),
             "{label}: the body read ahead is not the one listed"
@@ -347,9 +348,16 @@ fn a_damaged_handoff_is_refused() {
     let load = loader.finish();
     assert_eq!(load.deferred, vec![first.clone()]);
     let body = &bytes[first.bytes.start as usize..first.bytes.end as usize];
-    let mut reader = bufscope::parse::UsesReader::new(&first);
-    reader.feed(body);
-    let part = reader.finish().unwrap();
+    let mut behind = bufscope::parse::Behind::new([bufscope::parse::Later::Uses(first.clone())]);
+    let ask = behind.next().unwrap();
+    assert_eq!(
+        (ask.file.as_str(), ask.bytes),
+        ("000.txt", first.bytes.clone())
+    );
+    behind.feed(body);
+    assert_eq!(behind.next(), None, "one body asked for");
+    let (module, part) = behind.finish().unwrap().parts.pop().unwrap();
+    assert_eq!(module, first.module);
     let h = part.into_handoff();
     let (used, infos, names, uses) = (h.used, h.infos, h.names, h.uses);
     assert!(used.len() > 100 && infos.len() > 100 && names.len() > 8 && !uses.is_empty());
@@ -441,4 +449,75 @@ fn a_module_with_nothing_but_an_empty_body_is_refused_both_ways() {
         "errors: {:?}",
         load.errors
     );
+}
+
+/// The reader behind the diagram (`parse::Behind`) asks for each input's bytes in turn, a
+/// module's body and then an HLO text whole, and gives what reading each whole gives (the
+/// body's part for its module, the text as `read_hlo` reads it); bytes cut short fail a
+/// body (the files are then read again in one pass) but only leave an HLO text out, with a
+/// sentence.
+#[test]
+fn behind_asks_for_bodies_and_hlo_texts() {
+    use bufscope::parse::{hlo::read_hlo, Ask, Behind, Later};
+    let dump = std::fs::read(fixtures_dir().join("tpu/000_0cb419b3147a3cb6.txt")).unwrap();
+    let hlo_name = "module_0004.jit_mlp_train_step.cpu_after_optimizations.txt";
+    let hlo = std::fs::read(fixtures_dir().join("folders/mlp_train").join(hlo_name)).unwrap();
+    let mut loader = bufscope::Loader::new();
+    loader.defer_uses(true);
+    loader.begin_file("000.txt");
+    loader.feed(&dump);
+    loader.end_file();
+    let deferred = loader.finish().deferred;
+    assert_eq!(deferred.len(), 1, "one body skipped");
+    let files = [("000.txt", &dump[..]), (hlo_name, &hlo[..])];
+    let inputs = || {
+        let text = Later::Hlo {
+            file: hlo_name.into(),
+            size: hlo.len() as u64,
+        };
+        deferred.iter().cloned().map(Later::Uses).chain([text])
+    };
+    // Fed in pieces of `piece` bytes, the first `keep` of each range asked for.
+    let drive = |behind: &mut Behind, piece: usize, keep: f64| {
+        let mut asked = Vec::new();
+        while let Some(ask) = behind.next() {
+            let bytes = files.iter().find(|(n, _)| *n == ask.file).unwrap().1;
+            let range = &bytes[ask.bytes.start as usize..ask.bytes.end as usize];
+            let kept = &range[..(range.len() as f64 * keep) as usize];
+            kept.chunks(piece).for_each(|p| behind.feed(p));
+            asked.push(ask);
+        }
+        asked
+    };
+    let mut behind = Behind::new(inputs());
+    let asked = drive(&mut behind, 4093, 1.0);
+    let expected = [
+        Ask {
+            file: "000.txt".into(),
+            bytes: deferred[0].bytes.clone(),
+        },
+        Ask {
+            file: hlo_name.into(),
+            bytes: 0..hlo.len() as u64,
+        },
+    ];
+    assert_eq!(asked, expected);
+    let read = behind.finish().unwrap();
+    let modules: Vec<&str> = read.parts.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(modules, [deferred[0].module.as_str()]);
+    assert_eq!(read.hlo.len(), 1);
+    let whole = read_hlo(hlo_name, &hlo);
+    assert!(!whole.text.computations.is_empty());
+    assert_eq!(read.hlo[0].text, whole.text, "the HLO text read in pieces");
+    assert!(read.errors.is_empty());
+    // Cut short: the body fails the read; the HLO text alone is only left out.
+    let mut behind = Behind::new(inputs());
+    drive(&mut behind, 4093, 0.5);
+    assert!(behind.finish().is_err(), "a body cut short");
+    let mut behind = Behind::new(inputs().skip(1));
+    drive(&mut behind, 4093, 0.5);
+    let read = behind.finish().unwrap();
+    assert!(read.hlo.is_empty() && read.parts.is_empty());
+    let why = format!("{hlo_name} could not be read: the bytes asked for were cut short");
+    assert_eq!(read.errors, [why]);
 }

@@ -7,17 +7,18 @@
 //! [`defer_uses`](Loader::defer_uses); once a body is being skipped, its end is looked for
 //! from the file's end ([`BodyEnd`], as the page does) and the loader jumps there, so the
 //! main thread never reads the body's bytes. Each body the loader lists
-//! ([`Loader::deferred`]) goes to the second thread, which reads its bytes from the file
-//! into [`Bodies`]. The second thread does not wait for the first body to be listed: it
-//! reads the first file's first body ahead, from the file's first `Used values:` line
-//! ([`BodyStart`]) to where [`BodyEnd`] says it ends, and [`Bodies::confirm`] checks it
+//! ([`Loader::deferred`]) goes to the second thread, a driver of the core's [`Behind`]: it
+//! reads from the files the bytes the machine asks for and feeds them in. The second thread
+//! does not wait for the first body to be listed: it reads the first file's first body
+//! ahead, from the file's first `Used values:` line ([`BodyStart`]) to where [`BodyEnd`]
+//! says it ends, and [`Behind::confirm`] checks it
 //! against the first body listed (if it is another, it is read as listed). Whatever the
 //! core says did not read as in one pass (a wrong guess, a warning, an unknown line
 //! number), and any I/O error, gives `None`: the caller reads the files again in one pass,
 //! which says what went wrong.
 
 use super::CHUNK;
-use bufscope::parse::{Bodies, BodyEnd, BodyStart, DeferredUses};
+use bufscope::parse::{Behind, BodyEnd, BodyStart, DeferredUses, Later};
 use bufscope::pipeline::{Loaded, Pipeline};
 use bufscope::Loader;
 use std::fs::File;
@@ -26,8 +27,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, OnceLock};
 
-/// A body to read: the file it is in and the loader's entry for it.
-type Job = (PathBuf, DeferredUses);
+/// A body to read: the loader's entry for it (its file by the name it was read under).
+type Job = DeferredUses;
 
 /// The first file's first body as the second thread found it before reading it ahead:
 /// where it starts, where it ends and whether that is the file's end; the main thread
@@ -112,10 +113,10 @@ fn feed_file(
                 Err(e) => break Err(e),
             }
         }
-        send_new(loader, path, sent, jobs);
+        send_new(loader, sent, jobs);
     };
     loader.end_file();
-    send_new(loader, path, sent, jobs);
+    send_new(loader, sent, jobs);
     result
 }
 
@@ -154,58 +155,71 @@ fn body_end(file: &mut File, fed: u64, size: u64) -> std::io::Result<Option<(u64
 }
 
 /// The bodies the loader listed since the last call go to the second thread.
-fn send_new(loader: &Loader, path: &Path, sent: &mut usize, jobs: &Sender<Job>) {
+fn send_new(loader: &Loader, sent: &mut usize, jobs: &Sender<Job>) {
     for d in loader.deferred().skip(*sent) {
         *sent += 1;
         // The receiver lives until `jobs` is dropped; a send fails only if it panicked,
         // which `read` sees when joining it.
-        let _ = jobs.send((path.to_path_buf(), d.clone()));
+        let _ = jobs.send(d.clone());
     }
 }
 
 /// The second thread: the first file's first body, guessed ([`guess`]), then each body
-/// the loader lists, its bytes read from its file, into [`Bodies`].
-fn read_bodies(first: Option<(PathBuf, Ahead)>, jobs: Receiver<Job>) -> Bodies {
-    let mut bodies = Bodies::default();
+/// the loader lists, its bytes read from its file as [`Behind`] asks for them.
+fn read_bodies(first: Option<(PathBuf, Ahead)>, jobs: Receiver<Job>) -> Behind {
+    let mut behind = Behind::default();
     let mut buf = vec![0u8; CHUNK];
-    let guessed = first.map(|(path, ahead)| guess(&path, &ahead, &mut buf, &mut bodies));
-    let mut guessed = match guessed {
+    let mut guessed = match first.map(|(path, ahead)| guess(&path, &ahead, &mut behind)) {
         Some(Err(e)) => {
-            bodies.fail(format!("reading ahead: {e}"));
+            behind.fail(format!("reading ahead: {e}"));
             false
         }
         Some(Ok(guessed)) => guessed,
         None => false,
     };
-    for (path, d) in jobs {
-        if std::mem::take(&mut guessed) && bodies.confirm(&d) {
+    drive(&mut behind, &mut buf);
+    for d in jobs {
+        if std::mem::take(&mut guessed) && behind.confirm(&d) {
             continue;
         }
-        bodies.body(&d);
-        let read = File::open(&path)
-            .and_then(|mut file| read_range(&mut file, d.bytes.clone(), &mut buf, &mut bodies));
-        if let Err(e) = read {
-            bodies.fail(format!("{}: {e}", path.display()));
-        }
+        behind.push(Later::Uses(d));
+        drive(&mut behind, &mut buf);
     }
-    bodies.forget_guess();
-    bodies
+    behind.forget_guess();
+    behind
 }
 
-/// Reads ahead the body that the first `Used values` header of `path` opens, before the
-/// main thread's loader reaches it ([`BodyStart`], [`BodyEnd`], [`Bodies::guess`]), and
-/// tells the main thread where it is (`ahead`); whether there was one.
-fn guess(
-    path: &Path,
-    ahead: &OnceLock<Bounds>,
-    buf: &mut [u8],
-    bodies: &mut Bodies,
-) -> std::io::Result<bool> {
+/// Reads what `behind` asks for, from its files, until it asks for nothing more.
+fn drive(behind: &mut Behind, buf: &mut [u8]) {
+    while let Some(ask) = behind.next() {
+        let read = File::open(&ask.file).and_then(|mut file| {
+            file.seek(SeekFrom::Start(ask.bytes.start))?;
+            let mut left = ask.bytes.end.saturating_sub(ask.bytes.start);
+            while left > 0 {
+                let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+                file.read_exact(&mut buf[..n])?;
+                behind.feed(&buf[..n]);
+                left -= n as u64;
+            }
+            Ok(())
+        });
+        if let Err(e) = read {
+            behind.fail(format!("{}: {e}", ask.file));
+        }
+    }
+}
+
+/// Where the body that the first `Used values` header of `path` opens lies, found before
+/// the main thread's loader reaches it ([`BodyStart`], [`BodyEnd`]): given to `behind` as a
+/// guess ([`Behind::guess`], read ahead) and to the main thread (`ahead`); whether there
+/// was one.
+fn guess(path: &Path, ahead: &OnceLock<Bounds>, behind: &mut Behind) -> std::io::Result<bool> {
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
     let mut start = BodyStart::default();
+    let mut buf = vec![0u8; CHUNK];
     let found = loop {
-        let n = match file.read(buf) {
+        let n = match file.read(&mut buf) {
             Ok(0) => break None,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -222,28 +236,5 @@ fn guess(
         return Ok(false);
     };
     let _ = ahead.set((from, to, at_end));
-    let name = path.to_string_lossy();
-    if !bodies.guess(&name, from..to, first_line, at_end) {
-        return Ok(false);
-    }
-    read_range(&mut file, from..to, buf, bodies)?;
-    Ok(true)
-}
-
-/// The bytes `range` of `file` fed to `bodies`.
-fn read_range(
-    file: &mut File,
-    range: std::ops::Range<u64>,
-    buf: &mut [u8],
-    bodies: &mut Bodies,
-) -> std::io::Result<()> {
-    file.seek(SeekFrom::Start(range.start))?;
-    let mut left = range.end.saturating_sub(range.start);
-    while left > 0 {
-        let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        file.read_exact(&mut buf[..n])?;
-        bodies.feed(&buf[..n]);
-        left -= n as u64;
-    }
-    Ok(())
+    Ok(behind.guess(&path.to_string_lossy(), from..to, first_line, at_end))
 }

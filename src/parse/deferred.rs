@@ -7,15 +7,16 @@
 //! of a plain-text file (counting its lines, so that line numbers stay those of the file)
 //! and lists it as a [`DeferredUses`]: which file, which module, which bytes. The modules
 //! it gives are joined to their live ranges and checked, but have no uses and no
-//! instruction facts. Later, a [`UsesReader`] reads those bytes into a [`UsedPart`] of its
-//! own (its strings in arenas of its own, so that the module stays untouched, on screen,
-//! meanwhile), which [`UsedPart::complete`] gives to the module (interning the few distinct
+//! instruction facts. Later, a [`UsesReader`] (driven by [`super::Behind`], which asks for
+//! those bytes) reads them into a [`UsedPart`] of its own (its strings in arenas of its
+//! own, so that the module stays untouched, on screen, meanwhile), which
+//! [`UsedPart::complete`] gives to the module (interning the few distinct
 //! op_names, opcodes and source files into the module's names; [`UsedPart::prepare`] finds
 //! them beforehand, in pieces, with the module still untouched); [`Completing`] joins it
 //! into the module one pass would have read.
 //!
-//! The skip is a guess (a body line starts with `<` or a space, or is blank) that the
-//! later read checks: the body must read with no warning, no line given back and no entry
+//! The skip is a guess (`used_values::body_line`, the one rule of where a body ends) that
+//! the later read checks: the body must read with no warning, no line given back and no entry
 //! left open, else [`UsesReader::finish`] says why and the file must be read again in one
 //! pass. Gzip files are read in one pass (their byte offsets are not the text's).
 
@@ -49,9 +50,6 @@ pub struct DeferredUses {
     pub lines: u64,
     /// The body runs to the end of the file.
     pub at_file_end: bool,
-    /// The skip ended at another section's header (or the file's end); else one pass may
-    /// have read on in `Used values` there, and completing refuses.
-    pub(crate) exact: bool,
     /// The body was never fed ([`Loader::jump`](super::Loader::jump)): `lines` is unknown
     /// (0), and so are the numbers of the file's later lines.
     pub jumped: bool,
@@ -62,7 +60,7 @@ pub struct DeferredUses {
 /// Reads the skipped bodies of one module.
 pub struct UsesReader {
     builder: Builder,
-    parts: Vec<(Part, String)>,
+    pub(super) parts: Vec<(Part, String)>,
     reader: UsedValues,
     notes: Notes,
     /// The body being read: its line count (none when unknown) and whether it ends its file.
@@ -95,13 +93,6 @@ impl UsesReader {
     /// Starts the next body of the same module (a file may hold two sections of one module).
     pub fn body(&mut self, d: &DeferredUses) {
         self.end_body();
-        if !d.exact && self.inexact.is_none() {
-            self.inexact = Some(format!(
-                "the `Used values` of {} go on after line {}",
-                d.file,
-                d.first_line + d.lines
-            ));
-        }
         self.notes.file = base_name(&d.file).to_string();
         self.line_no = d.first_line.saturating_sub(1);
         self.read = 0;
@@ -324,208 +315,6 @@ impl Completing {
     pub fn into_module(self) -> Module {
         self.join.into_module()
     }
-}
-
-/// The skipped bodies of any modules, read in the order they were listed (one
-/// [`UsesReader`] per module): what [`complete`] reads from whole files, and what a reader
-/// elsewhere (the command line's second thread) reads while the first read goes on.
-#[derive(Default)]
-pub struct Bodies {
-    /// The bodies started, in order, as they were listed.
-    listed: Vec<DeferredUses>,
-    /// Each module's reader, in the order first listed.
-    readers: Vec<(String, UsesReader)>,
-    /// The reader of the body being fed.
-    current: Option<usize>,
-    /// Why a body could not be read (its bytes were not all there).
-    failed: Option<String>,
-    /// The only body so far is a guess ([`Bodies::guess`]) not yet confirmed.
-    guessed: bool,
-}
-
-impl Bodies {
-    /// The bytes fed next are the body `d` (a [`Loader::deferred`](super::Loader::deferred)
-    /// entry), from its first byte.
-    pub fn body(&mut self, d: &DeferredUses) {
-        self.listed.push(d.clone());
-        let at = match self.readers.iter().position(|(m, _)| *m == d.module) {
-            Some(at) => {
-                self.readers[at].1.body(d);
-                at
-            }
-            None => {
-                self.readers.push((d.module.clone(), UsesReader::new(d)));
-                self.readers.len() - 1
-            }
-        };
-        self.current = Some(at);
-    }
-
-    /// More bytes of the current body, in order, in chunks of any size.
-    pub fn feed(&mut self, chunk: &[u8]) {
-        if let Some(r) = self.current.and_then(|at| self.readers.get_mut(at)) {
-            r.1.feed(chunk);
-        }
-    }
-
-    /// The bytes fed next are a body the loader has not listed yet: the one a file's
-    /// first `Used values` header opens ([`BodyStart`]), up to where [`BodyEnd`] says it
-    /// ends, so that it is read while the loader reads the rest. It is taken to be what
-    /// the loader will list on jumping over it but for its module and the files of its
-    /// module's parts, which [`Bodies::confirm`] takes from the entry listed. Only as the
-    /// first body: false (and the bytes are not to be fed) after another.
-    pub fn guess(
-        &mut self,
-        file: &str,
-        bytes: Range<u64>,
-        first_line: u64,
-        at_file_end: bool,
-    ) -> bool {
-        if !self.listed.is_empty() {
-            return false;
-        }
-        self.body(&DeferredUses {
-            file: file.to_string(),
-            module: String::new(),
-            bytes,
-            first_line,
-            lines: 0,
-            at_file_end,
-            exact: true,
-            jumped: true,
-            parts: Vec::new(),
-        });
-        self.guessed = true;
-        true
-    }
-
-    /// `d`, the first entry the loader listed: whether it is the body guessed
-    /// ([`Bodies::guess`], then read or being read: not to be fed again). Where it is not,
-    /// the guess is forgotten and `d` is to be read as any other.
-    pub fn confirm(&mut self, d: &DeferredUses) -> bool {
-        let Some(guess) = self.listed.first().filter(|_| self.guessed) else {
-            return false;
-        };
-        let same = guess.file == d.file
-            && guess.bytes == d.bytes
-            && (guess.first_line, guess.lines) == (d.first_line, d.lines)
-            && (guess.at_file_end, guess.exact, guess.jumped) == (d.at_file_end, d.exact, d.jumped);
-        if !same {
-            self.forget_guess();
-            return false;
-        }
-        self.guessed = false;
-        self.listed[0] = d.clone();
-        if let Some((module, reader)) = self.readers.first_mut() {
-            module.clone_from(&d.module);
-            reader.parts.clone_from(&d.parts);
-        }
-        true
-    }
-
-    /// The body guessed is not one the loader listed: forgotten.
-    pub fn forget_guess(&mut self) {
-        if std::mem::take(&mut self.guessed) {
-            self.listed.clear();
-            self.readers.clear();
-            self.current = None;
-        }
-    }
-
-    /// The current body's bytes could not all be fed: completing will refuse.
-    pub fn fail(&mut self, why: String) {
-        self.failed.get_or_insert(why);
-    }
-
-    /// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses),
-    /// which listed `deferred`) from the bodies read: the modules become those one pass
-    /// reads. An error says why not (the bodies read are not those `deferred` lists, a
-    /// body did not read as in one pass, a warning's line is unknown): the files must then
-    /// be read again in one pass, and the modules are left partly completed.
-    pub fn complete<'m>(
-        self,
-        modules: impl IntoIterator<Item = &'m mut Module>,
-        deferred: &[DeferredUses],
-    ) -> Result<(), String> {
-        self.complete_through(modules, deferred, |part, _| Ok(part))
-    }
-
-    /// [`Bodies::complete`], each module's part passed through `through` (with the module's
-    /// first body) on its way: the tests pass it through the [`Handoff`] the page's worker
-    /// uses.
-    pub fn complete_through<'m>(
-        self,
-        modules: impl IntoIterator<Item = &'m mut Module>,
-        deferred: &[DeferredUses],
-        through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
-    ) -> Result<(), String> {
-        if let Some(why) = self.failed {
-            return Err(why);
-        }
-        if self.listed != deferred {
-            return Err("the bodies read are not those the first read skipped".into());
-        }
-        let modules: Vec<&mut Module> = modules.into_iter().collect();
-        if !lines_known(modules.iter().map(|m| &**m), deferred) {
-            return Err("a warning follows bytes that were not read: its line is unknown".into());
-        }
-        let mut readers = self.readers;
-        for m in modules {
-            let Some(at) = readers.iter().position(|(name, _)| *name == m.name) else {
-                continue;
-            };
-            let (_, reader) = readers.swap_remove(at);
-            let first = deferred.iter().find(|d| d.module == m.name);
-            let part = match first {
-                Some(first) => through(reader.finish()?, first)?,
-                None => reader.finish()?,
-            };
-            if let Some(why) = part.refused(m) {
-                return Err(why);
-            }
-            let mut completing = part.complete(std::mem::take(m));
-            while !completing.step(usize::MAX) {}
-            *m = completing.into_module();
-        }
-        // A body whose module is not read (its join failed) is not read in one pass either.
-        Ok(())
-    }
-}
-
-/// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses)) from
-/// the `deferred` bodies in the bytes of their files, `bytes(file)` giving a file's bytes by
-/// the name it was read under ([`Bodies::complete`]); the modules become those one pass
-/// reads. An error says why a body did not read as in one pass (the files must then be read
-/// again in one pass); the modules are then left partly completed.
-pub fn complete<'a>(
-    modules: &mut [Module],
-    deferred: &[DeferredUses],
-    bytes: impl Fn(&str) -> Option<&'a [u8]>,
-) -> Result<(), String> {
-    complete_through(modules, deferred, bytes, |part, _| Ok(part))
-}
-
-/// [`complete`], each module's part passed through `through` (with the module's first
-/// body) on its way ([`Bodies::complete_through`]): the tests pass it through the
-/// [`Handoff`] the page's worker uses.
-pub fn complete_through<'a>(
-    modules: &mut [Module],
-    deferred: &[DeferredUses],
-    bytes: impl Fn(&str) -> Option<&'a [u8]>,
-    through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
-) -> Result<(), String> {
-    let mut bodies = Bodies::default();
-    for d in deferred {
-        let file = bytes(&d.file).ok_or_else(|| format!("{}: no bytes", d.file))?;
-        let body = usize::try_from(d.bytes.start)
-            .ok()
-            .zip(usize::try_from(d.bytes.end).ok())
-            .and_then(|(a, b)| file.get(a..b))
-            .ok_or_else(|| format!("{}: the body is not in the file", d.file))?;
-        bodies.body(d);
-        bodies.feed(body);
-    }
-    bodies.complete_through(modules, deferred, through)
 }
 
 /// Whether every warning's line number is known: none follows, in its file, a body that was

@@ -5,6 +5,8 @@
 
 use super::assemble::Builder;
 use super::buffer_assignment::Allocations;
+use super::headers::{header_section, is_wrapper, Section};
+use super::hlo::{self, HloRead, HloReader};
 use super::input::Input;
 use super::lex::text;
 use super::live_range::LiveRanges;
@@ -12,9 +14,7 @@ use super::names;
 use super::oom_search::{OomFile, OomSearch};
 use super::report::Report;
 use super::section::{Cx, Flow, Notes, SectionReader};
-use super::headers::{header_section, is_wrapper, Section};
 use super::used_values::{self, UsedValues};
-use super::hlo::{self, HloRead, HloReader};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
@@ -280,15 +280,10 @@ impl Lines {
             if used_values::may_be_body(line) {
                 return true;
             }
+            // A header or a wrapper: the body ends before it.
             self.offset -= with_end;
             self.line_no -= 1;
             self.end_skip(builders, false);
-            if !is_wrapper(line) && header_section(line).is_none() {
-                // One pass may read on in the section here: the skip guessed wrong.
-                if let Some(d) = self.deferred.last_mut() {
-                    d.exact = false;
-                }
-            }
             self.offset += with_end;
             self.line_no += 1;
         }
@@ -431,7 +426,6 @@ impl Lines {
             first_line: skip.first_line,
             lines: self.line_no + 1 - skip.first_line,
             at_file_end,
-            exact: true,
             jumped: false,
             parts: b.part_files(),
         });

@@ -10,14 +10,17 @@
 //! reads the other input format, XLA's out-of-memory messages in a log.
 //! [`assemble`] keeps a module's parts as they are read and [`join`] joins and checks them
 //! once everything is read; [`deferred`] reads `Used values` after the rest, when the
-//! loader was asked to leave it for later. A malformed line becomes a [`Warning`](crate::model::Warning)
-//! with its line number and reading goes on. A file with no section header is searched for
+//! loader was asked to leave it for later, and [`behind`] is the one reader of what is read
+//! behind the diagram (those bodies, the HLO module texts), a machine that asks for bytes.
+//! A malformed line becomes a [`Warning`](crate::model::Warning) with its line number and
+//! reading goes on. A file with no section header is searched for
 //! out-of-memory messages ([`oom_search`]: its text is kept up to a cap); those found are
 //! in [`Load::oom`], and a file with neither becomes one sentence in [`Load::errors`]. A
 //! file with a section header is read as a dump only, whatever else it holds. Nothing here
 //! panics on any input.
 
 mod assemble;
+mod behind;
 mod buffer_assignment;
 mod deferred;
 mod file;
@@ -40,9 +43,10 @@ use crate::model::Module;
 use assemble::Builder;
 use file::File;
 
+pub use behind::{complete, complete_through, Ask, Behind, Later, Read};
 pub use deferred::{
-    complete, complete_through, last_header, lines_known, Bodies, BodyEnd, BodyStart, Completing,
-    DeferredUses, Found, Handoff, Unpack, UsedPart, UsesReader,
+    last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found, Handoff, Unpack,
+    UsedPart,
 };
 pub use input::is_gzip;
 pub use lex::numbered_name;
@@ -87,7 +91,7 @@ impl Loader {
     }
 
     /// From the next file on, the bodies of `Used values` sections in plain-text files are
-    /// skipped and listed in [`Load::deferred`], to be read by a [`UsesReader`].
+    /// skipped and listed in [`Load::deferred`], to be read by a [`Behind`].
     pub fn defer_uses(&mut self, on: bool) {
         self.defer = on;
     }

@@ -7,7 +7,7 @@
 //! The instruction's text may span several lines: a Pallas kernel's `backend_config` or
 //! `frontend_attributes` can hold a newline (MaxText's splash attention). While the text
 //! read so far leaves a brace or a string open ([`Open`]), a line that is neither an entry
-//! line (`<…`, ` …`) nor a section's header is the rest of it ([`may_be_body`] is the
+//! line (`<…`, ` …`) nor a section's header is the rest of it ([`body_line`] is the
 //! context-free rule the deferred read's skip keeps to); its metadata is looked for there
 //! when the first line had none.
 
@@ -49,7 +49,32 @@ fn is_index_tail(i: In) -> bool {
 /// line, or the rest of a several-line instruction text (any line that opens no section and
 /// is no stdout dump's wrapper). The deferred read's skip and its bounds keep to this rule.
 pub(crate) fn may_be_body(line: In) -> bool {
-    matches!(line.first(), None | Some(b'<' | b' ')) || is_continuation(line)
+    body_line(line) == BodyLine::Body
+}
+
+/// What a line is to a `Used values` body skipped unread: part of it, or where it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BodyLine {
+    /// An entry line, a blank one, or what goes on an instruction's text.
+    Body,
+    /// A line that opens another section.
+    Header,
+    /// A stdout dump's `*** Begin/End` wrapper.
+    Wrapper,
+}
+
+/// The one rule of where a skipped body ends, for the first read's skip (`file.rs`) and
+/// the search from a file's end (`deferred/bounds.rs`).
+pub(crate) fn body_line(line: In) -> BodyLine {
+    if matches!(line.first(), None | Some(b'<' | b' ')) {
+        BodyLine::Body
+    } else if super::headers::is_wrapper(line) {
+        BodyLine::Wrapper
+    } else if super::headers::is_header(line) {
+        BodyLine::Header
+    } else {
+        BodyLine::Body
+    }
 }
 
 /// A line that goes on a `from instruction:` text: not an entry line, not blank, no header.
@@ -620,9 +645,15 @@ mod tests {
     #[test]
     fn open_texts() {
         let open = |t: &str| Open::default().after(t.as_bytes()).is_open();
-        assert!(open("%a = f32[] custom-call(), frontend_attributes={kernel_metadata={"));
-        assert!(open(r#"%a = f32[] custom-call(), backend_config={"body":"a"#));
-        assert!(!open(r#"%a = f32[2]{0} add(%b), metadata={op_name="a{\"b" source_line=3}"#));
+        assert!(open(
+            "%a = f32[] custom-call(), frontend_attributes={kernel_metadata={"
+        ));
+        assert!(open(
+            r#"%a = f32[] custom-call(), backend_config={"body":"a"#
+        ));
+        assert!(!open(
+            r#"%a = f32[2]{0} add(%b), metadata={op_name="a{\"b" source_line=3}"#
+        ));
         assert!(!open("%a = f32[] parameter(0)"));
         let first = Open::default().after(b"x={k={");
         let second = first.after(br#""m":"{\"q\": 5}""#);

@@ -7,7 +7,7 @@
 //! choice of which of them to read ([`select`]), and the sliced, cancellable reading
 //! ([`read_files`]). What is shown, and when, is [`super`]'s business.
 
-use bufscope::parse::DeferredUses;
+use bufscope::parse::{Behind, DeferredUses};
 use bufscope::Loader;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -203,7 +203,7 @@ pub struct Fed {
 /// and at most `AHEAD + 1` slices are in memory (the buffer is reused, the browser's copies
 /// dropped once fed). Gzipped files go in smaller slices, so that what one slice inflates
 /// to is about the size of a plain slice. With `defer`, the loader leaves the bodies of
-/// `Used values` for later ([`Loader::defer_uses`], read by [`read_range`]). `progress`
+/// `Used values` for later ([`Loader::defer_uses`], read by [`drive`]). `progress`
 /// gets the fraction of bytes read (0.0 ..= 1.0) after each slice. When `cancelled` turns
 /// true (Cancel, or a newer read), reading stops at the next slice and `None` is returned.
 /// `jumped(body)` is told each body jumped over.
@@ -288,34 +288,35 @@ pub async fn read_files(
     Some(fed)
 }
 
-/// Feeds bytes `range` of `picked` to `feed`, slice by slice as [`read_files`] does;
-/// `advanced` gets the bytes of each slice. `None` when cancelled; an error when the
-/// browser could not read the file.
-pub async fn read_range(
-    picked: &Picked,
-    range: std::ops::Range<u64>,
-    mut feed: impl FnMut(&[u8]),
+/// Drives `behind` (the read behind the diagram): the bytes it asks for read from `files`
+/// slice by slice as [`read_files`] reads and fed in, until it asks for none; `advanced`
+/// gets the bytes of each slice. A file it asks for that is not among `files`, or that the
+/// browser cannot read, fails what it was asked for ([`Behind::fail`]). `None` when
+/// cancelled.
+pub async fn drive(
+    behind: &mut Behind,
+    files: &[Picked],
     advanced: &mut impl FnMut(f64),
     cancelled: &impl Fn() -> bool,
-) -> Option<Result<(), String>> {
-    let end = (range.end as f64).min(picked.file.size());
-    let mut slices = Slices::new(range.start as f64, end);
-    let mut buf = Vec::new();
-    let feed = |bytes: &[u8]| {
-        feed(bytes);
-        false
-    };
-    let reader = Reader::new();
-    let read = read_slices(
-        picked,
-        &mut slices,
-        &reader,
-        &mut buf,
-        feed,
-        advanced,
-        cancelled,
-    );
-    Some(read.await?.map(|_| ()))
+) -> Option<()> {
+    let (reader, mut buf) = (Reader::new(), Vec::new());
+    while let Some(ask) = behind.next() {
+        let Some(picked) = files.iter().find(|p| p.name == ask.file) else {
+            behind.fail(format!("{} is not among the files read", ask.file));
+            continue;
+        };
+        let end = (ask.bytes.end as f64).min(picked.file.size());
+        let mut slices = Slices::new(ask.bytes.start as f64, end);
+        let feed = |bytes: &[u8]| {
+            behind.feed(bytes);
+            false
+        };
+        let read = read_slices(picked, &mut slices, &reader, &mut buf, feed, advanced, cancelled);
+        if let Err(e) = read.await? {
+            behind.fail(e);
+        }
+    }
+    Some(())
 }
 
 /// Feeds the bytes `slices` covers of `picked` to `feed`, slice by slice (see

@@ -1,7 +1,7 @@
 //! `Used values` read in a worker with a wasm instance of its own (`uses_worker.js`), so
 //! that a big dump uses two cores: while the page joins, analyses and draws what the first
-//! read gave, the worker reads the skipped bodies ([`UsesRead`], fed by the worker's
-//! script) and hands back what it read as buffers ([`Handoff`]), which the page turns into the
+//! read gave, the worker reads the skipped bodies ([`UsesRead`]: the core's [`Behind`], fed by
+//! the worker's script) and hands back what it read as buffers ([`Handoff`]), which the page turns into the
 //! [`UsedPart`] that completes the module (`load/complete.rs`).
 //!
 //! Owns both sides: the worker's reader ([`UsesRead`], exported to the worker's script) and
@@ -19,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use bufscope::parse::{DeferredUses, Handoff, Unpack, UsedPart, UsesReader};
+use bufscope::parse::{Behind, DeferredUses, Handoff, Later, Unpack, UsedPart};
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -29,13 +29,12 @@ use web_sys::{MessageChannel, MessageEvent, MessagePort, Worker, WorkerOptions, 
 use super::read::{js_error, Picked};
 use super::tasks::next_task;
 
-/// The worker's side (`uses_worker.js` drives it): a module's bodies (JSON of its
-/// [`DeferredUses`], in order), whose bytes the script reads from the files (reading ahead
-/// while this parses) and feeds, body after body.
+/// The worker's side (`uses_worker.js` drives it): the core's [`Behind`] for a module's
+/// bodies (JSON of its [`DeferredUses`], in order), whose bytes the script reads from the
+/// files as it asks for them (reading ahead while this parses) and feeds.
 #[wasm_bindgen(js_name = UsesRead)]
 pub struct UsesRead {
-    bodies: Vec<DeferredUses>,
-    reader: Option<UsesReader>,
+    behind: Option<Behind>,
 }
 
 #[wasm_bindgen(js_class = UsesRead)]
@@ -44,42 +43,26 @@ impl UsesRead {
     pub fn new(bodies: String) -> Result<UsesRead, JsValue> {
         let bodies: Vec<DeferredUses> =
             serde_json::from_str(&bodies).map_err(|e| JsValue::from(e.to_string()))?;
-        let first = bodies
-            .first()
-            .ok_or_else(|| JsValue::from("no body to read"))?;
+        if bodies.is_empty() {
+            return Err("no body to read".into());
+        }
         Ok(UsesRead {
-            reader: Some(UsesReader::new(first)),
-            bodies,
+            behind: Some(Behind::new(bodies.into_iter().map(Later::Uses))),
         })
     }
 
-    /// How many bodies there are; body `i`'s file name and byte range.
-    pub fn count(&self) -> usize {
-        self.bodies.len()
-    }
-    pub fn file(&self, i: usize) -> Option<String> {
-        Some(self.bodies.get(i)?.file.clone())
-    }
-    pub fn start(&self, i: usize) -> f64 {
-        self.bodies.get(i).map_or(0.0, |d| d.bytes.start as f64)
-    }
-    pub fn end(&self, i: usize) -> f64 {
-        self.bodies.get(i).map_or(0.0, |d| d.bytes.end as f64)
+    /// The bytes to read next, `[file name, start, end]` (all of them, fed in order, then
+    /// ask again); none once every body is read.
+    pub fn next(&mut self) -> Option<Array> {
+        let ask = self.behind.as_mut()?.next()?;
+        let (start, end) = (ask.bytes.start as f64, ask.bytes.end as f64);
+        Some(Array::of3(&ask.file.into(), &start.into(), &end.into()))
     }
 
-    /// The bytes fed next are body `i`'s (body 0's are fed from the start).
-    pub fn begin(&mut self, i: usize) {
-        if let (Some(r), Some(d)) = (self.reader.as_mut(), self.bodies.get(i)) {
-            if i > 0 {
-                r.body(d);
-            }
-        }
-    }
-
-    /// More bytes of the current body, in order.
+    /// More of the bytes asked for, in order.
     pub fn feed(&mut self, bytes: &[u8]) {
-        if let Some(r) = self.reader.as_mut() {
-            r.feed(bytes);
+        if let Some(b) = self.behind.as_mut() {
+            b.feed(bytes);
         }
     }
 
@@ -88,12 +71,16 @@ impl UsesRead {
     /// `ArrayBuffer`, to be transferred), or `["inexact", why]` when they do not read as
     /// one pass reads them.
     pub fn finish(&mut self) -> Result<Array, JsValue> {
-        let reader = self
-            .reader
+        let behind = self
+            .behind
             .take()
             .ok_or_else(|| JsValue::from("finished"))?;
         let out = Array::new();
-        match reader.finish() {
+        let part = behind.finish().and_then(|read| {
+            let part = read.parts.into_iter().next().map(|(_, part)| part);
+            part.ok_or_else(|| "no body was read".to_string())
+        });
+        match part {
             Ok(part) => {
                 let Handoff {
                     used,

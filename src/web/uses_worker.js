@@ -5,7 +5,7 @@
 // starts while the page loads, so that no request is made once a file is given. A job is
 // { id, files, names, bodies } (the files the bodies are in, their names, the bodies as
 // JSON) with a MessagePort to answer on; { cancel: id } calls a job off. The bodies are read
-// in 16 MiB slices, the next asked for while the app's `UsesRead` parses one (a browser's
+// in 16 MiB slices as the app's `UsesRead` asks for them, the next asked for while it parses one (a browser's
 // read of a slice costs a few ms whatever its size); after each slice the worker posts
 // [id, bytes] to the page as progress. The answer is what `UsesRead.finish` returns (its
 // buffers transferred, not copied), or { error } when the app could not start here, could
@@ -31,14 +31,14 @@ onmessage = async ({ data, ports: [port] }) => {
   try {
     if (!app) throw new Error('the worker was not started');
     read = new (await app).UsesRead(bodies);
-    for (let i = 0; i < read.count(); i++) {
-      const file = files[names.indexOf(read.file(i))];
-      if (!file) throw new Error(`${read.file(i)} was not handed over`);
-      read.begin(i);
-      const end = read.end(i);
+    // The bytes the app's reader asks for, [name, start, end], until it asks for none.
+    for (let ask; (ask = read.next()); ) {
+      const [name, start, end] = ask;
+      const file = files[names.indexOf(name)];
+      if (!file) throw new Error(`${name} was not handed over`);
       const slice = (at) => file.slice(at, Math.min(at + SLICE, end)).arrayBuffer();
-      let next = slice(read.start(i));
-      for (let at = read.start(i); at < end; at = Math.min(at + SLICE, end)) {
+      let next = slice(start);
+      for (let at = start; at < end; at = Math.min(at + SLICE, end)) {
         const bytes = await next;
         if (calledOff.has(id)) throw new Error('called off');
         if (at + SLICE < end) next = slice(at + SLICE);

@@ -86,7 +86,10 @@ pub fn skip(test: &str, needs: &str) {
 /// Marks the calling test as left to the release run (`./dev test` runs its file again with
 /// `--release`): prints `SKIPPED: TEST: NOTE in a debug build` on the terminal, never fails.
 pub fn skip_in_debug(test: &str, what: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {test}: {what} in a debug build");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED: {test}: {what} in a debug build"
+    );
 }
 
 /// `../shared/dumps`, or `None` after reporting `test` as skipped ([`skip`]).
@@ -725,7 +728,7 @@ pub fn sane(load: &bufscope::Load, what: &str) {
 /// its end is looked for from the file's end (`parse::BodyEnd`, in 64 KiB slices) and the
 /// bytes up to it are not fed; and as the command line does, each body the loader lists
 /// (`Loader::deferred`) goes, as soon as listed, to a second thread that reads it into
-/// `parse::Bodies` while the first read goes on (the first file's first body read ahead,
+/// `parse::Behind` while the first read goes on (the first file's first body read ahead,
 /// before the loader lists it: [`guess_first_body`]). Without, `parse::complete` reads the
 /// bodies from whole files afterwards. Returns the first read's analysis of each module
 /// ([`analysis_fingerprint`]; none when the files were read again) and the completed load.
@@ -752,23 +755,15 @@ pub fn load_deferred_through(
     let (jobs, received) = channel::<(usize, bufscope::parse::DeferredUses)>();
     let (mut load, bodies) = std::thread::scope(|s| {
         let worker = s.spawn(move || {
-            let mut bodies = bufscope::parse::Bodies::default();
+            let mut bodies = bufscope::parse::Behind::default();
             let mut guessed = jump && guess_first_body(files, chunk, &mut bodies);
-            for (file, d) in received {
+            feed_behind(files, chunk, &mut bodies);
+            for (_, d) in received {
                 if std::mem::take(&mut guessed) && bodies.confirm(&d) {
                     continue;
                 }
-                bodies.body(&d);
-                let body = files[file]
-                    .1
-                    .get(d.bytes.start as usize..d.bytes.end as usize);
-                // Fed in pieces, as the command line reads them.
-                for piece in body.unwrap_or_default().chunks(chunk.max(1)) {
-                    bodies.feed(piece);
-                }
-                if body.is_none() {
-                    bodies.fail("the body is not in the file".into());
-                }
+                bodies.push(bufscope::parse::Later::Uses(d));
+                feed_behind(files, chunk, &mut bodies);
             }
             bodies.forget_guess();
             bodies
@@ -829,15 +824,28 @@ pub fn load_deferred_through(
     (Some(first), load)
 }
 
+/// Feeds `behind` what it asks for from `files`, in pieces of `chunk` bytes, as the command
+/// line's second thread reads them.
+pub fn feed_behind(files: &[(&str, &[u8])], chunk: usize, behind: &mut bufscope::parse::Behind) {
+    while let Some(ask) = behind.next() {
+        let file = files.iter().find(|(n, _)| *n == ask.file).map(|&(_, b)| b);
+        let body = file.and_then(|b| b.get(ask.bytes.start as usize..ask.bytes.end as usize));
+        match body {
+            Some(body) => body.chunks(chunk.max(1)).for_each(|p| behind.feed(p)),
+            None => behind.fail("the body is not in the file".into()),
+        }
+    }
+}
+
 /// As the command line's second thread does before the loader lists any body: the body the
 /// first `Used values` header of the first file opens (`parse::BodyStart`, fed in chunks of
 /// `chunk` bytes), up to where `parse::BodyEnd` says it ends, read into `bodies` as a guess
-/// (`Bodies::guess`, then `Bodies::confirm` against the first body listed). Whether there
+/// (`Behind::guess`, then `Behind::confirm` against the first body listed). Whether there
 /// was one.
 pub fn guess_first_body(
     files: &[(&str, &[u8])],
     chunk: usize,
-    bodies: &mut bufscope::parse::Bodies,
+    bodies: &mut bufscope::parse::Behind,
 ) -> bool {
     let Some(&(name, bytes)) = files.first() else {
         return false;
@@ -853,13 +861,7 @@ pub fn guess_first_body(
     let Some((to, at_end)) = look.answer() else {
         return false;
     };
-    if !bodies.guess(name, from..to, first_line, at_end) {
-        return false;
-    }
-    for piece in bytes[from as usize..to as usize].chunks(chunk.max(1)) {
-        bodies.feed(piece);
-    }
-    true
+    bodies.guess(name, from..to, first_line, at_end)
 }
 
 /// What a module's analysis draws: steps, and per memory space its layout, values, curve

@@ -3,6 +3,8 @@
 //! the page and the command line jump there), and, for the command line's guess, the start
 //! of a file's first body from its beginning ([`BodyStart`]).
 
+use super::super::headers::{header_section, Section};
+use super::super::used_values::{body_line, BodyLine};
 use std::ops::Range;
 
 /// What [`last_header`] found in a slice of a file.
@@ -30,13 +32,10 @@ pub fn last_header(bytes: &[u8], at_line_start: bool) -> Found {
         };
         let raw = &bytes[start..end];
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if !matches!(line.first(), None | Some(b'<' | b' ')) {
-            if super::super::headers::is_wrapper(line) {
-                return Found::Wrapper;
-            }
-            if super::super::headers::is_header(line) {
-                return Found::Header(start);
-            }
+        match body_line(line) {
+            BodyLine::Wrapper => return Found::Wrapper,
+            BodyLine::Header => return Found::Header(start),
+            BodyLine::Body => {}
         }
         if start == 0 {
             return Found::Nothing;
@@ -137,62 +136,43 @@ impl BodyEnd {
     }
 }
 
-/// The header line that opens a `Used values` section, with the line end before it.
-const USED_VALUES: &[u8] = b"\nUsed values:\n";
-
 /// Where the first `Used values` body of a plain-text file starts, looked for from the
-/// file's beginning, a slice at a time ([`BodyStart::feed`]): the first line that is exactly
-/// `Used values:`. A guess (the loader decides what is a section's header), made so that
-/// the body can be read before the loader reaches it and checked against what the loader
-/// then lists.
+/// file's beginning, a slice at a time ([`BodyStart::feed`]): the line after the first line
+/// that opens `Used values` by the one header rule ([`header_section`]; its `\r`, which the
+/// loader would strip, kept). A guess (the loader decides what is a section's header, in
+/// context), made so that the body can be read before the loader reaches it and checked
+/// against what the loader then lists.
+#[derive(Default)]
 pub struct BodyStart {
-    /// The bytes not yet searched whole: the tail of those fed (a header may straddle two
-    /// slices), after a line end standing for the file's start.
-    window: Vec<u8>,
-    /// The file offset of `window`'s second byte (its first is a line end before it).
+    /// The start of a line not yet ended.
+    carry: Vec<u8>,
+    /// The bytes and the line ends before `carry`.
     at: u64,
-    /// Line ends in the file before `at`.
     lines: u64,
     found: Option<(u64, u64)>,
-}
-
-impl Default for BodyStart {
-    fn default() -> Self {
-        BodyStart {
-            window: vec![b'\n'],
-            at: 0,
-            lines: 0,
-            found: None,
-        }
-    }
 }
 
 impl BodyStart {
     /// The file's next bytes; once found, the body's offset in the file (the line after the
     /// header) and its first line's number (from 1).
     pub fn feed(&mut self, chunk: &[u8]) -> Option<(u64, u64)> {
-        if self.found.is_some() {
-            return self.found;
+        let mut rest = chunk;
+        while let (None, Some(nl)) = (self.found, memchr::memchr(b'\n', rest)) {
+            let mut line = std::mem::take(&mut self.carry);
+            line.extend_from_slice(&rest[..nl]);
+            self.at += line.len() as u64 + 1;
+            self.lines += 1;
+            if header_section(&line) == Some(Section::UsedValues) {
+                self.found = Some((self.at, self.lines + 1));
+            }
+            line.clear();
+            self.carry = line;
+            rest = &rest[nl + 1..];
         }
-        self.window.extend_from_slice(chunk);
-        let newlines = |b: &[u8]| memchr::memchr_iter(b'\n', b).count() as u64;
-        if let Some(i) = memchr::memmem::find(&self.window, USED_VALUES) {
-            let end = i + USED_VALUES.len();
-            // Line ends before the body: those before `at`, and in the window after its first.
-            let before = self.lines + newlines(&self.window[1..end]);
-            self.found = Some((self.at + end as u64 - 1, before + 1));
-            return self.found;
+        if self.found.is_none() {
+            self.carry.extend_from_slice(rest);
         }
-        // Keep what a header could still start in: its length less one byte, after a byte
-        // standing in for the one before it.
-        let keep = USED_VALUES.len() - 1;
-        if self.window.len() > keep + 1 {
-            let drop = self.window.len() - keep - 1;
-            self.lines += newlines(&self.window[1..=drop]);
-            self.at += drop as u64;
-            self.window.drain(..drop);
-        }
-        None
+        self.found
     }
 }
 

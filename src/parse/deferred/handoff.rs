@@ -1,5 +1,5 @@
 //! A [`UsedPart`] handed from one wasm instance to another: the page's worker reads a
-//! module's `Used values` bodies ([`super::UsesReader`]) while the page's own instance reads
+//! module's `Used values` bodies ([`crate::parse::Behind`]) while the page's own instance reads
 //! the rest and draws, then hands what it read back as buffers ([`Handoff`]), each moved
 //! between the instances, not copied twice: the positions and uses text as it is, one
 //! buffer per chunk of its arena; the value ids with their uses' handles, and the

@@ -81,7 +81,8 @@ pub(crate) fn read(lines: &[Line], i: usize) -> (OomMessage, usize) {
 fn code(t: &str) -> Option<String> {
     t.match_indices('E').find_map(|(p, _)| {
         let c = t.get(p..p + 6)?;
-        let digits = c[1..5].bytes().all(|b| b.is_ascii_digit());
+        // Bytes, not a str slice: a character of several bytes may straddle them.
+        let digits = c.as_bytes()[1..5].iter().all(u8::is_ascii_digit);
         let before_ok = p == 0 || !t.as_bytes()[p - 1].is_ascii_alphanumeric();
         (digits && c.ends_with(':') && before_ok).then(|| c[..5].to_string())
     })
@@ -317,6 +318,9 @@ mod tests {
         assert_eq!(code("RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom"), Some("E1000".into()));
         assert_eq!(code("XE1000: x"), None);
         assert_eq!(code("E100: x"), None);
+        // Found by the fuzzer: a character of several bytes inside the four digits' place.
+        assert_eq!(code("EBp\u{FFFD}x:"), None);
+        assert_eq!(code("E1\u{e9}0: E2000:"), Some("E2000".into()));
         assert_eq!(
             module_named("… HLO module: jit_train_step."),
             Some("jit_train_step".into())

@@ -1,7 +1,7 @@
 //! The loading flow's last step, begun once every diagram has drawn once: the bodies of
 //! `Used values` that the first read left for later ([`DeferredUses`]) are read from their
-//! files' bytes ([`read::read_range`]) while the first modules stay on screen
-//! ([`UsesReader`], into arenas of its own), and what can be done with those modules only
+//! files' bytes ([`read::drive`] of the core's [`Behind`]) while the first modules stay on
+//! screen (into arenas of their own), and what can be done with those modules only
 //! read is done in pieces ([`UsedPart::prepare`], [`UsedPart::choose`]); then, in one task,
 //! each module is taken from the view, completed in place ([`UsedPart`]) and put back. The
 //! views read their module through their `Focus` and keep none, so they stay as they are
@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use bufscope::parse::{lines_known, DeferredUses, UsedPart, UsesReader};
+use bufscope::parse::{lines_known, Behind, DeferredUses, Later, UsedPart};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
@@ -244,25 +244,10 @@ impl Flow {
         bodies: &[&DeferredUses],
         advanced: &mut impl FnMut(f64),
     ) -> Option<Result<Option<UsedPart>, String>> {
-        let Some(first) = bodies.first() else {
-            return Some(Ok(None));
-        };
-        let mut reader = UsesReader::new(first);
-        for (i, d) in bodies.iter().enumerate() {
-            if i > 0 {
-                reader.body(d);
-            }
-            let Some(picked) = files.iter().find(|p| p.name == d.file) else {
-                return Some(Err(format!("{} is not among the files read", d.file)));
-            };
-            let cancelled = || !self.current();
-            let feed = |bytes: &[u8]| reader.feed(bytes);
-            match read::read_range(picked, d.bytes.clone(), feed, advanced, &cancelled).await? {
-                Ok(()) => {}
-                Err(e) => return Some(Err(e)),
-            }
-        }
-        Some(reader.finish().map(Some))
+        let mut behind = Behind::new(bodies.iter().map(|&d| Later::Uses(d.clone())));
+        read::drive(&mut behind, files, advanced, &|| !self.current()).await?;
+        let read = behind.finish();
+        Some(read.map(|read| read.parts.into_iter().next().map(|(_, p)| p)))
     }
 }
 

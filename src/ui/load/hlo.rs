@@ -1,11 +1,12 @@
 //! The last step of a read: the HLO module texts beside the dump (`*after_optimizations.txt`),
-//! read once the diagrams are on screen (they never wait for them), each by the core's
-//! `parse::hlo::HloReader` in slices and joined to its module on screen by file stem; the
+//! read once the diagrams are on screen (they never wait for them), in slices as the core's
+//! `parse::Behind` asks for them, and joined to its module on screen by file stem; the
 //! views follow from the next frame (source lines, stacks, instructions, names).
 
 use std::sync::Arc;
 
-use bufscope::parse::hlo::{self, HloRead, HloReader};
+use bufscope::parse::hlo::{self, HloRead};
+use bufscope::parse::{Behind, Later, Read};
 use leptos::prelude::*;
 
 use super::{Flow, Target};
@@ -21,24 +22,27 @@ impl Flow {
     /// Step 5: each HLO text read and given to its module on screen; a text whose module
     /// is not there is one sentence in the report.
     pub(super) async fn read_hlo(&self) {
-        let mut reads: Vec<HloRead> = Vec::new();
-        let mut errors: Vec<String> = Vec::new();
-        for picked in &self.hlo {
-            let mut reader = HloReader::new(&picked.name);
-            let size = picked.file.size() as u64;
-            let done = read::read_range(picked, 0..size, |b| reader.feed(b), &mut |_| {}, &|| {
-                !self.current()
-            })
-            .await;
-            match done {
-                None => return,
-                Some(Err(e)) => errors.push(format!("{} could not be read: {e}", picked.name)),
-                Some(Ok(())) => reads.push(reader.finish()),
-            }
-            if !self.pause().await {
-                return;
-            }
+        let texts = self.hlo.iter().map(|p| Later::Hlo {
+            file: p.name.clone(),
+            size: p.file.size() as u64,
+        });
+        let mut behind = Behind::new(texts);
+        let cancelled = || !self.current();
+        if read::drive(&mut behind, &self.hlo, &mut |_| {}, &cancelled)
+            .await
+            .is_none()
+        {
+            return;
         }
+        // An HLO text cut short or unreadable is one of `errors`, never a failure of all.
+        let Ok(Read {
+            hlo: reads,
+            mut errors,
+            ..
+        }) = behind.finish()
+        else {
+            return;
+        };
         errors.extend(self.attach(reads));
         let st = self.st;
         if !errors.is_empty() {
@@ -77,13 +81,14 @@ impl Flow {
                 Err(e) => errors.push(e),
                 Ok(k) => {
                     let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
-                    let mut shown = Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
-                        module: shared.module.clone(),
-                        analysis: shared.analysis.clone(),
-                        kept: Default::default(),
-                        complete: shared.complete,
-                        label: shared.label.clone(),
-                    });
+                    let mut shown =
+                        Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
+                            module: shared.module.clone(),
+                            analysis: shared.analysis.clone(),
+                            kept: Default::default(),
+                            complete: shared.complete,
+                            label: shared.label.clone(),
+                        });
                     hlo::attach_to(&mut shown.module, text);
                     modules[k] = Arc::new(shown);
                 }

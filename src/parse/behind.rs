@@ -1,0 +1,333 @@
+//! What is read behind the diagram: the `Used values` bodies the first read skipped
+//! ([`DeferredUses`]) and the HLO module texts beside a dump, read after the diagrams are
+//! drawn. [`Behind`] is a state machine that does no I/O: it is told what to read
+//! ([`Later`]), asks for the bytes it needs ([`Behind::next`]: bytes A..B of file F), takes
+//! them in chunks of any size ([`Behind::feed`]), and says what they came to
+//! ([`Behind::finish`]: each module's [`UsedPart`] and each HLO text read, or why the files
+//! must be read again in one pass). The page's thread (Blob slices), its worker (worker
+//! messages) and the command line's second thread (file reads) are loops that fetch what
+//! it asks for their own way and feed it in.
+//!
+//! Owns: which bytes are read behind the diagram, and in what order; the check that the
+//! bodies read are those the first read listed ([`Behind::complete`]).
+
+use super::deferred::{lines_known, DeferredUses, UsedPart, UsesReader};
+use super::hlo::{HloRead, HloReader};
+use crate::model::Module;
+use std::collections::VecDeque;
+use std::ops::Range;
+
+/// One input to read behind the diagram.
+#[derive(Clone, Debug)]
+pub enum Later {
+    /// A `Used values` body the first read skipped.
+    Uses(DeferredUses),
+    /// An HLO module text, whole (`size` bytes).
+    Hlo { file: String, size: u64 },
+}
+
+/// Bytes the machine asks for: `bytes` of the file named `file` (as it was read under).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub file: String,
+    pub bytes: Range<u64>,
+}
+
+/// What the inputs read came to ([`Behind::finish`]).
+#[derive(Default)]
+pub struct Read {
+    /// Each module's `Used values`, by module name, in the order first listed.
+    pub parts: Vec<(String, UsedPart)>,
+    /// Each HLO text read whole, in the order given.
+    pub hlo: Vec<HloRead>,
+    /// One sentence per HLO text that could not be read ([`Behind::fail`]).
+    pub errors: Vec<String>,
+}
+
+/// Where the bytes being fed go.
+enum Into {
+    /// The reader of module `readers[i]`.
+    Uses(usize),
+    Hlo(Box<HloReader>),
+}
+
+/// The read behind the diagram (see the module's doc).
+#[derive(Default)]
+pub struct Behind {
+    /// Inputs given and not yet asked for.
+    queue: VecDeque<Later>,
+    /// The bodies started, in order.
+    listed: Vec<DeferredUses>,
+    /// Each module's reader, in the order first listed.
+    readers: Vec<(String, UsesReader)>,
+    /// The input being fed: its file, the bytes still to come, where they go.
+    current: Option<(String, u64, Into)>,
+    read: Read,
+    /// Why a body could not be read (its bytes were not all there).
+    failed: Option<String>,
+    /// The only body so far is a guess ([`Behind::guess`]) not yet confirmed.
+    guessed: bool,
+}
+
+impl Behind {
+    /// The machine for `inputs`, in order.
+    pub fn new(inputs: impl IntoIterator<Item = Later>) -> Self {
+        let mut b = Behind::default();
+        b.queue.extend(inputs);
+        b
+    }
+
+    /// One more input, read after those given before.
+    pub fn push(&mut self, later: Later) {
+        self.queue.push_back(later);
+    }
+
+    /// The bytes to feed next (all of them, in order, then ask again); none once every
+    /// input given is read. An input whose bytes were not all fed fails ([`Behind::fail`]).
+    pub fn next(&mut self) -> Option<Ask> {
+        if self.current.as_ref().is_some_and(|(_, left, _)| *left > 0) {
+            self.fail("the bytes asked for were cut short".into());
+        }
+        self.close();
+        let later = self.queue.pop_front()?;
+        let (ask, into) = match later {
+            Later::Uses(d) => {
+                let ask = Ask {
+                    file: d.file.clone(),
+                    bytes: d.bytes.clone(),
+                };
+                (ask, Into::Uses(self.start_body(d)))
+            }
+            Later::Hlo { file, size } => {
+                let reader = Box::new(HloReader::new(&file));
+                (
+                    Ask {
+                        file,
+                        bytes: 0..size,
+                    },
+                    Into::Hlo(reader),
+                )
+            }
+        };
+        let left = ask.bytes.end.saturating_sub(ask.bytes.start);
+        self.current = Some((ask.file.clone(), left, into));
+        Some(ask)
+    }
+
+    /// A module's reader starts body `d`: its place in `readers`.
+    fn start_body(&mut self, d: DeferredUses) -> usize {
+        let at = match self.readers.iter().position(|(m, _)| *m == d.module) {
+            Some(at) => {
+                self.readers[at].1.body(&d);
+                at
+            }
+            None => {
+                self.readers.push((d.module.clone(), UsesReader::new(&d)));
+                self.readers.len() - 1
+            }
+        };
+        self.listed.push(d);
+        at
+    }
+
+    /// More of the bytes [`Behind::next`] asked for, in order, in chunks of any size.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        let Some((_, left, into)) = self.current.as_mut() else {
+            return;
+        };
+        *left = left.saturating_sub(chunk.len() as u64);
+        match into {
+            Into::Uses(at) => {
+                if let Some((_, r)) = self.readers.get_mut(*at) {
+                    r.feed(chunk);
+                }
+            }
+            Into::Hlo(reader) => reader.feed(chunk),
+        }
+    }
+
+    /// The input being fed ends.
+    fn close(&mut self) {
+        if let Some((_, _, Into::Hlo(reader))) = self.current.take() {
+            self.read.hlo.push(reader.finish());
+        }
+    }
+
+    /// The bytes asked for could not all be read (`why`): for a body, completing will
+    /// refuse; an HLO text is left out, `why` one of [`Read::errors`].
+    pub fn fail(&mut self, why: String) {
+        match self.current.take() {
+            Some((file, _, Into::Hlo(_))) => self
+                .read
+                .errors
+                .push(format!("{file} could not be read: {why}")),
+            other => {
+                self.current = other;
+                self.failed.get_or_insert(why);
+            }
+        }
+    }
+
+    /// The bytes fed next are a body the first read has not listed yet: the one a file's
+    /// first `Used values` header opens ([`super::BodyStart`]), up to where
+    /// [`super::BodyEnd`] says it ends, so that it is read while the first read goes on.
+    /// It is taken to be what the loader will list on jumping over it but for its module
+    /// and the files of its module's parts, which [`Behind::confirm`] takes from the entry
+    /// listed. Only as the first input: false (and nothing is asked for) after another.
+    pub fn guess(&mut self, file: &str, bytes: Range<u64>, first_line: u64, at_end: bool) -> bool {
+        if !self.listed.is_empty() || self.current.is_some() {
+            return false;
+        }
+        self.queue.push_front(Later::Uses(DeferredUses {
+            file: file.to_string(),
+            module: String::new(),
+            bytes,
+            first_line,
+            lines: 0,
+            at_file_end: at_end,
+            jumped: true,
+            parts: Vec::new(),
+        }));
+        self.guessed = true;
+        true
+    }
+
+    /// `d`, the first entry the loader listed: whether it is the body guessed
+    /// ([`Behind::guess`]: not to be given again). Where it is not, the guess is forgotten
+    /// and `d` is to be given as any other.
+    pub fn confirm(&mut self, d: &DeferredUses) -> bool {
+        let Some(guess) = self.listed.first().filter(|_| self.guessed) else {
+            self.forget_guess();
+            return false;
+        };
+        let mut named = guess.clone();
+        named.module.clone_from(&d.module);
+        named.parts.clone_from(&d.parts);
+        if named != *d {
+            self.forget_guess();
+            return false;
+        }
+        self.guessed = false;
+        self.listed[0] = named;
+        if let Some((module, reader)) = self.readers.first_mut() {
+            module.clone_from(&d.module);
+            reader.parts.clone_from(&d.parts);
+        }
+        true
+    }
+
+    /// The body guessed is not one the loader listed: forgotten.
+    pub fn forget_guess(&mut self) {
+        if std::mem::take(&mut self.guessed) {
+            if self.listed.is_empty() {
+                // Not asked for yet: still first in the queue.
+                self.queue.pop_front();
+            }
+            self.listed.clear();
+            self.readers.clear();
+            self.current = None;
+        }
+    }
+
+    /// What the inputs came to (each asked for and fed, [`Behind::next`] having said none),
+    /// or why the bodies did not read as one pass reads them (a body cut short, a warning,
+    /// a line given back, an entry left open): the files must then be read again in one
+    /// pass.
+    pub fn finish(mut self) -> Result<Read, String> {
+        self.close();
+        if let Some(why) = self.failed {
+            return Err(why);
+        }
+        for (module, reader) in self.readers {
+            self.read.parts.push((module, reader.finish()?));
+        }
+        Ok(self.read)
+    }
+
+    /// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses),
+    /// which listed `deferred`) from the bodies read: the modules become those one pass
+    /// reads. An error says why not (the bodies read are not those `deferred` lists, a
+    /// body did not read as in one pass, a warning's line is unknown): the files must then
+    /// be read again in one pass, and the modules are left partly completed.
+    pub fn complete<'m>(
+        self,
+        modules: impl IntoIterator<Item = &'m mut Module>,
+        deferred: &[DeferredUses],
+    ) -> Result<(), String> {
+        self.complete_through(modules, deferred, |part, _| Ok(part))
+    }
+
+    /// [`Behind::complete`], each module's part passed through `through` (with the
+    /// module's first body) on its way: the tests pass it through the
+    /// [`Handoff`](super::Handoff) the page's worker uses.
+    pub fn complete_through<'m>(
+        self,
+        modules: impl IntoIterator<Item = &'m mut Module>,
+        deferred: &[DeferredUses],
+        through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
+    ) -> Result<(), String> {
+        if let Some(why) = self.failed {
+            return Err(why);
+        }
+        if self.listed != deferred {
+            return Err("the bodies read are not those the first read skipped".into());
+        }
+        let modules: Vec<&mut Module> = modules.into_iter().collect();
+        if !lines_known(modules.iter().map(|m| &**m), deferred) {
+            return Err("a warning follows bytes that were not read: its line is unknown".into());
+        }
+        let mut readers = self.readers;
+        for m in modules {
+            let Some(at) = readers.iter().position(|(name, _)| *name == m.name) else {
+                continue;
+            };
+            let part = readers.swap_remove(at).1.finish()?;
+            let part = match deferred.iter().find(|d| d.module == m.name) {
+                Some(first) => through(part, first)?,
+                None => part,
+            };
+            if let Some(why) = part.refused(m) {
+                return Err(why);
+            }
+            let mut completing = part.complete(std::mem::take(m));
+            while !completing.step(usize::MAX) {}
+            *m = completing.into_module();
+        }
+        // A body whose module is not read (its join failed) is not read in one pass either.
+        Ok(())
+    }
+}
+
+/// Completes `modules` (read with [`Loader::defer_uses`](super::Loader::defer_uses)) from
+/// the `deferred` bodies in the bytes of their files, `bytes(file)` giving a file's bytes by
+/// the name it was read under ([`Behind::complete`], driven from whole files); the modules
+/// become those one pass reads, or an error says why not (the files must then be read
+/// again in one pass).
+pub fn complete<'a>(
+    modules: &mut [Module],
+    deferred: &[DeferredUses],
+    bytes: impl Fn(&str) -> Option<&'a [u8]>,
+) -> Result<(), String> {
+    complete_through(modules, deferred, bytes, |part, _| Ok(part))
+}
+
+/// [`complete`], each module's part passed through `through` (with the module's first
+/// body) on its way ([`Behind::complete_through`]).
+pub fn complete_through<'a>(
+    modules: &mut [Module],
+    deferred: &[DeferredUses],
+    bytes: impl Fn(&str) -> Option<&'a [u8]>,
+    through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
+) -> Result<(), String> {
+    let mut behind = Behind::new(deferred.iter().cloned().map(Later::Uses));
+    while let Some(ask) = behind.next() {
+        let file = bytes(&ask.file).ok_or_else(|| format!("{}: no bytes", ask.file))?;
+        let body = usize::try_from(ask.bytes.start)
+            .ok()
+            .zip(usize::try_from(ask.bytes.end).ok())
+            .and_then(|(a, b)| file.get(a..b))
+            .ok_or_else(|| format!("{}: the body is not in the file", ask.file))?;
+        behind.feed(body);
+    }
+    behind.complete_through(modules, deferred, through)
+}
