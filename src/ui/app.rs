@@ -73,7 +73,7 @@ pub struct Reading {
 pub struct AppState {
     pub reading: RwSignal<Option<Reading>>,
     /// While the `Used values` of the modules on screen are read: the fraction read.
-    pub details: RwSignal<Option<f64>>,
+    pub completing: RwSignal<Option<f64>>,
     pub report: RwSignal<Option<Arc<Report>>>,
     pub view: RwSignal<Option<Arc<Outcome>>>,
     /// The modules the ones on screen are compared with ([`compare`]), when comparing.
@@ -93,7 +93,7 @@ impl AppState {
     pub fn new() -> AppState {
         AppState {
             reading: RwSignal::new(None),
-            details: RwSignal::new(None),
+            completing: RwSignal::new(None),
             report: RwSignal::new(None),
             view: RwSignal::new(None),
             compare: RwSignal::new(None),

@@ -1,7 +1,7 @@
 //! The loading flow: one read, from the files given to the modules on screen, in four
 //! steps — read the files in slices ([`read::read_files`]) leaving the bodies of `Used
 //! values` for later, join and analyse in pieces through the core's [`Pipeline`], show the
-//! diagrams, then read those bodies and show the modules complete ([`Flow::complete`]) —
+//! diagrams, then read those bodies and show the modules complete ([`PageRead::complete`]) —
 //! with the progress bar's figures, Cancel, and the report of what came of it.
 //! Between pieces each step yields to the page ([`tasks::next_task`]); a read that a newer
 //! one (or Cancel) has made stale stops at its next piece and changes nothing.
@@ -46,7 +46,7 @@ pub(super) fn start_load(st: AppState, files: Vec<Picked>) {
 }
 
 /// Starts reading `files` for `target`; a read already under way is abandoned. The page's
-/// reads leave `Used values` for after the diagrams ([`Flow::complete`]).
+/// reads leave `Used values` for after the diagrams ([`PageRead::complete`]).
 pub(super) fn start_load_into(st: AppState, files: Vec<Picked>, target: Target) {
     start(st, files, target, target == Target::Page);
 }
@@ -73,8 +73,8 @@ fn start(st: AppState, files: Vec<Picked>, target: Target, defer: bool) {
     let generation = st.generation.get_value() + 1;
     st.generation.set_value(generation);
     // A completion under way is abandoned with the read it belonged to.
-    st.details.set(None);
-    let flow = Flow {
+    st.completing.set(None);
+    let flow = PageRead {
         st,
         target,
         defer,
@@ -143,8 +143,8 @@ fn describe(names: &[String]) -> String {
     }
 }
 
-/// One read under way.
-struct Flow {
+/// One read under way in the page: its files, its steps and whether it is still current.
+struct PageRead {
     st: AppState,
     target: Target,
     /// Whether `Used values` are left for after the diagrams.
@@ -155,12 +155,12 @@ struct Flow {
     names: Vec<String>,
     /// Files of folders not read (XLA's other output, [`bufscope::parse::folder_plan`]).
     skipped: usize,
-    /// The HLO texts, read after the diagrams ([`Flow::read_hlo`]).
+    /// The HLO texts, read after the diagrams ([`PageRead::read_hlo`]).
     hlo: Vec<Picked>,
     reading: Reading,
 }
 
-impl Flow {
+impl PageRead {
     /// Whether this read is still the one the page waits for.
     fn current(&self) -> bool {
         self.st.generation.get_value() == self.generation
@@ -173,7 +173,7 @@ impl Flow {
     }
 
     /// Read, join, analyse, show; then complete what was left for later, and read the HLO
-    /// texts beside the dump ([`Flow::read_hlo`]).
+    /// texts beside the dump ([`PageRead::read_hlo`]).
     async fn run(self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
         // The skipped bodies go to the page's worker, where it has one, as they are found,
@@ -181,7 +181,7 @@ impl Flow {
         let (st, generation) = (self.st, self.generation);
         let progress = move |fraction| {
             if st.generation.get_value() == generation {
-                st.details.set(Some(fraction));
+                st.completing.set(Some(fraction));
             }
         };
         let mut jobs = self.defer.then(|| UsesJobs::new(progress)).flatten();
@@ -213,7 +213,7 @@ impl Flow {
         let deferring = !deferred.is_empty();
         if deferring {
             // Said from the first frame of the diagrams until the modules are complete.
-            self.st.details.set(Some(0.0));
+            self.st.completing.set(Some(0.0));
         }
         let dumps = pair_with_dumps(&modules, &oom);
         self.show(modules, errors, timings, found_oom);
@@ -231,7 +231,7 @@ impl Flow {
     }
 
     /// Step 1: every file read in slices and fed to the loader, the progress bar following
-    /// (with `defer`, the bodies of `Used values` are left for [`Flow::complete`]).
+    /// (with `defer`, the bodies of `Used values` are left for [`PageRead::complete`]).
     async fn read(
         &self,
         files: &[Picked],

@@ -107,7 +107,7 @@ fn App() -> impl IntoView {
                 {intake_view(st)}
                 {move || busy.get().then(|| progress_view(st))}
                 {move || st.report.get().map(report_view)}
-                {move || st.details.get().map(details_view)}
+                {move || st.completing.get().map(details_view)}
                 <oom::OomPanel st=st />
                 {move || read.get().map(|_| view! { <OutcomeView st=st /> })}
             </main>

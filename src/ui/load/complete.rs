@@ -19,7 +19,7 @@ use super::super::read::{self, Picked};
 use super::super::state::Shown;
 use super::super::uses_worker::{Answer, UsesJobs};
 use crate::ui::app::{AppState, Outcome};
-use super::{start, Flow, Target, JOIN_PIECE};
+use super::{start, PageRead, Target, JOIN_PIECE};
 use crate::ui::canvas::first_drawings;
 use crate::ui::hash;
 
@@ -32,7 +32,7 @@ const PREPARE_PIECE: usize = JOIN_PIECE / 3;
 /// looked up, both far apart in memory.
 const CHOOSE_PIECE: usize = JOIN_PIECE / 2;
 
-impl Flow {
+impl PageRead {
     /// Step 4: the modules on screen completed from `deferred`.
     pub(super) async fn complete(
         &self,
@@ -103,7 +103,7 @@ impl Flow {
         if self.target == Target::Page {
             hash::keep_for_reread();
         }
-        self.st.details.set(None);
+        self.st.completing.set(None);
         start(self.st, self.with_hlo(files), self.target, false);
     }
 
@@ -137,7 +137,7 @@ impl Flow {
     /// The modules on screen replaced by their complete forms, in one task (no frame shows
     /// anything between): each is taken from the view, completed in place (its memory
     /// becomes the complete module's, not a copy's: wasm memory never shrinks) and put
-    /// back, for the views to follow ([`Flow::show_complete`]).
+    /// back, for the views to follow ([`PageRead::show_complete`]).
     fn put_back(&self, parts: Vec<Option<UsedPart>>) {
         let st = self.st;
         let Some(Outcome {
@@ -168,7 +168,7 @@ impl Flow {
     /// as they are; and the time it took in the report.
     fn show_complete(&self, started: f64, worker_bytes: f64) {
         let st = self.st;
-        st.details.set(None);
+        st.completing.set(None);
         let complete = js_sys::Date::now() - started;
         st.report.update(|r| {
             if let Some(r) = r {
@@ -206,7 +206,7 @@ impl Flow {
             let mut advanced = |bytes: f64| {
                 done += bytes;
                 if self.current() && total > 0 {
-                    st.details.set(Some(done / total as f64));
+                    st.completing.set(Some(done / total as f64));
                 }
             };
             let from_worker = match jobs.as_mut() {

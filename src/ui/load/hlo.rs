@@ -9,11 +9,11 @@ use bufscope::parse::hlo::{self, HloRead};
 use bufscope::parse::{Behind, Later, Read};
 use leptos::prelude::*;
 
-use super::{Flow, Target};
+use super::{PageRead, Target};
 use crate::ui::read::{self, Picked};
 use crate::ui::app::Outcome;
 
-impl Flow {
+impl PageRead {
     /// The files of this read again, HLO texts included (for a read again in one pass).
     pub(super) fn with_hlo(&self, files: &[Picked]) -> Vec<Picked> {
         files.iter().chain(&self.hlo).cloned().collect()
