@@ -101,15 +101,19 @@ impl ScheduleIndex {
             carry_names.push(&w.while_name);
         }
         // The whole tuple a while defines (`while.43{}`) and the loops' parameters.
-        let hlo = module.hlo.as_deref();
-        let params: Vec<&str> = (l.loops.iter())
-            .flat_map(|w| [w.at[2], w.at[3]])
-            .filter_map(|c| hlo?.computations.get(c as usize))
-            .filter_map(crate::analysis::loops::trip::parameter)
-            .map(|p| p.name.as_str())
-            .collect();
+        let params: Vec<&str> = match module.hlo.as_deref() {
+            Some(hlo) => (l.loops.iter())
+                .flat_map(|w| [w.at[2], w.at[3]])
+                .filter_map(|c| hlo.computations.get(c as usize))
+                .filter_map(|c| crate::analysis::loops::trip::parameter(hlo, c))
+                .map(|p| hlo.name(p))
+                .collect(),
+            None => Vec::new(),
+        };
         for (i, v) in module.values.iter().enumerate() {
-            let Some(ins) = module.instructions.get(v.instruction as usize) else { continue };
+            let Some(ins) = module.instructions.get(v.instruction as usize) else {
+                continue;
+            };
             let n = module.str(ins.name);
             let whole_tuple = carry_names.contains(&n) && module.str(v.index) == "{}";
             if whole_tuple || params.contains(&n) {

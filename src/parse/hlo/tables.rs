@@ -73,7 +73,7 @@ pub(super) fn row(table: Table, line: In, frames: &mut StackFrames) -> bool {
                 Table::FileNames => &mut frames.file_names,
                 _ => &mut frames.function_names,
             };
-            map.insert(id, s);
+            map.insert(id, text(&s).into_owned());
         }
         Table::FileLocations | Table::StackFrames => {
             let Ok((after, kv)) = fields(rest) else {
