@@ -53,4 +53,3 @@ pub(super) fn header_section(line: &[u8]) -> Option<Section> {
         None
     }
 }
-

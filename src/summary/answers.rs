@@ -11,6 +11,7 @@ use crate::answers::capacity::{Capacity, Verdict};
 use crate::answers::categories::CategoryRow;
 use crate::answers::groups::{percent, OpNode, SourceLine};
 use crate::answers::idle::{IdleRow, ScheduleIndex};
+use crate::answers::loops::ModuleLoops;
 use crate::answers::padding::ValuePadding;
 use crate::answers::peaks::Peak;
 use crate::answers::xprof::ThreePeaks;
@@ -144,6 +145,7 @@ pub fn module_extras(
     module: &Module,
     analysis: &Analysis,
     options: &SummaryOptions,
+    loops: Option<&ModuleLoops>,
     both: Both,
 ) -> Vec<SpaceExtras> {
     let asked = Options {
@@ -157,7 +159,7 @@ pub fn module_extras(
     let (mut idle, mut answers) = (Vec::new(), Vec::new());
     both(
         &mut || {
-            let index = ScheduleIndex::new(module);
+            let index = ScheduleIndex::with_loops(module, loops);
             idle = (lives.iter())
                 .map(|live| top_idle(module, &index, live, options.top))
                 .collect();

@@ -57,32 +57,53 @@ fn shape(i: In) -> Option<(In, In)> {
     None
 }
 
-/// Reads one instruction line (without its line end) into `b`'s open computation; false
-/// when it is not one (nothing is kept of it then).
-pub(super) fn instruction(line: In, line_no: u64, b: &mut HloBuilder, metas: &mut Metas) -> bool {
+/// What reading an instruction's text gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Parsed {
+    /// An instruction, kept.
+    Whole,
+    /// Its attributes leave a bracket or string open at the end of the text (the
+    /// instruction goes on on the next line): nothing kept, when asked to stop there.
+    Open,
+    /// Not an instruction: nothing kept.
+    Not,
+}
+
+/// Reads one instruction's text (without its line end) into `b`'s open computation. With
+/// `whole_only`, a text whose attributes leave a bracket or string open at its end is
+/// [`Parsed::Open`] and nothing is kept (the first line of an instruction printed over
+/// several; the reader reads on); without, it is read as far as it goes.
+pub(super) fn instruction(
+    line: In,
+    line_no: u64,
+    b: &mut HloBuilder,
+    metas: &mut Metas,
+    whole_only: bool,
+) -> Parsed {
+    let not = Parsed::Not;
     let Ok((rest, (is_root, n))) = head(line) else {
-        return false;
+        return not;
     };
     let Some((shape_text, rest)) = shape(rest) else {
-        return false;
+        return not;
     };
     let Some(rest) = rest.strip_prefix(b" ") else {
-        return false;
+        return not;
     };
     let Ok((rest, opcode)) =
         take_while1::<_, _, nom::error::Error<In>>(|c: u8| c != b'(' && c != b' ').parse(rest)
     else {
-        return false;
+        return not;
     };
     let Some(args_len) = balanced_len(rest) else {
-        return false;
+        return not;
     };
     let args = &rest[1..args_len - 1];
     let tail = &rest[args_len..];
     let tail = match tail.strip_prefix(b",") {
         Some(t) => t,
         None if trim(tail).is_empty() => b"",
-        None => return false,
+        None => return not,
     };
     let mut head = Head {
         name: b.intern(n),
@@ -95,16 +116,18 @@ pub(super) fn instruction(line: In, line_no: u64, b: &mut HloBuilder, metas: &mu
     if opcode == b"constant" || opcode == b"parameter" {
         head.literal = b.intern(trim(args));
     } else {
-        each_top(args, b',', |o| operand(b, o));
+        each_top(args, |o| operand(b, o));
     }
-    each_top(tail, b',', |attr| {
-        match attr.iter().position(|&c| c == b'=') {
-            None => b.attr(attr, b""),
-            Some(eq) => attribute(b, metas, &mut head.meta, &attr[..eq], &attr[eq + 1..]),
-        }
+    let (depth, in_string) = each_top(tail, |attr| match attr.iter().position(|&c| c == b'=') {
+        None => b.attr(attr, b""),
+        Some(eq) => attribute(b, metas, &mut head.meta, &attr[..eq], &attr[eq + 1..]),
     });
+    if whole_only && (depth > 0 || in_string) {
+        b.abandon();
+        return Parsed::Open;
+    }
     b.instruction(head);
-    true
+    Parsed::Whole
 }
 
 /// One operand as printed: `%x`, `/*index=5*/%x`, `f32[2]{0} %x` (older XLA prints the
@@ -141,7 +164,7 @@ fn attribute(b: &mut HloBuilder, metas: &mut Metas, meta: &mut u32, key: In, val
             .strip_prefix(b"{")
             .and_then(|v| v.strip_suffix(b"}"))
             .unwrap_or(value);
-        each_top(inner, b',', |c| {
+        each_top(inner, |c| {
             if let Ok((_, n)) = name(c) {
                 b.call(role, n);
             }
@@ -246,7 +269,8 @@ mod tests {
     fn instruction(line: In, line_no: u64) -> Option<Ins> {
         let mut b = HloBuilder::new();
         b.computation(b"c", false);
-        if !super::instruction(line, line_no, &mut b, &mut Metas::default()) {
+        let read = super::instruction(line, line_no, &mut b, &mut Metas::default(), false);
+        if read != Parsed::Whole {
             return None;
         }
         let t = b.finish();

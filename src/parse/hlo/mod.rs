@@ -17,6 +17,7 @@ use super::input::Input;
 use crate::model::hlo::{HloBuilder, HloText};
 use crate::model::{Module, TableHash, Warning};
 use hashbrown::HashTable;
+use instruction::Parsed;
 use tables::Table;
 
 /// Warnings kept per text; the rest are counted.
@@ -144,11 +145,20 @@ impl HloReader {
                 if line == b"}" || line.starts_with(b"}, ") {
                     self.end_computation();
                 } else if line.starts_with(b"  ") {
-                    let (depth, in_str) = scan::open_at_end(line);
-                    if depth > 0 || in_str {
-                        self.pending = Some((line.to_vec(), self.line_no, 1));
-                    } else {
-                        self.instruction(line, self.line_no);
+                    // Read at once; only a line that is no whole instruction is scanned for
+                    // what it leaves open.
+                    let (b, metas) = (&mut self.b, &mut self.metas);
+                    match instruction::instruction(line, self.line_no, b, metas, true) {
+                        Parsed::Whole => {}
+                        Parsed::Open => self.pending = Some((line.to_vec(), self.line_no, 1)),
+                        Parsed::Not => {
+                            let (depth, in_str) = scan::open_at_end(line);
+                            if depth > 0 || in_str {
+                                self.pending = Some((line.to_vec(), self.line_no, 1));
+                            } else {
+                                self.instruction(line, self.line_no);
+                            }
+                        }
                     }
                 } else if !line.is_empty() {
                     self.malformed("an instruction `  %name = shape opcode(operands), …` or `}`");
@@ -213,7 +223,8 @@ impl HloReader {
     }
 
     fn instruction(&mut self, text: &[u8], line_no: u64) {
-        if !instruction::instruction(text, line_no, &mut self.b, &mut self.metas) {
+        let read = instruction::instruction(text, line_no, &mut self.b, &mut self.metas, false);
+        if read == Parsed::Not {
             self.b.abandon();
             let msg = "malformed line in the HLO text: expected an instruction `  %name = shape opcode(operands), …`";
             self.warn(line_no, msg.into());
@@ -387,6 +398,29 @@ pub fn attach_to(module: &mut Module, read: HloRead) {
     module.files.push(base.to_string());
     module.warnings.extend(read.warnings);
     module.hlo = Some(Box::new(read.text));
+}
+
+/// Joins read HLO texts to their modules as a dump folder's reading does, in order: XLA's
+/// text of a module before its passes (`*before_optimizations*`, not what the dump
+/// describes) is counted in `skipped`; any other text is joined by file stem
+/// ([`module_for`], [`attach_to`]), or its sentence goes to `errors`.
+pub fn join_texts(
+    modules: &mut [&mut Module],
+    reads: Vec<HloRead>,
+    errors: &mut Vec<String>,
+    skipped: &mut usize,
+) {
+    for read in reads {
+        if read.file.contains("before_optimizations") {
+            *skipped += 1;
+            continue;
+        }
+        let names = modules.iter().map(|m| m.name.as_str());
+        match module_for(names, |k| modules[k].hlo.is_some(), &read.file) {
+            Ok(k) => attach_to(modules[k], read),
+            Err(e) => errors.push(e),
+        }
+    }
 }
 
 /// Joins a read HLO text to its module among `modules` ([`module_for`], [`attach_to`]).

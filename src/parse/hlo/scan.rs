@@ -9,11 +9,12 @@
 use std::borrow::Cow;
 
 /// What the walk does at each byte: nothing, an opening or closing bracket, a string's
-/// start.
+/// start, a comma (where [`each_top`] splits).
 const PLAIN: u8 = 0;
 const OPEN: u8 = 1;
 const CLOSE: u8 = 2;
 const QUOTE: u8 = 3;
+const COMMA: u8 = 4;
 
 static CLASS: [u8; 256] = {
     let mut t = [PLAIN; 256];
@@ -24,6 +25,7 @@ static CLASS: [u8; 256] = {
     t[b'}' as usize] = CLOSE;
     t[b']' as usize] = CLOSE;
     t[b'"' as usize] = QUOTE;
+    t[b',' as usize] = COMMA;
     t
 };
 
@@ -31,36 +33,39 @@ static CLASS: [u8; 256] = {
 /// quote, `None` when it stays open (escapes skipped, found a stretch at a time).
 fn string_end(text: &[u8], mut k: usize) -> Option<usize> {
     loop {
-        let at = k + memchr::memchr2(b'"', b'\\', &text[k..])?;
+        let at = k + memchr::memchr2(b'"', b'\\', text.get(k..)?)?;
         if text[at] == b'"' {
             return Some(at + 1);
         }
         k = at + 2;
-        if k > text.len() {
-            return None;
-        }
     }
 }
 
-/// Walks `text`: for every byte outside a string, `f(position, byte, depth)` with the
-/// bracket depth after that byte, until `f` returns false. Gives the depth and whether a
-/// string is open where it stopped.
+/// Walks `text`: for every bracket and comma outside a string, `f(position, byte, depth)`
+/// with the bracket depth after that byte, until `f` returns false. Gives the depth and
+/// whether a string is open where it stopped. Other bytes are passed over in a tight loop,
+/// strings a stretch at a time.
 fn walk(text: &[u8], mut f: impl FnMut(usize, u8, i64) -> bool) -> (i64, bool) {
     let mut depth = 0i64;
     let mut k = 0;
-    while k < text.len() {
+    let n = text.len();
+    while k < n {
         let c = text[k];
         match CLASS[c as usize] {
-            PLAIN => {}
+            PLAIN => {
+                k += 1;
+                continue;
+            }
             OPEN => depth += 1,
             CLOSE => depth -= 1,
-            _ => match string_end(text, k + 1) {
+            QUOTE => match string_end(text, k + 1) {
                 Some(end) => {
                     k = end;
                     continue;
                 }
                 None => return (depth, true),
             },
+            _ => {}
         }
         if !f(k, c, depth) {
             break;
@@ -89,13 +94,14 @@ pub(super) fn balanced_len(text: &[u8]) -> Option<usize> {
     end
 }
 
-/// Each piece of `text` split at each `sep` outside brackets and strings (trimmed of
-/// spaces), given to `f` in order; nothing for a text of spaces only.
-pub(super) fn each_top<'a>(text: &'a [u8], sep: u8, mut f: impl FnMut(&'a [u8])) {
+/// Each piece of `text` split at each comma outside brackets and strings (trimmed of
+/// spaces), given to `f` in order; nothing for a text of spaces only. Gives what
+/// [`open_at_end`] gives of `text`.
+pub(super) fn each_top<'a>(text: &'a [u8], mut f: impl FnMut(&'a [u8])) -> (i64, bool) {
     let mut start = 0;
     let mut any = false;
-    walk(text, |k, c, depth| {
-        if c == sep && depth == 0 {
+    let open = walk(text, |k, c, depth| {
+        if c == b',' && depth == 0 {
             f(trim(&text[start..k]));
             start = k + 1;
             any = true;
@@ -106,12 +112,13 @@ pub(super) fn each_top<'a>(text: &'a [u8], sep: u8, mut f: impl FnMut(&'a [u8]))
     if !last.is_empty() || any {
         f(last);
     }
+    open
 }
 
-/// `text` split at each `sep` outside brackets and strings (pieces trimmed of spaces).
-pub(super) fn split_top(text: &[u8], sep: u8) -> Vec<&[u8]> {
+/// `text` split at each comma outside brackets and strings (pieces trimmed of spaces).
+pub(super) fn split_top(text: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();
-    each_top(text, sep, |p| out.push(p));
+    each_top(text, |p| out.push(p));
     out
 }
 
@@ -165,9 +172,9 @@ mod tests {
         assert_eq!(open_at_end(b"a=\"\\\"{"), (0, true));
         assert_eq!(balanced_len(b"(a, (b), \")\") rest"), Some(13));
         assert_eq!(balanced_len(b"(a, (b)"), None);
-        let parts = split_top(b"%a, f(%b, %c), x={1,2}, s=\"p, q\"", b',');
+        let parts = split_top(b"%a, f(%b, %c), x={1,2}, s=\"p, q\"");
         assert_eq!(parts, [&b"%a"[..], b"f(%b, %c)", b"x={1,2}", b"s=\"p, q\""]);
-        assert!(split_top(b"  ", b',').is_empty());
+        assert!(split_top(b"  ").is_empty());
         assert_eq!(
             quoted(b"state[\\'model\\'] x\" rest"),
             Some((Cow::Owned(b"state['model'] x".to_vec()), &b" rest"[..]))
