@@ -158,11 +158,13 @@ fn every_real_hlo_text_reads_whole_within_its_size() {
             bytes.len(),
             kept as f64 / bytes.len() as f64
         );
-        // The target is at most the file's size; the contract's types
-        // (`model::hlo`, a String per name and 336 bytes of fields per instruction) keep
-        // 1.7x to 3.8x today (measured, in the report). This bound only stops it growing.
+        // The target: at most the file's size. Every text of 0.5 MB or more keeps
+        // 0.64x to 0.74x (measured, in docs/benchmarks.md). Below 0.1 MB the fixed tables
+        // and 68 bytes per instruction weigh more than the short lines (1.02x to 1.58x,
+        // 530 bytes for the 336-byte `jit_stage` text): bounded at twice the size there.
+        let bound = if bytes.len() >= 200_000 { bytes.len() } else { 2 * bytes.len() };
         assert!(
-            kept <= 4 * bytes.len(),
+            kept <= bound,
             "{path}: keeps {kept} bytes of a {}-byte text",
             bytes.len()
         );

@@ -19,8 +19,7 @@ pub type Flat = (u32, u32);
 /// The execution thread an `async-start` runs its computation on (`async_execution_thread=
 /// "sparsecore"`; `main` when not printed).
 fn async_thread<'a>(hlo: &'a HloText, i: &HloInstruction) -> &'a str {
-    hlo.attr(i, "async_execution_thread")
-        .map_or("main", |v| v.trim_matches('"'))
+    hlo.attr(i, "async_execution_thread").map_or("main", |v| v.trim_matches('"'))
 }
 
 /// The computations an instruction has flattened before it, in XLA's order.
@@ -67,12 +66,7 @@ pub fn flatten(hlo: &HloText) -> Vec<Flat> {
     }
     let mut seen = vec![false; hlo.computations.len()];
     seen[entry as usize] = true;
-    let mut stack = vec![Frame {
-        comp: entry,
-        at: 0,
-        thread: "main",
-        waiting: None,
-    }];
+    let mut stack = vec![Frame { comp: entry, at: 0, thread: "main", waiting: None }];
     let mut out = Vec::new();
     while let Some(top) = stack.last_mut() {
         let comp = &hlo.computations[top.comp as usize];
@@ -86,10 +80,7 @@ pub fn flatten(hlo: &HloText) -> Vec<Flat> {
             let mut thread = frame_thread;
             let opcode = hlo.opcode(instr);
             if opcode == "async-start" && async_thread(hlo, instr) != frame_thread {
-                deferred.insert(
-                    hlo.name(instr),
-                    (std::mem::take(&mut names), async_thread(hlo, instr)),
-                );
+                deferred.insert(hlo.name(instr), (std::mem::take(&mut names), async_thread(hlo, instr)));
             } else if matches!(opcode, "async-update" | "async-done") {
                 if let Some((d, t)) = hlo.operand(instr, 0).and_then(|o| deferred.remove(o)) {
                     if opcode == "async-update" {
@@ -110,12 +101,7 @@ pub fn flatten(hlo: &HloText) -> Vec<Flat> {
             *next += 1;
             let thread = *thread;
             if !std::mem::replace(&mut seen[c as usize], true) {
-                stack.push(Frame {
-                    comp: c,
-                    at: 0,
-                    thread,
-                    waiting: None,
-                });
+                stack.push(Frame { comp: c, at: 0, thread, waiting: None });
             }
             continue;
         }
@@ -144,18 +130,12 @@ pub struct Assigned {
 /// takes the computation around it: that of the matched steps on both sides when they
 /// agree, else the earlier one's unless that was the last flattened instruction of its
 /// computation. A printed name out of place, or either list left over, is a disagreement.
-pub fn step_computations(
-    module: &Module,
-    hlo: &HloText,
-    flat: &[Flat],
-) -> Result<Assigned, String> {
+pub fn step_computations(module: &Module, hlo: &HloText, flat: &[Flat]) -> Result<Assigned, String> {
     let schedule = module
         .schedule
         .as_ref()
         .filter(|s| !s.sequence.is_empty())
-        .ok_or_else(|| {
-            "the dump has no InstructionSequence to check the HLO text against".to_string()
-        })?;
+        .ok_or_else(|| "the dump has no InstructionSequence to check the HLO text against".to_string())?;
     let name = |f: &Flat| hlo.name(&hlo.computations[f.0 as usize].instructions[f.1 as usize]);
     const UNSET: u32 = u32::MAX;
     let mut comps = vec![UNSET; schedule.sequence.len()];
@@ -174,9 +154,7 @@ pub fn step_computations(
             steps.push(step as u32);
             at += 1;
         } else if hlo.position(n).is_some() {
-            let expected = flat
-                .get(at)
-                .map_or("the end of the flattened text", |f| name(f));
+            let expected = flat.get(at).map_or("the end of the flattened text", |f| name(f));
             return Err(format!(
                 "step {step} runs {n} where the HLO text's flattened schedule has {expected}"
             ));
@@ -203,9 +181,7 @@ pub fn step_computations(
             step += 1;
             continue;
         }
-        let run_end = (step..comps.len())
-            .find(|&s| comps[s] != UNSET)
-            .unwrap_or(comps.len());
+        let run_end = (step..comps.len()).find(|&s| comps[s] != UNSET).unwrap_or(comps.len());
         let before = step.checked_sub(1).map(|s| (comps[s], matched[s]));
         let after = comps.get(run_end).copied();
         let c = match (before, after) {
@@ -224,8 +200,5 @@ pub fn step_computations(
         comps[step..run_end].fill(c);
         step = run_end;
     }
-    Ok(Assigned {
-        computations: comps,
-        steps,
-    })
+    Ok(Assigned { computations: comps, steps })
 }
