@@ -164,35 +164,33 @@ impl HloBuilder {
 }
 
 impl HloText {
-    /// Makes the name tables (the first of a name is kept).
+    /// Makes the name tables (the first of a name is kept). Made at their size, they never
+    /// grow: an entry is its position only, its hash made again from its name if they did.
     fn index(&mut self) {
         let n: usize = self.computations.iter().map(|c| c.instructions.len()).sum();
         let mut by_name = HashTable::with_capacity(n);
         let mut comps = HashTable::with_capacity(self.computations.len());
         let mut repeat = false;
+        let comp_name = |k: u32| self.str(self.computations[k as usize].name);
+        let ins_name = |(c, i): (u32, u32)| {
+            self.str(self.computations[c as usize].instructions[i as usize].name)
+        };
+        let spread = |name: &str| TableHash::of(name.as_bytes()).spread();
         for (ci, c) in self.computations.iter().enumerate() {
             let name = self.str(c.name);
-            let h = TableHash::of(name.as_bytes());
             let at = comps.entry(
-                h.spread(),
-                |&(eh, k): &(TableHash, u32)| {
-                    eh == h && self.str(self.computations[k as usize].name) == name
-                },
-                |e| e.0.spread(),
+                spread(name),
+                |&k| comp_name(k) == name,
+                |&k| spread(comp_name(k)),
             );
-            at.or_insert((h, ci as u32));
+            at.or_insert(ci as u32);
             for (ii, i) in c.instructions.iter().enumerate() {
                 let name = self.str(i.name);
-                let h = TableHash::of(name.as_bytes());
-                let eq = |&(eh, kc, ki): &(TableHash, u32, u32)| {
-                    eh == h
-                        && self.str(self.computations[kc as usize].instructions[ki as usize].name)
-                            == name
-                };
-                match by_name.entry(h.spread(), eq, |e| e.0.spread()) {
+                let eq = |&k: &(u32, u32)| ins_name(k) == name;
+                match by_name.entry(spread(name), eq, |&k| spread(ins_name(k))) {
                     hashbrown::hash_table::Entry::Occupied(_) => repeat = true,
                     hashbrown::hash_table::Entry::Vacant(v) => {
-                        v.insert((h, ci as u32, ii as u32));
+                        v.insert((ci as u32, ii as u32));
                     }
                 }
             }

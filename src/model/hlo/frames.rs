@@ -57,27 +57,6 @@ impl StackFrames {
         self.frames.is_empty()
     }
 
-    /// The heap bytes the tables hold (each table at its capacity, a control byte per
-    /// bucket, and the names' text).
-    pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        fn table<V>(m: &HashMap<u32, V>) -> usize {
-            let buckets = if m.capacity() == 0 {
-                0
-            } else {
-                (m.capacity() * 8 / 7).next_power_of_two()
-            };
-            buckets * (size_of::<(u32, V)>() + 1)
-        }
-        let text = |m: &HashMap<u32, String>| m.values().map(String::capacity).sum::<usize>();
-        table(&self.file_names)
-            + table(&self.function_names)
-            + table(&self.file_locations)
-            + table(&self.frames)
-            + text(&self.file_names)
-            + text(&self.function_names)
-    }
-
     /// The frame `id` itself (innermost), resolved; `None` for an unknown id or a frame whose
     /// location, file or function is missing.
     pub fn frame(&self, id: u32) -> Option<SourceFrame> {

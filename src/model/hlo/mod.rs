@@ -47,9 +47,9 @@ pub struct HloText {
     /// `metas[0]` is "no metadata".
     metas: Vec<Meta>,
     /// Instruction names → (computation, instruction), the first of a name.
-    by_name: HashTable<(TableHash, u32, u32)>,
+    by_name: HashTable<(u32, u32)>,
     /// Computation names → computation, the first of a name.
-    computations_by_name: HashTable<(TableHash, u32)>,
+    computations_by_name: HashTable<u32>,
     /// Whether two instructions share a name (valid HLO never has: names are the module's).
     names_repeat: bool,
 }
@@ -161,19 +161,19 @@ impl HloText {
     /// The index in `computations` of the one named `name`.
     pub fn computation_index(&self, name: &str) -> Option<u32> {
         let h = TableHash::of(name.as_bytes());
-        let found = self.computations_by_name.find(h.spread(), |&(eh, c)| {
-            eh == h && self.str(self.computations[c as usize].name) == name
+        let found = (self.computations_by_name).find(h.spread(), |&c| {
+            self.str(self.computations[c as usize].name) == name
         });
-        found.map(|&(_, c)| c)
+        found.copied()
     }
 
     /// The instruction named `name` (without `%`): its computation's and its own index.
     pub fn position(&self, name: &str) -> Option<(u32, u32)> {
         let h = TableHash::of(name.as_bytes());
-        let found = self.by_name.find(h.spread(), |&(eh, c, i)| {
-            eh == h && self.str(self.computations[c as usize].instructions[i as usize].name) == name
+        let found = self.by_name.find(h.spread(), |&(c, i)| {
+            self.str(self.computations[c as usize].instructions[i as usize].name) == name
         });
-        found.map(|&(_, c, i)| (c, i))
+        found.copied()
     }
 
     /// The instruction named `name` (without `%`) and the computation it lives in.
@@ -312,25 +312,6 @@ impl HloText {
             .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(rest.len());
         rest[..digits].parse().ok()
-    }
-
-    /// The heap bytes the text holds: every string, table and list at its capacity.
-    pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let comps = self.computations.capacity() * size_of::<Computation>()
-            + (self.computations.iter())
-                .map(|c| c.instructions.capacity() * size_of::<HloInstruction>())
-                .sum::<usize>();
-        self.name.capacity()
-            + comps
-            + self.frames.heap_bytes()
-            + self.strings.heap_bytes()
-            + self.operands.capacity() * size_of::<Str>()
-            + self.calls.capacity() * size_of::<Called>()
-            + self.attrs.capacity() * size_of::<(Str, Str)>()
-            + self.metas.capacity() * size_of::<Meta>()
-            + self.by_name.capacity() * size_of::<(TableHash, u32, u32)>()
-            + self.computations_by_name.capacity() * size_of::<(TableHash, u32)>()
     }
 }
 
