@@ -5,8 +5,6 @@
 
 use super::assemble::Builder;
 use super::buffer_assignment::Allocations;
-use super::headers::{header_section, is_wrapper, Section};
-use super::hlo::{self, HloRead, HloReader};
 use super::input::Input;
 use super::lex::text;
 use super::live_range::LiveRanges;
@@ -14,7 +12,9 @@ use super::names;
 use super::oom_search::{OomFile, OomSearch};
 use super::report::Report;
 use super::section::{Cx, Flow, Notes, SectionReader};
+use super::headers::{header_section, is_wrapper, Section};
 use super::used_values::{self, UsedValues};
+use super::hlo::{self, HloRead, HloReader};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.

@@ -53,3 +53,4 @@ pub(super) fn header_section(line: &[u8]) -> Option<Section> {
         None
     }
 }
+

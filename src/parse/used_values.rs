@@ -620,15 +620,9 @@ mod tests {
     #[test]
     fn open_texts() {
         let open = |t: &str| Open::default().after(t.as_bytes()).is_open();
-        assert!(open(
-            "%a = f32[] custom-call(), frontend_attributes={kernel_metadata={"
-        ));
-        assert!(open(
-            r#"%a = f32[] custom-call(), backend_config={"body":"a"#
-        ));
-        assert!(!open(
-            r#"%a = f32[2]{0} add(%b), metadata={op_name="a{\"b" source_line=3}"#
-        ));
+        assert!(open("%a = f32[] custom-call(), frontend_attributes={kernel_metadata={"));
+        assert!(open(r#"%a = f32[] custom-call(), backend_config={"body":"a"#));
+        assert!(!open(r#"%a = f32[2]{0} add(%b), metadata={op_name="a{\"b" source_line=3}"#));
         assert!(!open("%a = f32[] parameter(0)"));
         let first = Open::default().after(b"x={k={");
         let second = first.after(br#""m":"{\"q\": 5}""#);

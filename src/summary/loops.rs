@@ -8,9 +8,7 @@ use serde::Serialize;
 
 use crate::analysis::loops::Loop;
 use crate::analysis::Analysis;
-use crate::answers::loops::{
-    held_at, temporaries, Element, HeldAt, ModuleLoops, Role, Temporaries,
-};
+use crate::answers::loops::{held_at, temporaries, Element, HeldAt, ModuleLoops, Role, Temporaries};
 use crate::model::Module;
 use crate::units::human_bytes;
 
@@ -56,12 +54,7 @@ pub fn at_peaks(m: &ModuleLoops, module: &Module, analysis: &Analysis) -> Vec<Ve
             let held = held_at(module, &m.loops, &m.holds, s.color, step);
             (held.into_iter().zip(&m.holds))
                 .map(|(held, h)| LoopAtPeak {
-                    body_temporaries: temporaries(
-                        module,
-                        &m.loops.loops[h.loop_index as usize],
-                        h,
-                        s.color,
-                    ),
+                    body_temporaries: temporaries(module, &m.loops.loops[h.loop_index as usize], h, s.color),
                     held,
                 })
                 .collect()
@@ -87,21 +80,14 @@ pub fn loops_block(loops: &[LoopSummary], warnings: &[String]) -> String {
             p.in_computation,
             p.condition_steps[0],
             p.condition_steps[1],
-            p.body_label()
-                .trim_start_matches(&*p.while_name)
-                .trim_start(),
+            p.body_label().trim_start_matches(&*p.while_name).trim_start(),
         ));
         let mut parts = Vec::new();
         for role in [Role::Stacked, Role::Invariant, Role::Carry] {
             let of: Vec<&Element> = l.elements.iter().filter(|e| e.role == role).collect();
             if !of.is_empty() {
                 let bytes: u64 = of.iter().map(|e| e.size).sum();
-                parts.push(format!(
-                    "{} {} ({})",
-                    of.len(),
-                    role.label(),
-                    human_bytes(bytes)
-                ));
+                parts.push(format!("{} {} ({})", of.len(), role.label(), human_bytes(bytes)));
             }
         }
         if !parts.is_empty() {

@@ -93,8 +93,7 @@ fn chunk_line(t: &str) -> Option<Stat> {
     }
     let p = t.find(" totalling ")?;
     let (_, s) = human(t[p + " totalling ".len()..].trim()).ok()?;
-    t.contains(" Chunks of size ")
-        .then(|| plain_stat(&t[..p], s))
+    t.contains(" Chunks of size ").then(|| plain_stat(&t[..p], s))
 }
 
 fn section(title: &str) -> StatSection {

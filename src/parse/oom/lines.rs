@@ -176,10 +176,9 @@ fn strip_dated(s: &str) -> &str {
         return s;
     }
     // The time: digits and `:.,` then maybe a zone (`Z`, `+00:00`).
-    let time_end = 11
-        + s[11..]
-            .find(|c: char| !(c.is_ascii_digit() || matches!(c, ':' | '.' | ',' | 'Z' | '+')))
-            .unwrap_or(s.len() - 11);
+    let time_end = 11 + s[11..]
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, ':' | '.' | ',' | 'Z' | '+')))
+        .unwrap_or(s.len() - 11);
     let after = &s[time_end..];
     let head = &after[..floor_boundary(after, 120)];
     let colon = head.find(": ");

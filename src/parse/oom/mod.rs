@@ -27,8 +27,8 @@ mod tpu;
 
 pub use group::{coverage, group_by_op_name, group_by_source, Coverage, OomGroup};
 pub use model::{
-    ByteSize, Capacity, CompilerNote, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator,
-    Percent, Stat, StatSection,
+    ByteSize, Capacity, CompilerNote, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator, Percent, Stat,
+    StatSection,
 };
 
 use lines::Line;

@@ -29,17 +29,13 @@ pub(crate) fn note(line: &Line) -> Option<CompilerNote> {
     }
     let p = t.find(INVOLUNTARY)?;
     let rest = &t[p..];
-    let from = rest
-        .find("from sharding ")
-        .map(|q| &rest[q + "from sharding ".len()..]);
+    let from = rest.find("from sharding ").map(|q| &rest[q + "from sharding ".len()..]);
     let from_sharding = from.and_then(braced);
     let to_sharding = from
         .zip(from_sharding)
         .and_then(|(f, s)| f[s.len()..].trim_start().strip_prefix("to "))
         .and_then(|r| braced(r.trim_start()));
-    let op = rest
-        .find("HLO operation: ")
-        .map(|q| &rest[q + "HLO operation: ".len()..]);
+    let op = rest.find("HLO operation: ").map(|q| &rest[q + "HLO operation: ".len()..]);
     let instruction = op
         .map(|o| o.trim_start().trim_start_matches('%'))
         .map(|o| &o[..o.find([' ', ',']).unwrap_or(o.len())])

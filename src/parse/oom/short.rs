@@ -115,9 +115,8 @@ fn exceeded(m: &mut OomMessage) {
 }
 
 fn missing(m: &mut OomMessage, what: &str) {
-    m.warnings.push(format!(
-        "{what} is not in the text: the line is cut before it"
-    ));
+    m.warnings
+        .push(format!("{what} is not in the text: the line is cut before it"));
 }
 
 /// `Ran out of memory on HBM, the total memory required for HLO temporaries (24.35G)
@@ -161,8 +160,7 @@ fn e1000(t: &str, m: &mut OomMessage) {
 fn hbm_usage(t: &str, m: &mut OomMessage) {
     m.memory_space = Some("hbm".to_string());
     let tc = size_after(t, "TensorCore Hbm usage:");
-    let sc =
-        size_after(t, "SparseCore Hbm usage:").or_else(|| size_after(t, "SparseCore Hbm usage"));
+    let sc = size_after(t, "SparseCore Hbm usage:").or_else(|| size_after(t, "SparseCore Hbm usage"));
     let cap = size_after(t, "exceeding available bytes:");
     let mut stats = Vec::new();
     for (label, s) in [("TensorCore Hbm usage", &tc), ("SparseCore Hbm usage", &sc)] {
@@ -211,10 +209,7 @@ fn device_buffer(t: &str, m: &mut OomMessage) {
         .map(|p| &t[p + 1..])
         .and_then(|r| r.split(')').next())
         .and_then(|d| d.rsplit('_').next())
-        .map(|s| {
-            s.trim_end_matches(|c: char| c.is_ascii_digit())
-                .to_ascii_lowercase()
-        })
+        .map(|s| s.trim_end_matches(|c: char| c.is_ascii_digit()).to_ascii_lowercase())
         .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase()));
     m.memory_space = space.or_else(|| Some("hbm".to_string()));
 }
@@ -252,10 +247,7 @@ fn allocation(t: &str, m: &mut OomMessage) {
         missing(m, "the size of the allocation");
     }
     if cap.is_none() {
-        missing(
-            m,
-            "the memory it would exceed (`would exceed memory (size=M)`)",
-        );
+        missing(m, "the memory it would exceed (`would exceed memory (size=M)`)");
     }
     capacity(m).capacity = cap;
     let Some(hash) = t.find(":: #") else {
@@ -322,10 +314,7 @@ mod tests {
 
     #[test]
     fn codes_and_module_names() {
-        assert_eq!(
-            code("RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom"),
-            Some("E1000".into())
-        );
+        assert_eq!(code("RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom"), Some("E1000".into()));
         assert_eq!(code("XE1000: x"), None);
         assert_eq!(code("E100: x"), None);
         assert_eq!(

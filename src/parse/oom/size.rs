@@ -254,21 +254,10 @@ mod tests {
         assert_eq!(d.text, "8.60G");
         assert!(d.min <= d.bytes && d.bytes <= d.max && !d.exact);
         assert_eq!((d.min, d.max), (a.min - b.max, a.max - b.min));
-        let s = combined(
-            &parse_size("34.82G").unwrap(),
-            &parse_size("174.10G").unwrap(),
-            1,
-        );
+        let s = combined(&parse_size("34.82G").unwrap(), &parse_size("174.10G").unwrap(), 1);
         assert_eq!(s.text, "208.92G");
-        let e = combined(
-            &exact_count("3000").unwrap(),
-            &exact_count("1000").unwrap(),
-            -1,
-        );
-        assert_eq!(
-            (e.text.as_str(), e.exact, e.min, e.max),
-            ("2.0KiB", true, 2000, 2000)
-        );
+        let e = combined(&exact_count("3000").unwrap(), &exact_count("1000").unwrap(), -1);
+        assert_eq!((e.text.as_str(), e.exact, e.min, e.max), ("2.0KiB", true, 2000, 2000));
     }
 
     #[test]
