@@ -231,8 +231,10 @@ impl<'a> Parts<'a> {
             values.get(&(n, i.as_str())).copied()
         };
         let is_own = own.is_some();
-        let value = own.or_else(came_in);
-        let mut held_by: Vec<u32> = [value.as_ref().map(|v| v.0), came_in().map(|v| v.0), element_of(self.body), element_of(self.cond), carried]
+        let came = came_in();
+        let came_value = came.as_ref().map(|v| v.0);
+        let value = own.or(came);
+        let mut held_by: Vec<u32> = [value.as_ref().map(|v| v.0), came_value, element_of(self.body), element_of(self.cond), carried]
             .into_iter()
             .flatten()
             .collect();
