@@ -19,7 +19,7 @@
 
 use std::sync::Mutex;
 
-use hashbrown::{HashMap, HashTable};
+use hashbrown::{HashMap, HashSet, HashTable};
 use serde::Serialize;
 
 use crate::answers::loops::{ModuleLoops, Role};
@@ -102,7 +102,7 @@ impl ScheduleIndex {
         self.loops = (l.loops.iter())
             .map(|w| [w.condition_steps[0], w.body_steps[1], w.step])
             .collect();
-        let mut carry_names: Vec<&str> = Vec::new();
+        let mut carry_names: HashSet<&str> = HashSet::new();
         for (w, h) in l.loops.iter().zip(holds) {
             for e in h.elements.iter().filter(|e| e.role != Role::Stacked) {
                 // The while's own values only: an invariant's init operand is not a carry.
@@ -110,17 +110,17 @@ impl ScheduleIndex {
                     self.carries.push(v);
                 }
             }
-            carry_names.push(&w.while_name);
+            carry_names.insert(&w.while_name);
         }
         // The whole tuple a while defines (`while.43{}`) and the loops' parameters.
-        let params: Vec<&str> = match module.hlo.as_deref() {
+        let params: HashSet<&str> = match module.hlo.as_deref() {
             Some(hlo) => (l.loops.iter())
                 .flat_map(|w| [w.at[2], w.at[3]])
                 .filter_map(|c| hlo.computations.get(c as usize))
                 .filter_map(|c| crate::analysis::loops::trip::parameter(hlo, c))
                 .map(|p| hlo.name(p))
                 .collect(),
-            None => Vec::new(),
+            None => HashSet::new(),
         };
         for (i, v) in module.values.iter().enumerate() {
             let Some(ins) = module.instructions.get(v.instruction as usize) else {
