@@ -77,12 +77,32 @@ fn instruction_count(r: &HloRead) -> usize {
         .sum()
 }
 
-/// Reads `bytes` and returns the read with the live heap bytes it keeps.
+/// Reads `bytes` and returns the read with the live heap bytes its text keeps: every
+/// allocation made while reading that is still live, less the file's name and the
+/// warnings (not the text's; nothing else of the read is kept).
 fn read_measured(name: &str, bytes: &[u8]) -> (HloRead, usize) {
     let before = live();
     let r = read_hlo(name, bytes);
-    let kept = live() - before;
-    (r, kept.max(0) as usize)
+    let HloRead {
+        file,
+        text,
+        warnings,
+    } = r;
+    let others = file.capacity()
+        + warnings.capacity() * std::mem::size_of::<bufscope::model::Warning>()
+        + warnings
+            .iter()
+            .map(|w| w.file.capacity() + w.message.capacity())
+            .sum::<usize>();
+    let kept = live() - before - others as isize;
+    (
+        HloRead {
+            file,
+            text,
+            warnings,
+        },
+        kept.max(0) as usize,
+    )
 }
 
 #[test]
@@ -119,17 +139,17 @@ fn every_real_hlo_text_reads_whole_within_its_size() {
         assert_eq!(r.text.computations.len(), comps, "{path}");
         assert_eq!(instruction_count(&r), instrs, "{path}");
         let e = r.text.entry.expect("an entry") as usize;
-        assert_eq!(r.text.computations[e].name, entry, "{path}");
+        assert_eq!(r.text.str(r.text.computations[e].name), entry, "{path}");
         assert!(r.text.computations[e].is_entry);
         assert_eq!(r.text.num_partitions, parts, "{path}");
         assert_eq!(r.text.frames.frames.len(), frames, "{path}");
         // Every instruction with a stack frame id resolves to at least its own frame.
         for ins in r.text.computations.iter().flat_map(|c| &c.instructions) {
-            if let Some(id) = ins.stack_frame_id {
+            if let Some(id) = r.text.meta(ins).stack_frame_id {
                 assert!(
                     r.text.frames.frame(id).is_some(),
                     "{path}: {} frame {id}",
-                    ins.name
+                    r.text.name(ins)
                 );
             }
         }
@@ -138,11 +158,13 @@ fn every_real_hlo_text_reads_whole_within_its_size() {
             bytes.len(),
             kept as f64 / bytes.len() as f64
         );
-        // The target is at most the file's size; the contract's types
-        // (`model::hlo`, a String per name and 336 bytes of fields per instruction) keep
-        // 1.7x to 3.8x today (measured, in the report). This bound only stops it growing.
+        // The target: at most the file's size. Every text of 0.25 MB or more keeps
+        // 0.62x to 0.77x (measured, in docs/benchmarks.md). Below 0.1 MB the fixed tables
+        // and 68 bytes per instruction weigh more than the short lines (1.00x to 1.48x,
+        // 498 bytes for the 336-byte `jit_stage` text): bounded at twice the size there.
+        let bound = if bytes.len() >= 200_000 { bytes.len() } else { 2 * bytes.len() };
         assert!(
-            kept <= 4 * bytes.len(),
+            kept <= bound,
             "{path}: keeps {kept} bytes of a {}-byte text",
             bytes.len()
         );
@@ -154,7 +176,7 @@ fn find<'a>(r: &'a HloRead, name: &str) -> &'a bufscope::model::hlo::HloInstruct
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .find(|i| i.name == name)
+        .find(|i| r.text.name(i) == name)
         .unwrap_or_else(|| panic!("no instruction {name}"))
 }
 
@@ -186,7 +208,7 @@ fn three_values_stack_frames_resolved_by_hand() {
     // CPU scan_layers: reduce_sum.75 (fused into the layer norm) has stack_frame_id=14.
     let cpu = read("cpu/jax0.12-folders/scan_layers/module_0000.jit_scan_layers_train.cpu_after_optimizations.txt");
     let ins = find(&cpu, "reduce_sum.75");
-    assert_eq!(ins.stack_frame_id, Some(14));
+    assert_eq!(cpu.text.meta(ins).stack_frame_id, Some(14));
     let s = where_(&cpu, 14);
     assert_eq!(s.len(), 12);
     assert_eq!(s[0], "programs.py:92:_layernorm");
@@ -199,7 +221,10 @@ fn three_values_stack_frames_resolved_by_hand() {
     assert_eq!(s[11], "programs.py:471:<module>");
     // TPU scan_remat: fusion.478 (a q/k/v projection in the scan body), frame 41.
     let tpu = read("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_scan_remat.after_optimizations.txt");
-    assert_eq!(find(&tpu, "fusion.478").stack_frame_id, Some(41));
+    assert_eq!(
+        tpu.text.meta(find(&tpu, "fusion.478")).stack_frame_id,
+        Some(41)
+    );
     let s = where_(&tpu, 41);
     assert_eq!(s.len(), 13);
     assert_eq!(s[0], "tpu_programs.py:62:layer_fn");
@@ -214,8 +239,8 @@ fn three_values_stack_frames_resolved_by_hand() {
     let mt =
         read("tpu-aot/maxtext0.2.5/tpu_v5e-16_maxtext_llama3.1-8b_pdb1.after_optimizations.txt");
     let ins = find(&mt, "splash_mha_fwd_segmented_residuals.3");
-    assert_eq!(ins.stack_frame_id, Some(431));
-    assert_eq!(ins.opcode, "custom-call");
+    assert_eq!(mt.text.meta(ins).stack_frame_id, Some(431));
+    assert_eq!(mt.text.opcode(ins), "custom-call");
     let s = where_(&mt, 431);
     assert_eq!(s.len(), 34);
     assert_eq!(s[0], "splash_attention_kernel.py:2420:_splash_attention");
@@ -237,7 +262,7 @@ fn older_texts_carry_source_lines() {
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .filter(|i| i.source_file.is_some() && i.source_line.is_some())
+        .filter(|&i| r.text.source_file(i).is_some() && r.text.meta(i).source_line.is_some())
         .count();
     assert!(with_source > 1000, "{with_source}");
 }
@@ -300,9 +325,9 @@ fn self_parented_and_missing_frames_warn_not_panic() {
             .any(|w| w.starts_with("23: 1 instructions name a stack_frame_id")),
         "{text:?}"
     );
-    assert_eq!(find(&r, "a").op_name.as_deref(), Some("params['w']"));
-    assert_eq!(find(&r, "a").literal.as_deref(), Some("0"));
-    assert!(find(&r, "a").operands.is_empty());
+    assert_eq!(r.text.op_name(find(&r, "a")), Some("params['w']"));
+    assert_eq!(r.text.literal(find(&r, "a")), Some("0"));
+    assert!(r.text.operands(find(&r, "a")).len() == 0);
 }
 
 #[test]
@@ -586,8 +611,13 @@ fn summary_of_a_folder_reads_its_hlo_texts() {
         let file = r["file"].as_str().unwrap();
         if file != "(no source)" {
             assert!(file.ends_with(".py"), "{r}");
-            assert!(r["line"].as_u64().unwrap() > 0 && !r["function"].as_str().unwrap().is_empty(), "{r}");
+            assert!(
+                r["line"].as_u64().unwrap() > 0 && !r["function"].as_str().unwrap().is_empty(),
+                "{r}"
+            );
         }
     }
-    assert!(rows.iter().any(|r| r["file"].as_str().unwrap().ends_with("/programs.py")));
+    assert!(rows
+        .iter()
+        .any(|r| r["file"].as_str().unwrap().ends_with("/programs.py")));
 }

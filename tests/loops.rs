@@ -75,7 +75,7 @@ fn the_flattening_is_instruction_sequence_on_every_cpu_dump_folder() {
         let hlo = m.hlo.as_deref().unwrap();
         let flat: Vec<&str> = flatten::flatten(hlo)
             .iter()
-            .map(|&(c, i)| hlo.computations[c as usize].instructions[i as usize].name.as_str())
+            .map(|&(c, i)| hlo.name(&hlo.computations[c as usize].instructions[i as usize]))
             .collect();
         let s = m.schedule.as_ref().unwrap();
         let seq: Vec<&str> = s.sequence.iter().map(|&i| m.str(m.instructions[i as usize].name)).collect();
@@ -84,7 +84,7 @@ fn the_flattening_is_instruction_sequence_on_every_cpu_dump_folder() {
         // get-tuple-elements and, in two dumps, `while.N` names the text has no line for
         // (counted by hand: each sequence name without a `%NAME = ` line in the text).
         let printed: std::collections::HashSet<&str> =
-            hlo.computations.iter().flat_map(|c| c.instructions.iter().map(|i| i.name.as_str())).collect();
+            hlo.computations.iter().flat_map(|c| c.instructions.iter().map(|i| hlo.name(i))).collect();
         let (shown, unprinted): (Vec<&str>, Vec<&str>) = seq.iter().partition(|n| printed.contains(*n));
         assert_eq!(flat, shown, "{stem}");
         let gtes = unprinted.iter().filter(|n| n.starts_with("get-tuple-element")).count();

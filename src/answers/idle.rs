@@ -19,11 +19,10 @@
 
 use std::sync::Mutex;
 
-use hashbrown::{HashMap, HashTable};
+use hashbrown::{HashMap, HashSet, HashTable};
 use serde::Serialize;
 
-use crate::analysis::loops::loops;
-use crate::answers::loops::{loop_holds, Role};
+use crate::answers::loops::{ModuleLoops, Role};
 use crate::answers::LiveSet;
 use crate::model::{Module, Str, TableHash, Value};
 
@@ -50,6 +49,12 @@ pub struct ScheduleIndex {
 
 impl ScheduleIndex {
     pub fn new(module: &Module) -> ScheduleIndex {
+        ScheduleIndex::with_loops(module, None)
+    }
+
+    /// [`ScheduleIndex::new`] with the module's loops and holds, when the caller has them
+    /// already ([`ModuleLoops::new`] of the same module).
+    pub fn with_loops(module: &Module, loops: Option<&ModuleLoops>) -> ScheduleIndex {
         let mut index = ScheduleIndex {
             steps: HashTable::new(),
             has_uses: has_uses(module),
@@ -60,7 +65,7 @@ impl ScheduleIndex {
         let Some(s) = module.schedule.as_ref().filter(|_| index.has_uses) else {
             return index;
         };
-        index.set_loops(module);
+        index.set_loops(module, loops);
         index.steps.reserve(s.sequence.len(), |e| e.0.spread());
         for (step, &id) in s.sequence.iter().enumerate() {
             let Some(i) = module.instructions.get(id as usize) else {
@@ -82,34 +87,45 @@ impl ScheduleIndex {
     }
 
     /// The loops' spans and carries, from the HLO text (none without it).
-    fn set_loops(&mut self, module: &Module) {
+    fn set_loops(&mut self, module: &Module, given: Option<&ModuleLoops>) {
         if module.hlo.is_none() {
             return;
         }
-        let l = loops(module);
+        let made;
+        let ModuleLoops { loops: l, holds } = match given {
+            Some(m) => m,
+            None => {
+                made = ModuleLoops::new(module);
+                &made
+            }
+        };
         self.loops = (l.loops.iter())
             .map(|w| [w.condition_steps[0], w.body_steps[1], w.step])
             .collect();
-        let mut carry_names: Vec<&str> = Vec::new();
-        for (w, h) in l.loops.iter().zip(loop_holds(module, &l)) {
+        let mut carry_names: HashSet<&str> = HashSet::new();
+        for (w, h) in l.loops.iter().zip(holds) {
             for e in h.elements.iter().filter(|e| e.role != Role::Stacked) {
                 // The while's own values only: an invariant's init operand is not a carry.
                 if let Some(v) = e.value.filter(|_| e.own) {
                     self.carries.push(v);
                 }
             }
-            carry_names.push(&w.while_name);
+            carry_names.insert(&w.while_name);
         }
         // The whole tuple a while defines (`while.43{}`) and the loops' parameters.
-        let hlo = module.hlo.as_deref();
-        let params: Vec<&str> = (l.loops.iter())
-            .flat_map(|w| [w.at[2], w.at[3]])
-            .filter_map(|c| hlo?.computations.get(c as usize))
-            .filter_map(crate::analysis::loops::trip::parameter)
-            .map(|p| p.name.as_str())
-            .collect();
+        let params: HashSet<&str> = match module.hlo.as_deref() {
+            Some(hlo) => (l.loops.iter())
+                .flat_map(|w| [w.at[2], w.at[3]])
+                .filter_map(|c| hlo.computations.get(c as usize))
+                .filter_map(|c| crate::analysis::loops::trip::parameter(hlo, c))
+                .map(|p| hlo.name(p))
+                .collect(),
+            None => HashSet::new(),
+        };
         for (i, v) in module.values.iter().enumerate() {
-            let Some(ins) = module.instructions.get(v.instruction as usize) else { continue };
+            let Some(ins) = module.instructions.get(v.instruction as usize) else {
+                continue;
+            };
             let n = module.str(ins.name);
             let whole_tuple = carry_names.contains(&n) && module.str(v.index) == "{}";
             if whole_tuple || params.contains(&n) {

@@ -146,14 +146,14 @@ fn values_named<'m>(module: &'m Module, names: &HashSet<&str>) -> HashMap<(&'m s
 /// The value an operand names: `(instruction, shape index)`. `while.43#2` (the TPU's
 /// unprinted get-tuple-element) and a printed `get-tuple-element(while.43), index=2` are
 /// `while.43{2}`; any other operand is its instruction's own value (index empty).
-fn value_of_operand<'a>(comp: &'a Computation, operand: &'a str) -> (&'a str, String) {
+fn value_of_operand<'a>(hlo: &'a HloText, comp: &'a Computation, operand: &'a str) -> (&'a str, String) {
     if let Some((base, k)) = operand.rsplit_once('#') {
         return (base, format!("{{{k}}}"));
     }
-    let gte = find(comp, operand).filter(|i| i.opcode == "get-tuple-element");
-    let index = gte.and_then(|i| i.attrs.iter().find(|(k, _)| k == "index").map(|(_, v)| v.clone()));
-    match (gte.and_then(|i| i.operands.first()), index) {
-        (Some(base), Some(k)) => (base.as_str(), format!("{{{k}}}")),
+    let gte = find(hlo, comp, operand).filter(|i| hlo.opcode(i) == "get-tuple-element");
+    let index = gte.and_then(|i| hlo.attr(i, "index"));
+    match (gte.and_then(|i| hlo.operand(i, 0)), index) {
+        (Some(base), Some(k)) => (base, format!("{{{k}}}")),
         _ => (operand, String::new()),
     }
 }
@@ -161,22 +161,22 @@ fn value_of_operand<'a>(comp: &'a Computation, operand: &'a str) -> (&'a str, St
 /// Whether `name` in `body` updates body element `k` in place with a dynamic-update-slice
 /// (itself, or a fusion whose computation holds one).
 fn updates_in_place(hlo: &HloText, body: &Computation, name: &str, k: u32) -> bool {
-    let Some(i) = find(body, name) else { return false };
-    let dus = match i.opcode.as_str() {
+    let Some(i) = find(hlo, body, name) else { return false };
+    let dus = match hlo.opcode(i) {
         "dynamic-update-slice" => true,
-        "fusion" => i.calls.iter().filter(|c| c.role == CallRole::Calls).any(|c| {
-            hlo.computation(&c.computation)
-                .is_some_and(|f| f.instructions.iter().any(|x| x.opcode == "dynamic-update-slice"))
+        "fusion" => hlo.calls(i).iter().filter(|c| c.role == CallRole::Calls).any(|c| {
+            hlo.computation(hlo.str(c.computation))
+                .is_some_and(|f| f.instructions.iter().any(|x| hlo.opcode(x) == "dynamic-update-slice"))
         }),
         _ => false,
     };
-    dus && i.operands.iter().any(|o| parameter_element(body, o) == Some(k))
+    dus && hlo.operands(i).any(|o| parameter_element(hlo, body, o) == Some(k))
 }
 
 fn role(hlo: &HloText, l: &Loop, body: &Computation, counter_at: Option<u32>, k: u32, operand: &str, shape: &str) -> Role {
     if counter_at == Some(k) {
         Role::Counter
-    } else if parameter_element(body, operand) == Some(k) {
+    } else if parameter_element(hlo, body, operand) == Some(k) {
         Role::Invariant
     } else if updates_in_place(hlo, body, operand, k)
         && dimensions(shape).and_then(|d| d.first().copied()).is_some_and(|d| l.trip_count.is_none_or(|n| n == d))
@@ -208,10 +208,10 @@ impl<'a> Parts<'a> {
         let comp = |i: u32| hlo.computations.get(i as usize);
         let (outer, cond, body) = (comp(l.at[0])?, comp(l.at[2])?, comp(l.at[3])?);
         let w = outer.instructions.get(l.at[1] as usize)?;
-        let init = w.operands.first().and_then(|o| find(outer, o)).filter(|i| i.opcode == "tuple");
-        let root = root(body).filter(|r| r.opcode == "tuple")?;
-        let shapes = tuple_elements(&w.shape).unwrap_or_default();
-        let counter_at = counter_element(cond, body);
+        let init = hlo.operand(w, 0).and_then(|o| find(hlo, outer, o)).filter(|i| hlo.opcode(i) == "tuple");
+        let root = root(body).filter(|r| hlo.opcode(r) == "tuple")?;
+        let shapes = tuple_elements(hlo.shape(w)).unwrap_or_default();
+        let counter_at = counter_element(hlo, cond, body);
         Some(Parts { hlo, outer, init, cond, body, root, shapes, counter_at })
     }
 
@@ -221,18 +221,20 @@ impl<'a> Parts<'a> {
         let index = format!("{{{k}}}");
         let own = values.get(&(l.while_name.as_str(), index.as_str())).map(|&v| (v, format!("{}{index}", l.while_name)));
         let came_in = || {
-            let (name, i) = value_of_operand(self.outer, self.init?.operands.get(k as usize)?);
+            let (name, i) = value_of_operand(self.hlo, self.outer, self.hlo.operand(self.init?, k as usize)?);
             let v = values.get(&(name, i.as_str())).or_else(|| i.is_empty().then(|| values.get(&(name, "{}"))).flatten())?;
             Some((*v, module.value_name(&module.values[*v as usize])))
         };
-        let element_of = |c: &Computation| parameter(c).and_then(|p| values.get(&(p.name.as_str(), index.as_str())).copied());
+        let element_of = |c: &Computation| parameter(self.hlo, c).and_then(|p| values.get(&(self.hlo.name(p), index.as_str())).copied());
         let carried = {
-            let (n, i) = value_of_operand(self.body, operand);
+            let (n, i) = value_of_operand(self.hlo, self.body, operand);
             values.get(&(n, i.as_str())).copied()
         };
         let is_own = own.is_some();
-        let value = own.or_else(came_in);
-        let mut held_by: Vec<u32> = [value.as_ref().map(|v| v.0), came_in().map(|v| v.0), element_of(self.body), element_of(self.cond), carried]
+        let came = came_in();
+        let came_value = came.as_ref().map(|v| v.0);
+        let value = own.or(came);
+        let mut held_by: Vec<u32> = [value.as_ref().map(|v| v.0), came_value, element_of(self.body), element_of(self.cond), carried]
             .into_iter()
             .flatten()
             .collect();
@@ -253,14 +255,15 @@ impl<'a> Parts<'a> {
     /// The body's temporaries: its values but those of its parameter, root and what the
     /// root carries to the next iteration.
     fn temporaries(&self, by_instruction: &HashMap<&str, Vec<u32>>) -> Vec<u32> {
-        let mut kept: HashSet<&str> = self.root.operands.iter().map(String::as_str).collect();
-        kept.insert(&self.root.name);
-        if let Some(p) = parameter(self.body) {
-            kept.insert(&p.name);
+        let hlo = self.hlo;
+        let mut kept: HashSet<&str> = hlo.operands(self.root).collect();
+        kept.insert(hlo.name(self.root));
+        if let Some(p) = parameter(hlo, self.body) {
+            kept.insert(hlo.name(p));
         }
         let mut out: Vec<u32> = (self.body.instructions.iter())
-            .filter(|i| !kept.contains(i.name.as_str()))
-            .filter_map(|i| by_instruction.get(i.name.as_str()))
+            .filter(|i| !kept.contains(hlo.name(i)))
+            .filter_map(|i| by_instruction.get(hlo.name(i)))
             .flatten()
             .copied()
             .collect();
@@ -280,10 +283,10 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
         names.insert(&l.while_name);
         let Some(p) = p else { continue };
         if let Some(init) = p.init {
-            names.extend(init.operands.iter().map(|o| value_of_operand(p.outer, o).0));
+            names.extend(hlo.operands(init).map(|o| value_of_operand(hlo, p.outer, o).0));
         }
         for c in [p.cond, p.body] {
-            names.extend(c.instructions.iter().map(|i| i.name.as_str()));
+            names.extend(c.instructions.iter().map(|i| hlo.name(i)));
         }
     }
     let values = values_named(module, &names);
@@ -294,7 +297,7 @@ pub fn loop_holds(module: &Module, loops: &Loops) -> Vec<LoopHold> {
     (loops.loops.iter().zip(&parts).enumerate())
         .filter_map(|(li, (l, p))| {
             let p = p.as_ref()?;
-            let elements = (p.root.operands.iter().enumerate())
+            let elements = (hlo.operands(p.root).enumerate())
                 .map(|(k, operand)| p.element(module, &values, l, k as u32, operand))
                 .collect();
             Some(LoopHold { loop_index: li as u32, elements, temporaries: p.temporaries(&by_instruction) })

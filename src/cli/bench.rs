@@ -3,7 +3,10 @@
 //! plain memchr line count, measures the heap that takes (the counting allocator of
 //! `main.rs`), and times drawing the space with the most blocks over the browser
 //! benchmark's scripted pan and zoom. `--json` prints one object, which `./dev bench` and
-//! `tests/bench/scale_bench.mjs` read.
+//! `tests/bench/scale_bench.mjs` read. An HLO module text is timed and measured apart
+//! ([`hlo`]).
+
+mod hlo;
 
 use super::CHUNK;
 use super::{write_stdout, CmdResult, Failure};
@@ -24,7 +27,7 @@ use std::time::Instant;
 #[derive(Args)]
 #[command(args_override_self = true)]
 pub struct BenchArgs {
-    /// One dump file
+    /// One dump file (or an HLO module text: its read time and the heap it keeps)
     #[arg(value_name = "PATH")]
     path: PathBuf,
     /// Runs to take the median of
@@ -95,6 +98,9 @@ pub fn bench(args: BenchArgs) -> CmdResult {
     let path = args.path.display().to_string();
     let bytes =
         std::fs::read(&args.path).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
+    if bufscope::parse::hlo::is_hlo_start(&bytes) {
+        return hlo::bench(&path, &bytes, args.runs, args.json);
+    }
     let figures = measure(path, &bytes, args.runs, args.zoom)?;
     if args.json {
         let mut json = serde_json::to_string(&Json::of(&figures))

@@ -15,9 +15,12 @@
 //! against the first body listed (if it is another, it is read as listed). Whatever the
 //! core says did not read as in one pass (a wrong guess, a warning, an unknown line
 //! number), and any I/O error, gives `None`: the caller reads the files again in one pass,
-//! which says what went wrong.
+//! which says what went wrong. HLO module texts are read on a third thread from the start
+//! and joined to their modules once these are complete ([`hlo::join_texts`], as the
+//! loader joins them).
 
 use super::CHUNK;
+use bufscope::parse::hlo::{self, HloRead};
 use bufscope::parse::{Behind, BodyEnd, BodyStart, DeferredUses, Later};
 use bufscope::pipeline::{Loaded, Pipeline};
 use bufscope::Loader;
@@ -42,6 +45,18 @@ type Bounds = (u64, u64, bool);
 /// thread meanwhile, then completes the modules. `None` when the files must be read again
 /// in one pass (nothing is printed).
 pub fn read(files: &[PathBuf]) -> Option<Loaded> {
+    // HLO texts are read on a thread of their own from the start, and joined to their
+    // modules once these are analysed (nothing before needs them).
+    let (texts, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        files.iter().cloned().partition(|p| is_hlo_text(p));
+    let texts = match texts.is_empty() {
+        true => None,
+        false => std::thread::Builder::new()
+            .name("hlo texts".into())
+            .spawn(move || read_texts(&texts))
+            .ok(),
+    };
+    let files = &files[..];
     let (jobs, received) = channel::<Job>();
     let ahead = Ahead::default();
     let worker = std::thread::Builder::new()
@@ -73,7 +88,26 @@ pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     let deferred = std::mem::take(&mut loaded.deferred);
     let modules = loaded.modules.iter_mut().map(|a| &mut a.module);
     bodies.complete(modules, &deferred).ok()?;
+    if let Some(texts) = texts {
+        let reads = texts.join().ok()?.ok()?;
+        let mut modules: Vec<_> = loaded.modules.iter_mut().map(|a| &mut a.module).collect();
+        hlo::join_texts(&mut modules, reads, &mut loaded.errors, &mut loaded.skipped);
+    }
     Some(loaded)
+}
+
+/// Whether `path` is a plain (not gzipped) HLO module text: its first line starts with
+/// `HloModule ` ([`hlo::is_hlo_start`]).
+fn is_hlo_text(path: &Path) -> bool {
+    let mut head = [0u8; 10];
+    let read = File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    read.is_ok() && hlo::is_hlo_start(&head)
+}
+
+/// The HLO texts read, in order, as the loader reads them.
+fn read_texts(paths: &[PathBuf]) -> std::io::Result<Vec<HloRead>> {
+    let read = |p: &PathBuf| Ok(hlo::read_hlo(&p.to_string_lossy(), &std::fs::read(p)?));
+    paths.iter().map(read).collect()
 }
 
 /// Streams one file into `loader`, jumping over the first `Used values` body it skips

@@ -215,16 +215,10 @@ impl Finishing {
     /// What was read (every module once [`Finishing::step`] said true), the HLO texts
     /// joined to their modules.
     pub fn into_load(mut self) -> Load {
-        for read in std::mem::take(&mut self.hlo) {
-            if read.file.contains("before_optimizations") {
-                // XLA's text of the module before its passes: not what the dump describes.
-                self.load.skipped += 1;
-                continue;
-            }
-            if let Err(e) = hlo::attach(&mut self.load.modules, read) {
-                self.load.errors.push(e);
-            }
-        }
+        let load = &mut self.load;
+        let mut modules: Vec<&mut Module> = load.modules.iter_mut().collect();
+        let reads = std::mem::take(&mut self.hlo);
+        hlo::join_texts(&mut modules, reads, &mut load.errors, &mut load.skipped);
         self.load
     }
 }

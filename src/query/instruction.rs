@@ -6,7 +6,7 @@
 //! Owns: these derivations (the panel only lays them out), and the parameter's pytree
 //! path as a value's second name ([`parameter_path`]).
 
-use crate::model::hlo::CallRole;
+use crate::model::hlo::{CallRole, NAMED_ATTRS};
 use crate::model::{Module, Value};
 
 /// Attribute values longer than this are shortened ([`shorten`]).
@@ -106,42 +106,42 @@ pub fn instruction_view(module: &Module, v: &Value) -> Option<InstructionView> {
     let hlo = module.hlo.as_deref()?;
     let name = module.str(module.instruction(v).name);
     let (computation, ins) = hlo.find(name)?;
-    let operands = ins
-        .operands
-        .iter()
+    let operands = hlo
+        .operands(ins)
         .map(|o| Operand {
-            name: o.clone(),
+            name: o.to_string(),
             value: operand_value(module, o),
         })
         .collect();
-    let attributes = ins
-        .attrs
-        .iter()
+    let attributes = hlo
+        .attrs(ins)
+        .filter(|(key, _)| !NAMED_ATTRS.contains(key))
         .map(|(key, full)| {
             let (short, shortened) = shorten(full, ATTR_CHARS);
             Attribute {
-                key: key.clone(),
+                key: key.to_string(),
                 short,
                 shortened,
-                full: full.clone(),
+                full: full.to_string(),
             }
         })
         .collect();
+    let owned = |s: Option<&str>| s.map(str::to_string);
     Some(InstructionView {
-        name: ins.name.clone(),
-        opcode: ins.opcode.clone(),
-        shape: ins.shape.clone(),
+        name: hlo.name(ins).to_string(),
+        opcode: hlo.opcode(ins).to_string(),
+        shape: hlo.shape(ins).to_string(),
         operands,
-        literal: ins.literal.clone(),
-        computation: computation.name.clone(),
+        literal: owned(hlo.literal(ins)),
+        computation: hlo.str(computation.name).to_string(),
         in_entry: computation.is_entry,
-        calls: (ins.calls.iter())
-            .map(|c| (role_key(c.role), c.computation.clone()))
+        calls: (hlo.calls(ins).iter())
+            .map(|c| (role_key(c.role), hlo.str(c.computation).to_string()))
             .collect(),
-        custom_call_target: ins.custom_call_target.clone(),
-        sharding: ins.sharding.clone(),
+        custom_call_target: owned(hlo.custom_call_target(ins)),
+        sharding: owned(hlo.sharding(ins)),
         attributes,
-        line: ins.line,
+        line: u64::from(ins.line),
     })
 }
 
@@ -153,12 +153,11 @@ pub fn parameter_path<'m>(module: &'m Module, v: &Value) -> Option<&'m str> {
     let i = module.instruction(v);
     let hlo = module.hlo.as_deref()?;
     let entry = hlo.computations.get(hlo.entry? as usize)?;
-    let name = module.str(i.name);
-    let ins = entry.instructions.iter().find(|x| x.name == name)?;
-    if ins.opcode != "parameter" {
+    let ins = hlo.find_in(entry, module.str(i.name))?;
+    if hlo.opcode(ins) != "parameter" {
         return None;
     }
-    ins.op_name.as_deref().filter(|p| !p.is_empty())
+    hlo.op_name(ins).filter(|p| !p.is_empty())
 }
 
 /// The value's name as the page shows it: `name{index}`, then its pytree path when it is a

@@ -11,6 +11,7 @@ use crate::answers::capacity::{Capacity, Verdict};
 use crate::answers::categories::CategoryRow;
 use crate::answers::groups::{percent, OpNode, SourceLine};
 use crate::answers::idle::{IdleRow, ScheduleIndex};
+use crate::answers::loops::ModuleLoops;
 use crate::answers::padding::ValuePadding;
 use crate::answers::peaks::Peak;
 use crate::answers::xprof::ThreePeaks;
@@ -137,15 +138,16 @@ pub struct IdleCandidates {
     pub rows: Vec<IdleCandidate>,
 }
 
-/// The extras of every space of `analysis`, in its order; the idle candidates (the schedule
-/// index, built once, and the uses of the live values) are found beside the other answers
-/// by `both` ([`crate::answers::in_turn`]: one after the other).
+/// The extras of every space of `analysis`, in its order, and the module's loops; the
+/// loops, then the idle candidates (the schedule index, built once, and the uses of the live
+/// values) are found beside the other answers by `both` ([`crate::answers::in_turn`]: one
+/// after the other).
 pub fn module_extras(
     module: &Module,
     analysis: &Analysis,
     options: &SummaryOptions,
     both: Both,
-) -> Vec<SpaceExtras> {
+) -> (Vec<SpaceExtras>, Option<ModuleLoops>) {
     let asked = Options {
         top: options.top,
         capacity: options.capacity.clone(),
@@ -154,10 +156,13 @@ pub fn module_extras(
     let lives: Vec<_> = (analysis.spaces.iter())
         .map(|space| space_live_set(module, space, options.step))
         .collect();
-    let (mut idle, mut answers) = (Vec::new(), Vec::new());
+    let (mut idle, mut answers, mut loops) = (Vec::new(), Vec::new(), None);
     both(
         &mut || {
-            let index = ScheduleIndex::new(module);
+            // The loops and what they hold (with the HLO text), for the summary and for the
+            // idle stretches, beside the other answers.
+            loops = super::loops::module_loops(module);
+            let index = ScheduleIndex::with_loops(module, loops.as_ref());
             idle = (lives.iter())
                 .map(|live| top_idle(module, &index, live, options.top))
                 .collect();
@@ -183,9 +188,10 @@ pub fn module_extras(
                 .collect();
         },
     );
-    (answers.into_iter().zip(idle))
+    let extras = (answers.into_iter().zip(idle))
         .map(|(a, idle)| extras(module, SpaceAnswers { idle, ..a }, options.top))
-        .collect()
+        .collect();
+    (extras, loops)
 }
 
 fn extras(module: &Module, a: SpaceAnswers, top: usize) -> SpaceExtras {

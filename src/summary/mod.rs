@@ -92,8 +92,7 @@ impl ModuleSummary {
         options: &SummaryOptions,
         both: Both,
     ) -> ModuleSummary {
-        let extras = module_extras(module, analysis, options, both);
-        let module_loops = loops::module_loops(module);
+        let (extras, module_loops) = module_extras(module, analysis, options, both);
         let mut at_peaks = (module_loops.as_ref())
             .map(|l| loops::at_peaks(l, module, analysis).into_iter().map(Some).collect())
             .unwrap_or_else(Vec::new)

@@ -7,7 +7,7 @@
 //! condition and then its body; each computation once. Fusions', reducers' and custom calls'
 //! computations are not flattened (they have no steps of their own).
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 
 use crate::model::hlo::{CallRole, HloInstruction, HloText};
 use crate::model::Module;
@@ -18,27 +18,26 @@ pub type Flat = (u32, u32);
 
 /// The execution thread an `async-start` runs its computation on (`async_execution_thread=
 /// "sparsecore"`; `main` when not printed).
-fn async_thread(i: &HloInstruction) -> &str {
-    (i.attrs.iter())
-        .find(|(k, _)| k == "async_execution_thread")
-        .map_or("main", |(_, v)| v.trim_matches('"'))
+fn async_thread<'a>(hlo: &'a HloText, i: &HloInstruction) -> &'a str {
+    hlo.attr(i, "async_execution_thread").map_or("main", |v| v.trim_matches('"'))
 }
 
 /// The computations an instruction has flattened before it, in XLA's order.
-fn flattened_callees<'a>(i: &'a HloInstruction) -> Vec<&'a str> {
+fn flattened_callees<'a>(hlo: &'a HloText, i: &HloInstruction) -> Vec<&'a str> {
+    let calls = hlo.calls(i);
     let by = |role: CallRole| {
-        i.calls
+        calls
             .iter()
             .filter(move |c| c.role == role)
-            .map(|c| c.computation.as_str())
+            .map(|c| hlo.str(c.computation))
     };
-    match i.opcode.as_str() {
+    match hlo.opcode(i) {
         "while" => by(CallRole::Condition).chain(by(CallRole::Body)).collect(),
         "conditional" => by(CallRole::TrueComputation)
             .chain(by(CallRole::FalseComputation))
             .chain(by(CallRole::Branch))
             .collect(),
-        "call" | "async-start" => i.calls.iter().map(|c| c.computation.as_str()).collect(),
+        "call" | "async-start" => calls.iter().map(|c| hlo.str(c.computation)).collect(),
         _ => Vec::new(),
     }
 }
@@ -51,9 +50,6 @@ fn flattened_callees<'a>(i: &'a HloInstruction) -> Vec<&'a str> {
 /// `async-update` or `async-done` that follows from it, as the dumps show, not before the
 /// start.
 pub fn flatten(hlo: &HloText) -> Vec<Flat> {
-    let by_name: HashMap<&str, u32> = (hlo.computations.iter().enumerate())
-        .map(|(i, c)| (c.name.as_str(), i as u32))
-        .collect();
     // Another thread's async-start (or an update of one) → its computations and thread.
     let mut deferred: HashMap<&str, (Vec<&str>, &str)> = HashMap::new();
     let Some(entry) = hlo.entry.filter(|&e| (e as usize) < hlo.computations.len()) else {
@@ -80,15 +76,16 @@ pub fn flatten(hlo: &HloText) -> Vec<Flat> {
         };
         let frame_thread = top.thread;
         let (callees, next, thread) = top.waiting.get_or_insert_with(|| {
-            let mut names = flattened_callees(instr);
+            let mut names = flattened_callees(hlo, instr);
             let mut thread = frame_thread;
-            if instr.opcode == "async-start" && async_thread(instr) != frame_thread {
-                deferred.insert(&instr.name, (std::mem::take(&mut names), async_thread(instr)));
-            } else if matches!(instr.opcode.as_str(), "async-update" | "async-done") {
-                if let Some((d, t)) = instr.operands.first().and_then(|o| deferred.remove(o.as_str())) {
-                    if instr.opcode == "async-update" {
+            let opcode = hlo.opcode(instr);
+            if opcode == "async-start" && async_thread(hlo, instr) != frame_thread {
+                deferred.insert(hlo.name(instr), (std::mem::take(&mut names), async_thread(hlo, instr)));
+            } else if matches!(opcode, "async-update" | "async-done") {
+                if let Some((d, t)) = hlo.operand(instr, 0).and_then(|o| deferred.remove(o)) {
+                    if opcode == "async-update" {
                         // A later update or the done of this one finds nothing left.
-                        deferred.insert(&instr.name, (Vec::new(), t));
+                        deferred.insert(hlo.name(instr), (Vec::new(), t));
                     }
                     names.extend(d);
                     thread = t;
@@ -96,7 +93,7 @@ pub fn flatten(hlo: &HloText) -> Vec<Flat> {
             }
             let c = names
                 .into_iter()
-                .filter_map(|n| by_name.get(n).copied())
+                .filter_map(|n| hlo.computation_index(n))
                 .collect();
             (c, 0, thread)
         });
@@ -139,14 +136,7 @@ pub fn step_computations(module: &Module, hlo: &HloText, flat: &[Flat]) -> Resul
         .as_ref()
         .filter(|s| !s.sequence.is_empty())
         .ok_or_else(|| "the dump has no InstructionSequence to check the HLO text against".to_string())?;
-    let name = |f: &Flat| {
-        hlo.computations[f.0 as usize].instructions[f.1 as usize]
-            .name
-            .as_str()
-    };
-    let printed: HashSet<&str> = (hlo.computations.iter())
-        .flat_map(|c| c.instructions.iter().map(|i| i.name.as_str()))
-        .collect();
+    let name = |f: &Flat| hlo.name(&hlo.computations[f.0 as usize].instructions[f.1 as usize]);
     const UNSET: u32 = u32::MAX;
     let mut comps = vec![UNSET; schedule.sequence.len()];
     // The flat index matched at each step (UNSET for an unprinted step).
@@ -163,7 +153,7 @@ pub fn step_computations(module: &Module, hlo: &HloText, flat: &[Flat]) -> Resul
             matched[step] = at as u32;
             steps.push(step as u32);
             at += 1;
-        } else if printed.contains(n) {
+        } else if hlo.position(n).is_some() {
             let expected = flat.get(at).map_or("the end of the flattened text", |f| name(f));
             return Err(format!(
                 "step {step} runs {n} where the HLO text's flattened schedule has {expected}"

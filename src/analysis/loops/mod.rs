@@ -20,7 +20,7 @@ pub mod trip;
 use hashbrown::HashMap;
 use serde::Serialize;
 
-use crate::model::hlo::{CallRole, HloInstruction, HloText};
+use crate::model::hlo::{CallRole, HloText};
 use crate::model::Module;
 use crate::op_path::segments;
 pub use trip::TripSource;
@@ -77,7 +77,9 @@ pub const NEEDS_HLO: &str = "loops need the HLO text beside the dump: *after_opt
 impl Loop {
     /// The band's label for the body: `while.43 body ×8 · steps 165–205`.
     pub fn body_label(&self) -> String {
-        let trips = self.trip_count.map_or("×?".to_string(), |n| format!("×{n}"));
+        let trips = self
+            .trip_count
+            .map_or("×?".to_string(), |n| format!("×{n}"));
         format!(
             "{} body {trips} · steps {}–{}",
             self.while_name, self.body_steps[0], self.body_steps[1]
@@ -132,24 +134,22 @@ pub fn loop_name(op_name: Option<&str>) -> String {
     }
 }
 
-fn called<'a>(i: &'a HloInstruction, role: CallRole) -> Option<&'a str> {
-    i.calls
-        .iter()
-        .find(|c| c.role == role)
-        .map(|c| c.computation.as_str())
-}
-
 /// The module's loops on its time axis ([`NEEDS_HLO`] without an HLO text).
 pub fn loops(module: &Module) -> Loops {
     let Some(hlo) = module.hlo.as_deref() else {
-        return Loops { warnings: vec![NEEDS_HLO.to_string()], ..Loops::default() };
+        return Loops {
+            warnings: vec![NEEDS_HLO.to_string()],
+            ..Loops::default()
+        };
     };
     let flat = flatten::flatten(hlo);
     let assigned = match flatten::step_computations(module, hlo, &flat) {
         Ok(a) => a,
         Err(e) => {
             return Loops {
-                warnings: vec![format!("no loops drawn: the HLO text does not match the schedule: {e}")],
+                warnings: vec![format!(
+                    "no loops drawn: the HLO text does not match the schedule: {e}"
+                )],
                 ..Loops::default()
             }
         }
@@ -159,18 +159,18 @@ pub fn loops(module: &Module) -> Loops {
         let s = spans.entry(c).or_insert([step as u32; 2]);
         s[1] = step as u32;
     }
-    let by_name: HashMap<&str, u32> = (hlo.computations.iter().enumerate())
-        .map(|(i, c)| (c.name.as_str(), i as u32))
-        .collect();
-    let mut out = Loops { step_computation: assigned.computations.clone(), ..Loops::default() };
+    let mut out = Loops {
+        step_computation: assigned.computations.clone(),
+        ..Loops::default()
+    };
     for (&(c, i), &step) in flat.iter().zip(&assigned.steps) {
         let w = &hlo.computations[c as usize].instructions[i as usize];
-        if w.opcode != "while" {
+        if hlo.opcode(w) != "while" {
             continue;
         }
-        match while_loop(hlo, &by_name, &spans, (c, i), step) {
+        match while_loop(hlo, &spans, (c, i), step) {
             Ok(l) => out.loops.push(l),
-            Err(e) => out.warnings.push(format!("{}: {e}", w.name)),
+            Err(e) => out.warnings.push(format!("{}: {e}", hlo.name(w))),
         }
     }
     nest(&mut out.loops);
@@ -179,7 +179,6 @@ pub fn loops(module: &Module) -> Loops {
 
 fn while_loop(
     hlo: &HloText,
-    by_name: &HashMap<&str, u32>,
     spans: &HashMap<u32, [u32; 2]>,
     (c, i): (u32, u32),
     step: u32,
@@ -187,8 +186,10 @@ fn while_loop(
     let outer = &hlo.computations[c as usize];
     let w = &outer.instructions[i as usize];
     let comp = |role| {
-        let n = called(w, role).ok_or("no condition or body printed")?;
-        by_name.get(n).map(|&i| (n, i)).ok_or(format!("{n} is not printed"))
+        let n = hlo.called(w, role).ok_or("no condition or body printed")?;
+        hlo.computation_index(n)
+            .map(|i| (n, i))
+            .ok_or(format!("{n} is not printed"))
     };
     let (cond_name, cond) = comp(CallRole::Condition)?;
     let (body_name, body) = comp(CallRole::Body)?;
@@ -202,23 +203,24 @@ fn while_loop(
         ));
     }
     let (trip_count, trip_source) = trip::trip_count(
+        hlo,
         w,
         outer,
         hlo.computations.get(cond as usize),
         hlo.computations.get(body as usize),
     );
     Ok(Loop {
-        while_name: w.name.clone(),
+        while_name: hlo.name(w).to_string(),
         step,
-        in_computation: outer.name.clone(),
+        in_computation: hlo.str(outer.name).to_string(),
         condition: cond_name.to_string(),
         body: body_name.to_string(),
         condition_steps: cs,
         body_steps: bs,
         trip_count,
         trip_source,
-        name: loop_name(w.op_name.as_deref()),
-        op_name: w.op_name.clone(),
+        name: loop_name(hlo.op_name(w)),
+        op_name: hlo.op_name(w).map(str::to_string),
         depth: 0,
         parent: None,
         at: [c, i, cond, body],

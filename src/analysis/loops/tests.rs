@@ -2,38 +2,116 @@
 //! trip counts in each form, nesting, and disagreements.
 
 use super::*;
-use crate::model::hlo::{Called, Computation};
+use crate::model::hlo::{Head, HloBuilder, Meta};
 use crate::model::{Instruction, Schedule};
 
+/// An instruction as the tests write it; [`Text::build`] makes the text's form.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Ins {
+    pub name: String,
+    pub opcode: String,
+    pub shape: String,
+    pub operands: Vec<String>,
+    pub literal: Option<String>,
+    pub is_root: bool,
+    pub calls: Vec<(CallRole, String)>,
+    pub op_name: Option<String>,
+    pub known_trip_count: Option<u64>,
+    pub direction: Option<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Comp {
+    pub name: String,
+    pub is_entry: bool,
+    pub instructions: Vec<Ins>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Text {
+    pub computations: Vec<Comp>,
+    pub entry: Option<u32>,
+}
+
+impl Text {
+    /// The text as the reader would have made it of the same lines.
+    pub(crate) fn build(&self) -> HloText {
+        let mut b = HloBuilder::new();
+        for c in &self.computations {
+            b.computation(c.name.as_bytes(), c.is_entry);
+            for i in &c.instructions {
+                for o in &i.operands {
+                    b.operand(o.as_bytes());
+                }
+                for (role, n) in &i.calls {
+                    b.call(*role, n.as_bytes());
+                }
+                if let Some(d) = &i.direction {
+                    b.attr(b"direction", d.as_bytes());
+                }
+                if let Some(n) = i.known_trip_count {
+                    b.attr(
+                        b"backend_config",
+                        format!("{{\"known_trip_count\":{{\"n\":\"{n}\"}}}}").as_bytes(),
+                    );
+                }
+                let op_name = i.op_name.as_ref().map(|o| b.intern(o.as_bytes()));
+                let head = Head {
+                    name: b.intern(i.name.as_bytes()),
+                    opcode: b.intern(i.opcode.as_bytes()),
+                    shape: b.intern(i.shape.as_bytes()),
+                    literal: b.intern(i.literal.as_deref().unwrap_or("").as_bytes()),
+                    meta: b.meta(Meta {
+                        op_name,
+                        ..Meta::default()
+                    }),
+                    is_root: i.is_root,
+                    line: 0,
+                };
+                b.instruction(head);
+            }
+        }
+        b.text.entry = self.entry;
+        b.finish()
+    }
+}
+
 /// An instruction: `name = opcode(operands)`, with a shape.
-pub(crate) fn ins(name: &str, opcode: &str, shape: &str, operands: &[&str]) -> HloInstruction {
-    HloInstruction {
+pub(crate) fn ins(name: &str, opcode: &str, shape: &str, operands: &[&str]) -> Ins {
+    Ins {
         name: name.into(),
         opcode: opcode.into(),
         shape: shape.into(),
         operands: operands.iter().map(|s| s.to_string()).collect(),
-        ..HloInstruction::default()
+        ..Ins::default()
     }
 }
 
-pub(crate) fn constant(name: &str, v: i64) -> HloInstruction {
-    HloInstruction { literal: Some(v.to_string()), ..ins(name, "constant", "s32[]", &[]) }
+pub(crate) fn constant(name: &str, v: i64) -> Ins {
+    Ins {
+        literal: Some(v.to_string()),
+        ..ins(name, "constant", "s32[]", &[])
+    }
 }
 
-pub(crate) fn comp(name: &str, mut instructions: Vec<HloInstruction>) -> Computation {
+pub(crate) fn comp(name: &str, mut instructions: Vec<Ins>) -> Comp {
     if let Some(l) = instructions.last_mut() {
         l.is_root = true;
     }
-    Computation { name: name.into(), is_entry: false, instructions }
+    Comp {
+        name: name.into(),
+        is_entry: false,
+        instructions,
+    }
 }
 
-pub(crate) fn calls(mut i: HloInstruction, c: &[(CallRole, &str)]) -> HloInstruction {
-    i.calls = c.iter().map(|&(role, n)| Called { role, computation: n.into() }).collect();
+pub(crate) fn calls(mut i: Ins, c: &[(CallRole, &str)]) -> Ins {
+    i.calls = c.iter().map(|&(role, n)| (role, n.to_string())).collect();
     i
 }
 
 /// A while `name` over `init`, with its condition and body computations.
-pub(crate) fn while_ins(name: &str, shape: &str, init: &str, cond: &str, body: &str) -> HloInstruction {
+pub(crate) fn while_ins(name: &str, shape: &str, init: &str, cond: &str, body: &str) -> Ins {
     calls(
         ins(name, "while", shape, &[init]),
         &[(CallRole::Condition, cond), (CallRole::Body, body)],
@@ -41,14 +119,14 @@ pub(crate) fn while_ins(name: &str, shape: &str, init: &str, cond: &str, body: &
 }
 
 /// `cond_name (p) { n = constant(N); p = parameter(0); lt = compare(p#0, n), LT }`.
-pub(crate) fn lt_condition(name: &str, p: &str, n: i64) -> Computation {
+pub(crate) fn lt_condition(name: &str, p: &str, n: i64) -> Comp {
     let mut lt = ins(&format!("lt.{name}"), "compare", "pred[]", &[&format!("{p}#0"), &format!("n.{name}")]);
     lt.direction = Some("LT".into());
     comp(name, vec![constant(&format!("n.{name}"), n), ins(p, "parameter", "(s32[])", &[]), lt])
 }
 
 /// A module whose schedule is `names` and whose HLO text is `hlo`.
-pub(crate) fn module(hlo: HloText, names: &[&str]) -> Module {
+pub(crate) fn module(hlo: Text, names: &[&str]) -> Module {
     let mut m = Module::default();
     let mut seq = Vec::new();
     for n in names {
@@ -57,19 +135,19 @@ pub(crate) fn module(hlo: HloText, names: &[&str]) -> Module {
         seq.push(m.instructions.len() as u32 - 1);
     }
     m.schedule = Some(Schedule { max: names.len() as u32, sequence: seq, ..Schedule::default() });
-    m.hlo = Some(Box::new(hlo));
+    m.hlo = Some(Box::new(hlo.build()));
     m
 }
 
-pub(crate) fn text(mut computations: Vec<Computation>) -> HloText {
+pub(crate) fn text(mut computations: Vec<Comp>) -> Text {
     let entry = computations.len() - 1;
     computations[entry].is_entry = true;
-    HloText { computations, entry: Some(entry as u32), ..HloText::default() }
+    Text { computations, entry: Some(entry as u32) }
 }
 
 /// The scan: `while.1` of 8 trips, its counter in element 0 (init `copy(constant 0)`), the
 /// TPU's form (no `known_trip_count`, GTEs printed as `bp#0`).
-pub(crate) fn scan() -> (HloText, Vec<&'static str>) {
+pub(crate) fn scan() -> (Text, Vec<&'static str>) {
     let body = comp(
         "body",
         vec![
@@ -111,7 +189,7 @@ pub(crate) fn scan() -> (HloText, Vec<&'static str>) {
 #[test]
 fn flattening_puts_condition_then_body_before_the_while() {
     let (hlo, names) = scan();
-    let flat = flatten::flatten(&hlo);
+    let flat = flatten::flatten(&hlo.build());
     let got: Vec<&str> = flat
         .iter()
         .map(|&(c, i)| hlo.computations[c as usize].instructions[i as usize].name.as_str())
@@ -267,7 +345,7 @@ fn a_call_cycle_and_missing_computations_end() {
         ],
     );
     let hlo = text(vec![f, main]);
-    let flat = flatten::flatten(&hlo);
+    let flat = flatten::flatten(&hlo.build());
     assert_eq!(flat.len(), 3);
     let l = loops(&module(hlo, &["self", "c", "while.9"]));
     assert!(l.loops.is_empty());

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::model::hlo::{Computation, HloInstruction};
+use crate::model::hlo::{Computation, HloInstruction, HloText};
 
 /// Where a trip count comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -20,8 +20,8 @@ pub enum TripSource {
 }
 
 /// An instruction of `comp` by name.
-pub fn find<'a>(comp: &'a Computation, name: &str) -> Option<&'a HloInstruction> {
-    comp.instructions.iter().find(|i| i.name == name)
+pub fn find<'a>(hlo: &'a HloText, comp: &'a Computation, name: &str) -> Option<&'a HloInstruction> {
+    hlo.find_in(comp, name)
 }
 
 /// The computation's root (the `ROOT` line, else its last instruction).
@@ -33,27 +33,27 @@ pub fn root(comp: &Computation) -> Option<&HloInstruction> {
 }
 
 /// The computation's tuple parameter (`parameter(0)`).
-pub fn parameter(comp: &Computation) -> Option<&HloInstruction> {
-    comp.instructions.iter().find(|i| i.opcode == "parameter")
+pub fn parameter<'a>(hlo: &HloText, comp: &'a Computation) -> Option<&'a HloInstruction> {
+    comp.instructions
+        .iter()
+        .find(|i| hlo.opcode(i) == "parameter")
 }
 
 /// Which element of `comp`'s tuple parameter the operand `name` is: `wide.param.1#3` (the
 /// TPU's unprinted get-tuple-element) or a printed `get-tuple-element(param), index=3`,
 /// through `copy` and `bitcast` (at most 16).
-pub fn parameter_element(comp: &Computation, name: &str) -> Option<u32> {
-    let p = parameter(comp)?;
+pub fn parameter_element(hlo: &HloText, comp: &Computation, name: &str) -> Option<u32> {
+    let p = hlo.name(parameter(hlo, comp)?);
     let mut at = name;
     for _ in 0..16 {
         if let Some((base, k)) = at.rsplit_once('#') {
-            return (base == p.name).then(|| k.parse().ok()).flatten();
+            return (base == p).then(|| k.parse().ok()).flatten();
         }
-        let i = find(comp, at)?;
-        match i.opcode.as_str() {
-            "copy" | "bitcast" => at = i.operands.first()?,
-            "get-tuple-element" if i.operands.first().map(String::as_str) == Some(&p.name) => {
-                return (i.attrs.iter())
-                    .find(|(k, _)| k == "index")
-                    .and_then(|(_, v)| v.parse().ok());
+        let i = find(hlo, comp, at)?;
+        match hlo.opcode(i) {
+            "copy" | "bitcast" => at = hlo.operand(i, 0)?,
+            "get-tuple-element" if hlo.operand(i, 0) == Some(p) => {
+                return hlo.attr(i, "index").and_then(|v| v.parse().ok());
             }
             _ => return None,
         }
@@ -63,13 +63,13 @@ pub fn parameter_element(comp: &Computation, name: &str) -> Option<u32> {
 
 /// The integer an operand holds, following `copy`, `bitcast` and `convert` within `comp`
 /// to a `constant` (at most 16 steps).
-fn constant_value(comp: &Computation, name: &str) -> Option<i64> {
+fn constant_value(hlo: &HloText, comp: &Computation, name: &str) -> Option<i64> {
     let mut at = name;
     for _ in 0..16 {
-        let i = find(comp, at)?;
-        match i.opcode.as_str() {
-            "constant" => return i.literal.as_deref()?.trim().parse().ok(),
-            "copy" | "bitcast" | "convert" => at = i.operands.first()?,
+        let i = find(hlo, comp, at)?;
+        match hlo.opcode(i) {
+            "constant" => return hlo.literal(i)?.trim().parse().ok(),
+            "copy" | "bitcast" | "convert" => at = hlo.operand(i, 0)?,
             _ => return None,
         }
     }
@@ -78,51 +78,60 @@ fn constant_value(comp: &Computation, name: &str) -> Option<i64> {
 
 /// The trip count of `w`, a while in `outer`, with `condition` and `body` its computations.
 pub fn trip_count(
+    hlo: &HloText,
     w: &HloInstruction,
     outer: &Computation,
     condition: Option<&Computation>,
     body: Option<&Computation>,
 ) -> (Option<u64>, TripSource) {
-    if let Some(n) = w.known_trip_count {
+    if let Some(n) = hlo.known_trip_count(w) {
         return (Some(n), TripSource::Printed);
     }
     let counted = condition
         .zip(body)
-        .and_then(|(c, b)| canonical_count(w, outer, c, b));
+        .and_then(|(c, b)| canonical_count(hlo, w, outer, c, b));
     match counted {
         Some(n) => (Some(n), TripSource::Condition),
         None => (None, TripSource::Unknown),
     }
 }
 
+/// The two operands of `i` when it has exactly two.
+fn two<'a>(hlo: &'a HloText, i: &HloInstruction) -> Option<(&'a str, &'a str)> {
+    let mut o = hlo.operands(i);
+    (o.len() == 2).then(|| (o.next().unwrap_or(""), o.next().unwrap_or("")))
+}
+
 /// The index `k` of the loop counter and the bound, from the condition's root `i < N`.
-pub fn counter(condition: &Computation) -> Option<(u32, i64, bool)> {
+pub fn counter(hlo: &HloText, condition: &Computation) -> Option<(u32, i64, bool)> {
     let r = root(condition)?;
-    if r.opcode != "compare" || r.operands.len() != 2 {
+    if hlo.opcode(r) != "compare" {
         return None;
     }
-    let (lhs, rhs) = (&r.operands[0], &r.operands[1]);
-    let (k, n, inclusive) = match r.direction.as_deref()? {
-        "LT" => (parameter_element(condition, lhs)?, constant_value(condition, rhs)?, false),
-        "LE" => (parameter_element(condition, lhs)?, constant_value(condition, rhs)?, true),
-        "GT" => (parameter_element(condition, rhs)?, constant_value(condition, lhs)?, false),
-        "GE" => (parameter_element(condition, rhs)?, constant_value(condition, lhs)?, true),
+    let (lhs, rhs) = two(hlo, r)?;
+    let element = |o| parameter_element(hlo, condition, o);
+    let constant = |o| constant_value(hlo, condition, o);
+    let (k, n, inclusive) = match hlo.direction(r)? {
+        "LT" => (element(lhs)?, constant(rhs)?, false),
+        "LE" => (element(lhs)?, constant(rhs)?, true),
+        "GT" => (element(rhs)?, constant(lhs)?, false),
+        "GE" => (element(rhs)?, constant(lhs)?, true),
         _ => return None,
     };
     Some((k, n, inclusive))
 }
 
 /// The constant `s` when `name` in `body` is `add(element k, constant s)`.
-fn step(body: &Computation, name: &str, k: u32) -> Option<i64> {
-    let next = find(body, name)?;
-    if next.opcode != "add" || next.operands.len() != 2 {
+fn step(hlo: &HloText, body: &Computation, name: &str, k: u32) -> Option<i64> {
+    let next = find(hlo, body, name)?;
+    if hlo.opcode(next) != "add" {
         return None;
     }
-    let (a, b) = (&next.operands[0], &next.operands[1]);
-    if parameter_element(body, a) == Some(k) {
-        constant_value(body, b)
-    } else if parameter_element(body, b) == Some(k) {
-        constant_value(body, a)
+    let (a, b) = two(hlo, next)?;
+    if parameter_element(hlo, body, a) == Some(k) {
+        constant_value(hlo, body, b)
+    } else if parameter_element(hlo, body, b) == Some(k) {
+        constant_value(hlo, body, a)
     } else {
         None
     }
@@ -131,38 +140,43 @@ fn step(body: &Computation, name: &str, k: u32) -> Option<i64> {
 /// The element of a loop's tuple that counts its iterations: the `i` of the condition
 /// `i < N`, else (a condition XLA fused, as the CPU's) the first element the body steps by
 /// a constant (`add(i, 1)`).
-pub fn counter_element(condition: &Computation, body: &Computation) -> Option<u32> {
-    if let Some((k, _, _)) = counter(condition) {
+pub fn counter_element(hlo: &HloText, condition: &Computation, body: &Computation) -> Option<u32> {
+    if let Some((k, _, _)) = counter(hlo, condition) {
         return Some(k);
     }
-    let r = root(body).filter(|r| r.opcode == "tuple")?;
-    (r.operands.iter().enumerate())
-        .find(|(k, o)| step(body, o, *k as u32).is_some())
+    let r = root(body).filter(|r| hlo.opcode(r) == "tuple")?;
+    (hlo.operands(r).enumerate())
+        .find(|&(k, o)| step(hlo, body, o, k as u32).is_some())
         .map(|(k, _)| k as u32)
 }
 
 fn canonical_count(
+    hlo: &HloText,
     w: &HloInstruction,
     outer: &Computation,
     condition: &Computation,
     body: &Computation,
 ) -> Option<u64> {
-    let (k, n, inclusive) = counter(condition)?;
+    let (k, n, inclusive) = counter(hlo, condition)?;
     // The init: element k of the while's operand tuple, a constant.
-    let init = find(outer, w.operands.first()?)?;
-    if init.opcode != "tuple" {
+    let init = find(hlo, outer, hlo.operand(w, 0)?)?;
+    if hlo.opcode(init) != "tuple" {
         return None;
     }
-    let start = constant_value(outer, init.operands.get(k as usize)?)?;
+    let start = constant_value(hlo, outer, hlo.operand(init, k as usize)?)?;
     // The step: the body's root element k is `add(i, constant s)`.
     let r = root(body)?;
-    if r.opcode != "tuple" {
+    if hlo.opcode(r) != "tuple" {
         return None;
     }
-    let s = step(body, r.operands.get(k as usize)?, k)?;
+    let s = step(hlo, body, hlo.operand(r, k as usize)?, k)?;
     if s <= 0 {
         return None;
     }
     let span = n.checked_sub(start)?.checked_add(i64::from(inclusive))?;
-    Some(if span <= 0 { 0 } else { (span as u64).div_ceil(s as u64) })
+    Some(if span <= 0 {
+        0
+    } else {
+        (span as u64).div_ceil(s as u64)
+    })
 }

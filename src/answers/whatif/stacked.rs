@@ -10,7 +10,6 @@
 //! stacks, by op_name (what `--keep` matches, as `jax.checkpoint` policies keep dots or
 //! named values).
 
-use hashbrown::HashMap;
 use serde::Serialize;
 
 use crate::analysis::loops::trip::root;
@@ -64,39 +63,52 @@ fn split_element(operand: &str) -> (&str, Option<u32>) {
     }
 }
 
-/// An attribute of an instruction as printed (`index=3`).
-fn attr<'a>(i: &'a HloInstruction, key: &str) -> Option<&'a str> {
-    i.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-}
-
 fn called<'h>(hlo: &'h HloText, i: &HloInstruction, role: CallRole) -> Option<&'h Computation> {
-    let c = i.calls.iter().find(|c| c.role == role)?;
-    hlo.computation(&c.computation)
+    hlo.computation(hlo.called(i, role)?)
 }
 
-fn by_name(c: &Computation) -> HashMap<&str, &HloInstruction> {
-    c.instructions.iter().map(|i| (i.name.as_str(), i)).collect()
+/// One computation of a text, where names are looked up.
+#[derive(Clone, Copy)]
+struct Scope<'h> {
+    hlo: &'h HloText,
+    comp: &'h Computation,
+}
+
+impl<'h> Scope<'h> {
+    fn get(self, name: &str) -> Option<&'h HloInstruction> {
+        self.hlo.find_in(self.comp, name)
+    }
+
+    fn op_name(self, i: &HloInstruction) -> Option<String> {
+        self.hlo.op_name(i).map(str::to_string)
+    }
 }
 
 /// Follows layout-only and copy instructions back from `name` in one computation: the first
 /// instruction that computes something (or the last one found).
-fn through_moves<'c>(
-    map: &HashMap<&str, &'c HloInstruction>,
-    mut name: &'c str,
-) -> (Option<&'c HloInstruction>, Option<u32>) {
+fn through_moves<'h>(
+    at: Scope<'h>,
+    mut name: &'h str,
+) -> (Option<&'h HloInstruction>, Option<u32>) {
     let mut element = None;
     let mut last = None;
     for _ in 0..16 {
         let (n, e) = split_element(name);
-        let Some(i) = map.get(n).copied() else { break };
+        let Some(i) = at.get(n) else { break };
         last = Some(i);
         element = e;
         let moves = matches!(
-            i.opcode.as_str(),
-            "bitcast" | "convert" | "copy" | "copy-done" | "copy-start" | "reshape" | "broadcast"
+            at.hlo.opcode(i),
+            "bitcast"
+                | "convert"
+                | "copy"
+                | "copy-done"
+                | "copy-start"
+                | "reshape"
+                | "broadcast"
                 | "transpose"
         );
-        match i.operands.first() {
+        match at.hlo.operand(i, 0) {
             Some(o) if moves => name = o,
             _ => break,
         }
@@ -105,74 +117,74 @@ fn through_moves<'c>(
 }
 
 /// Whether `operand` of the body is element `k` of its parameter `param`.
-fn is_param_element(map: &HashMap<&str, &HloInstruction>, operand: &str, param: &str, k: u32) -> bool {
+fn is_param_element(at: Scope, operand: &str, param: &str, k: u32) -> bool {
     let (n, e) = split_element(operand);
     if n == param {
         return e == Some(k);
     }
-    map.get(n).is_some_and(|i| {
-        i.opcode == "get-tuple-element"
-            && i.operands.first().is_some_and(|o| o == param)
-            && attr(i, "index").and_then(|x| x.parse().ok()) == Some(k)
+    let hlo = at.hlo;
+    at.get(n).is_some_and(|i| {
+        hlo.opcode(i) == "get-tuple-element"
+            && hlo.operand(i, 0) == Some(param)
+            && hlo.attr(i, "index").and_then(|x| x.parse().ok()) == Some(k)
     })
 }
 
 /// The fused computation's parameter number of `name` (`param_3.730` → 3), from the
 /// `parameter(N)` literal when the reader kept it, else the name.
-fn fused_param_number(i: &HloInstruction) -> Option<usize> {
-    if let Some(n) = i.literal.as_deref().and_then(|l| l.trim().parse().ok()) {
+fn fused_param_number(hlo: &HloText, i: &HloInstruction) -> Option<usize> {
+    if let Some(n) = hlo.literal(i).and_then(|l| l.trim().parse().ok()) {
         return Some(n);
     }
-    let rest = i.name.strip_prefix("param_")?;
+    let rest = hlo.name(i).strip_prefix("param_")?;
     rest.split('.').next()?.parse().ok()
 }
 
 /// For element `k` of the body's root tuple: if it is a `dynamic-update-slice` into element
 /// `k` of the body's parameter (alone or inside a fusion), the op_name of what it stores.
-fn stacked_update(
-    hlo: &HloText,
-    map: &HashMap<&str, &HloInstruction>,
-    param: &str,
-    k: u32,
-    operand: &str,
-) -> Option<String> {
-    let (producer, element) = through_moves(map, operand);
+fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<String> {
+    let hlo = body.hlo;
+    let (producer, element) = through_moves(body, operand);
     let producer = producer?;
-    match producer.opcode.as_str() {
+    match hlo.opcode(producer) {
         "dynamic-update-slice" => {
-            if !is_param_element(map, producer.operands.first()?, param, k) {
+            if !is_param_element(body, hlo.operand(producer, 0)?, param, k) {
                 return None;
             }
-            let (src, _) = through_moves(map, producer.operands.get(1)?);
-            Some(src.and_then(|s| s.op_name.clone()).or_else(|| producer.op_name.clone()).unwrap_or_default())
+            let (src, _) = through_moves(body, hlo.operand(producer, 1)?);
+            Some(
+                src.and_then(|s| body.op_name(s))
+                    .or_else(|| body.op_name(producer))
+                    .unwrap_or_default(),
+            )
         }
         "fusion" => {
             let fused = called(hlo, producer, CallRole::Calls)?;
-            let fmap = by_name(fused);
+            let inner = Scope { hlo, comp: fused };
             let root = fused.instructions.iter().find(|i| i.is_root)?;
-            let out = if root.opcode == "tuple" {
-                root.operands.get(element.unwrap_or(0) as usize)?.as_str()
+            let out = if hlo.opcode(root) == "tuple" {
+                hlo.operand(root, element.unwrap_or(0) as usize)?
             } else {
-                root.name.as_str()
+                hlo.name(root)
             };
-            let (dus, _) = through_moves(&fmap, out);
-            let dus = dus.filter(|d| d.opcode == "dynamic-update-slice")?;
+            let (dus, _) = through_moves(inner, out);
+            let dus = dus.filter(|d| hlo.opcode(d) == "dynamic-update-slice")?;
             // Its buffer operand is a parameter of the fusion fed element k of the body's.
-            let (buffer, _) = through_moves(&fmap, dus.operands.first()?);
-            let n = fused_param_number(buffer.filter(|b| b.opcode == "parameter")?)?;
-            if !is_param_element(map, producer.operands.get(n)?, param, k) {
+            let (buffer, _) = through_moves(inner, hlo.operand(dus, 0)?);
+            let n = fused_param_number(hlo, buffer.filter(|b| hlo.opcode(b) == "parameter")?)?;
+            if !is_param_element(body, hlo.operand(producer, n)?, param, k) {
                 return None;
             }
-            let (src, _) = through_moves(&fmap, dus.operands.get(1)?);
+            let (src, _) = through_moves(inner, hlo.operand(dus, 1)?);
             let src = src?;
-            let op = if src.opcode == "parameter" {
+            let op = if hlo.opcode(src) == "parameter" {
                 // Computed outside the fusion: what feeds that operand in the body.
-                let outside = producer.operands.get(fused_param_number(src)?)?;
-                through_moves(map, outside).0.and_then(|i| i.op_name.clone())
+                let outside = hlo.operand(producer, fused_param_number(hlo, src)?)?;
+                through_moves(body, outside).0.and_then(|i| body.op_name(i))
             } else {
-                src.op_name.clone()
+                inner.op_name(src)
             };
-            Some(op.or_else(|| dus.op_name.clone()).unwrap_or_default())
+            Some(op.or_else(|| inner.op_name(dus)).unwrap_or_default())
         }
         _ => None,
     }
@@ -197,7 +209,11 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
     for hold in loop_holds(module, &placed) {
         let l = &placed.loops[hold.loop_index as usize];
         let body = hlo.computations.get(l.at[3] as usize);
-        for e in hold.elements.iter().filter(|e| e.own && matches!(e.role, Role::Stacked | Role::Carry)) {
+        for e in hold
+            .elements
+            .iter()
+            .filter(|e| e.own && matches!(e.role, Role::Stacked | Role::Carry))
+        {
             let Some(value) = e.value else { continue };
             // What one iteration stores, if the body updates the element in place; read here
             // too for a "carry" whose update is one output of a multi-output fusion
@@ -210,12 +226,20 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
             let life = chain
                 .iter()
                 .filter_map(|&c| module.values[c as usize].live)
-                .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.start), hi.max(r.end)));
-            let Some(back) = reader(&placed.loops, l, life.1) else { continue };
+                .fold((u32::MAX, 0), |(lo, hi), r| {
+                    (lo.min(r.start), hi.max(r.end))
+                });
+            let Some(back) = reader(&placed.loops, l, life.1) else {
+                continue;
+            };
             // The trip count the loop's own text gives, else the reading loop's (a scan's
             // backward loop runs as many times).
             let leading = dimensions(&e.shape).and_then(|d| d.first().copied());
-            let Some(trip) = l.trip_count.or(back.trip_count).filter(|&t| t > 1 && leading == Some(t)) else {
+            let Some(trip) = l
+                .trip_count
+                .or(back.trip_count)
+                .filter(|&t| t > 1 && leading == Some(t))
+            else {
                 continue;
             };
             let v = &module.values[value as usize];
@@ -240,9 +264,12 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
 
 /// The op_name of what the body stores into element `k` each iteration.
 fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<String> {
-    let param = body.instructions.iter().find(|i| i.opcode == "parameter")?;
-    let operand = root(body).filter(|r| r.opcode == "tuple")?.operands.get(k as usize)?;
-    stacked_update(hlo, &by_name(body), &param.name, k, operand)
+    let param = body
+        .instructions
+        .iter()
+        .find(|i| hlo.opcode(i) == "parameter")?;
+    let operand = hlo.operand(root(body).filter(|r| hlo.opcode(r) == "tuple")?, k as usize)?;
+    stacked_update(Scope { hlo, comp: body }, hlo.name(param), k, operand)
 }
 
 /// The values that share `value`'s buffer: in its allocation at its offset and size, whose

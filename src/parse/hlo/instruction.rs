@@ -6,9 +6,11 @@
 //! `sharding`, `custom_call_target`, `backend_config`'s `known_trip_count`, `direction`,
 //! a constant's literal); every other attribute is kept as printed.
 
-use super::scan::{balanced_len, quoted, split_top, trim};
-use crate::model::hlo::{CallRole, Called, HloInstruction};
-use crate::model::utf8_lossy as text;
+use std::borrow::Cow;
+
+use super::scan::{balanced_len, each_top, quoted, trim};
+use super::Metas;
+use crate::model::hlo::{CallRole, Head, HloBuilder, Meta};
 use nom::bytes::complete::{tag, take_while1};
 use nom::combinator::opt;
 use nom::{IResult, Parser};
@@ -55,64 +57,98 @@ fn shape(i: In) -> Option<(In, In)> {
     None
 }
 
-/// Reads one instruction line (without its line end); `None` when it is not one.
-pub(super) fn instruction(line: In, line_no: u64) -> Option<HloInstruction> {
-    let (rest, (is_root, n)) = head(line).ok()?;
-    let (shape_text, rest) = shape(rest)?;
-    let rest = rest.strip_prefix(b" ")?;
-    let (rest, opcode) = take_while1::<_, _, nom::error::Error<In>>(|c: u8| c != b'(' && c != b' ')
-        .parse(rest)
-        .ok()?;
-    let args_len = balanced_len(rest)?;
-    let args = &rest[1..args_len - 1];
-    let mut ins = HloInstruction {
-        name: text(n).into_owned(),
-        opcode: text(opcode).into_owned(),
-        shape: text(shape_text).into_owned(),
-        is_root,
-        line: line_no,
-        ..HloInstruction::default()
+/// What reading an instruction's text gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Parsed {
+    /// An instruction, kept.
+    Whole,
+    /// Its attributes leave a bracket or string open at the end of the text (the
+    /// instruction goes on on the next line): nothing kept, when asked to stop there.
+    Open,
+    /// Not an instruction: nothing kept.
+    Not,
+}
+
+/// Reads one instruction's text (without its line end) into `b`'s open computation. With
+/// `whole_only`, a text whose attributes leave a bracket or string open at its end is
+/// [`Parsed::Open`] and nothing is kept (the first line of an instruction printed over
+/// several; the reader reads on); without, it is read as far as it goes.
+pub(super) fn instruction(
+    line: In,
+    line_no: u64,
+    b: &mut HloBuilder,
+    metas: &mut Metas,
+    whole_only: bool,
+) -> Parsed {
+    let not = Parsed::Not;
+    let Ok((rest, (is_root, n))) = head(line) else {
+        return not;
     };
-    if ins.opcode == "constant" || ins.opcode == "parameter" {
-        ins.literal = Some(text(trim(args)).into_owned());
-    } else {
-        ins.operands = split_top(args, b',')
-            .into_iter()
-            .filter_map(operand)
-            .collect();
-    }
+    let Some((shape_text, rest)) = shape(rest) else {
+        return not;
+    };
+    let Some(rest) = rest.strip_prefix(b" ") else {
+        return not;
+    };
+    let Ok((rest, opcode)) =
+        take_while1::<_, _, nom::error::Error<In>>(|c: u8| c != b'(' && c != b' ').parse(rest)
+    else {
+        return not;
+    };
+    let Some(args_len) = balanced_len(rest) else {
+        return not;
+    };
+    let args = &rest[1..args_len - 1];
     let tail = &rest[args_len..];
     let tail = match tail.strip_prefix(b",") {
         Some(t) => t,
         None if trim(tail).is_empty() => b"",
-        None => return None,
+        None => return not,
     };
-    for attr in split_top(tail, b',') {
-        let Some(eq) = attr.iter().position(|&c| c == b'=') else {
-            ins.attrs.push((text(attr).into_owned(), String::new()));
-            continue;
-        };
-        attribute(&mut ins, &attr[..eq], &attr[eq + 1..]);
+    let mut head = Head {
+        name: b.intern(n),
+        opcode: b.intern(opcode),
+        shape: b.intern(shape_text),
+        is_root,
+        line: u32::try_from(line_no).unwrap_or(u32::MAX),
+        ..Head::default()
+    };
+    if opcode == b"constant" || opcode == b"parameter" {
+        head.literal = b.intern(trim(args));
+    } else {
+        each_top(args, |o| operand(b, o));
     }
-    ins.operands.shrink_to_fit();
-    Some(ins)
+    let (depth, in_string) = each_top(tail, |attr| match attr.iter().position(|&c| c == b'=') {
+        None => b.attr(attr, b""),
+        Some(eq) => attribute(b, metas, &mut head.meta, &attr[..eq], &attr[eq + 1..]),
+    });
+    if whole_only && (depth > 0 || in_string) {
+        b.abandon();
+        return Parsed::Open;
+    }
+    b.instruction(head);
+    Parsed::Whole
 }
 
 /// One operand as printed: `%x`, `/*index=5*/%x`, `f32[2]{0} %x` (older XLA prints the
-/// shape too), `%wide.param.39#0`; its name without `%`.
-fn operand(printed: In) -> Option<String> {
+/// shape too), `%wide.param.39#0`; its name without `%` (none when empty).
+fn operand(b: &mut HloBuilder, printed: In) {
     let mut p = trim(printed);
     while let Some(rest) = p.strip_prefix(b"/*") {
-        let end = rest.windows(2).position(|w| w == b"*/")?;
+        let Some(end) = rest.windows(2).position(|w| w == b"*/") else {
+            return;
+        };
         p = trim(&rest[end + 2..]);
     }
     let last = p.rsplit(|&c| c == b' ').next().unwrap_or(p);
     let last = last.strip_prefix(b"%").unwrap_or(last);
-    (!last.is_empty()).then(|| text(last).into_owned())
+    if !last.is_empty() {
+        b.operand(last);
+    }
 }
 
 /// One `key=value` after the operands.
-fn attribute(ins: &mut HloInstruction, key: In, value: In) {
+fn attribute(b: &mut HloBuilder, metas: &mut Metas, meta: &mut u32, key: In, value: In) {
     let role = match key {
         b"condition" => Some(CallRole::Condition),
         b"body" => Some(CallRole::Body),
@@ -128,82 +164,70 @@ fn attribute(ins: &mut HloInstruction, key: In, value: In) {
             .strip_prefix(b"{")
             .and_then(|v| v.strip_suffix(b"}"))
             .unwrap_or(value);
-        for c in split_top(inner, b',') {
+        each_top(inner, |c| {
             if let Ok((_, n)) = name(c) {
-                ins.calls.push(Called {
-                    role,
-                    computation: text(n).into_owned(),
-                });
+                b.call(role, n);
             }
-        }
+        });
         return;
     }
     match key {
-        b"metadata" => metadata(ins, value),
-        b"sharding" => ins.sharding = Some(text(value).into_owned()),
-        b"custom_call_target" => {
-            let v = value.strip_prefix(b"\"").and_then(quoted);
-            ins.custom_call_target = Some(v.map_or_else(|| text(value).into_owned(), |(s, _)| s));
-        }
-        b"direction" => ins.direction = Some(text(value).into_owned()),
-        _ => {
-            if key == b"backend_config" {
-                ins.known_trip_count = known_trip_count(value);
-            }
-            ins.attrs
-                .push((text(key).into_owned(), text(value).into_owned()));
-        }
+        b"metadata" => *meta = metas.get(b, value),
+        b"custom_call_target" => match value.strip_prefix(b"\"").and_then(quoted) {
+            Some((unquoted, _)) => b.attr(key, &unquoted),
+            None => b.attr(key, value),
+        },
+        _ => b.attr(key, value),
     }
 }
 
-/// `"known_trip_count":{"n":"8"}` anywhere in a backend config.
-fn known_trip_count(value: In) -> Option<u64> {
-    let key = b"\"known_trip_count\":{\"n\":\"";
-    let at = value.windows(key.len()).position(|w| w == key)?;
-    crate::parse::lex::leading_u64(&value[at + key.len()..]).map(|(n, _)| n)
-}
-
-/// `{op_type="…" op_name="…" source_file="…" source_line=N stack_frame_id=N …}`.
-fn metadata(ins: &mut HloInstruction, value: In) {
+/// `{op_type="…" op_name="…" source_file="…" source_line=N stack_frame_id=N …}`: what the
+/// answers read of it.
+pub(super) fn metadata(b: &mut HloBuilder, value: In) -> Meta {
+    let mut m = Meta::default();
     let mut i = value.strip_prefix(b"{").unwrap_or(value);
     loop {
         i = trim(i);
         let Some(eq) = i.iter().position(|&c| c == b'=') else {
-            return;
+            return m;
         };
         let key = &i[..eq];
         let after = &i[eq + 1..];
-        let (val, rest): (Option<String>, In) = match after.strip_prefix(b"\"") {
+        let (val, rest): (Cow<[u8]>, In) = match after.strip_prefix(b"\"") {
             Some(q) => match quoted(q) {
-                Some((s, rest)) => (Some(s), rest),
-                None => return,
+                Some(found) => found,
+                None => return m,
             },
             None => {
                 let end = after
                     .iter()
                     .position(|&c| c == b' ' || c == b'}')
                     .unwrap_or(after.len());
-                (Some(text(&after[..end]).into_owned()), &after[end..])
+                (Cow::Borrowed(&after[..end]), &after[end..])
             }
         };
-        let num = || val.as_deref().and_then(|v| v.parse::<u32>().ok());
+        let num = || {
+            std::str::from_utf8(&val)
+                .ok()
+                .and_then(|v| v.parse::<u32>().ok())
+        };
         match key {
-            b"op_name" => ins.op_name = val.clone(),
-            b"source_file" => ins.source_file = val.clone(),
-            b"source_line" => ins.source_line = num(),
-            b"stack_frame_id" => ins.stack_frame_id = num(),
+            b"op_name" => m.op_name = Some(b.intern(&val)),
+            b"source_file" => m.source_file = Some(b.intern(&val)),
+            b"source_line" => m.source_line = num(),
+            b"stack_frame_id" => m.stack_frame_id = num(),
             _ => {}
         }
         i = rest;
         if i.first() == Some(&b'}') || i.is_empty() {
-            return;
+            return m;
         }
     }
 }
 
 /// A computation's opening line: `[ENTRY ]%name (params) -> shape {`; whether ENTRY, and
 /// the name.
-pub(super) fn computation_start(line: In) -> Option<(bool, String)> {
+pub(super) fn computation_start(line: In) -> Option<(bool, In)> {
     if line.last() != Some(&b'{') || line.starts_with(b" ") {
         return None;
     }
@@ -211,12 +235,74 @@ pub(super) fn computation_start(line: In) -> Option<(bool, String)> {
         .parse(line)
         .ok()?;
     let (_, n) = name(i).ok()?;
-    Some((entry.is_some(), text(n).into_owned()))
+    Some((entry.is_some(), n))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::hlo::NAMED_ATTRS;
+
+    /// One instruction read, in owned form through the text's look-ups.
+    #[derive(Debug)]
+    struct Ins {
+        name: String,
+        opcode: String,
+        shape: String,
+        operands: Vec<String>,
+        literal: Option<String>,
+        is_root: bool,
+        calls: Vec<(CallRole, String)>,
+        op_name: Option<String>,
+        source_file: Option<String>,
+        source_line: Option<u32>,
+        stack_frame_id: Option<u32>,
+        sharding: Option<String>,
+        custom_call_target: Option<String>,
+        known_trip_count: Option<u64>,
+        direction: Option<String>,
+        attrs: Vec<(String, String)>,
+        line: u32,
+    }
+
+    /// `line` read as the one instruction of a computation.
+    fn instruction(line: In, line_no: u64) -> Option<Ins> {
+        let mut b = HloBuilder::new();
+        b.computation(b"c", false);
+        let read = super::instruction(line, line_no, &mut b, &mut Metas::default(), false);
+        if read != Parsed::Whole {
+            return None;
+        }
+        let t = b.finish();
+        let i = t.computations[0].instructions.first()?;
+        let owned = |s: Option<&str>| s.map(str::to_string);
+        let m = t.meta(i);
+        Some(Ins {
+            name: t.name(i).into(),
+            opcode: t.opcode(i).into(),
+            shape: t.shape(i).into(),
+            operands: t.operands(i).map(str::to_string).collect(),
+            literal: owned(t.literal(i)),
+            is_root: i.is_root,
+            calls: t
+                .calls(i)
+                .iter()
+                .map(|c| (c.role, t.str(c.computation).to_string()))
+                .collect(),
+            op_name: owned(t.op_name(i)),
+            source_file: owned(t.source_file(i)),
+            source_line: m.source_line,
+            stack_frame_id: m.stack_frame_id,
+            sharding: owned(t.sharding(i)),
+            custom_call_target: owned(t.custom_call_target(i)),
+            known_trip_count: t.known_trip_count(i),
+            direction: owned(t.direction(i)),
+            attrs: (t.attrs(i).filter(|(k, _)| !NAMED_ATTRS.contains(k)))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            line: i.line,
+        })
+    }
 
     #[test]
     fn a_tpu_while_with_tuple_shape_and_index_comments() {
@@ -229,12 +315,12 @@ mod tests {
         assert_eq!(i.calls.len(), 2);
         assert_eq!(
             i.calls[0],
-            Called {
-                role: CallRole::Condition,
-                computation: "wide.region_6.7_spmd.clone".into()
-            }
+            (
+                CallRole::Condition,
+                "wide.region_6.7_spmd.clone".to_string()
+            )
         );
-        assert_eq!(i.calls[1].role, CallRole::Body);
+        assert_eq!(i.calls[1].0, CallRole::Body);
         assert_eq!(i.known_trip_count, Some(8));
         assert_eq!(i.line, 7);
     }
@@ -252,7 +338,7 @@ mod tests {
         assert_eq!(i.stack_frame_id, Some(41));
         assert_eq!(i.sharding.as_deref(), Some("{devices=[2,1]<=[2]}"));
         assert_eq!(i.attrs, [("kind".to_string(), "kOutput".to_string())]);
-        assert_eq!(i.calls[0].computation, "fused_computation.195.clone.1");
+        assert_eq!(i.calls[0].1, "fused_computation.195.clone.1");
     }
 
     #[test]
@@ -293,10 +379,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            br.calls
-                .iter()
-                .map(|c| c.computation.as_str())
-                .collect::<Vec<_>>(),
+            br.calls.iter().map(|c| c.1.as_str()).collect::<Vec<_>>(),
             ["br.0", "br.1"]
         );
     }
@@ -309,11 +392,11 @@ mod tests {
         assert!(instruction(b"  %x = f32[2] add(%a) junk", 1).is_none());
         assert_eq!(
             computation_start(b"ENTRY %main.26_spmd (p: f32[2]) -> f32[2] {"),
-            Some((true, "main.26_spmd".into()))
+            Some((true, &b"main.26_spmd"[..]))
         );
         assert_eq!(
             computation_start(b"%region_1.6 (a: (s32[], f32[])) -> (s32[], f32[]) {"),
-            Some((false, "region_1.6".into()))
+            Some((false, &b"region_1.6"[..]))
         );
         assert_eq!(computation_start(b"  %x {"), None);
     }

@@ -14,8 +14,10 @@ mod scan;
 mod tables;
 
 use super::input::Input;
-use crate::model::hlo::{Computation, HloText};
-use crate::model::{Module, Warning};
+use crate::model::hlo::{HloBuilder, HloText};
+use crate::model::{Module, TableHash, Warning};
+use hashbrown::HashTable;
+use instruction::Parsed;
 use tables::Table;
 
 /// Warnings kept per text; the rest are counted.
@@ -47,7 +49,10 @@ enum At {
 /// Reads one HLO module text, line by line ([`HloReader::line`]) or in chunks
 /// ([`HloReader::feed`]).
 pub struct HloReader {
-    read: HloRead,
+    file: String,
+    b: HloBuilder,
+    warnings: Vec<Warning>,
+    metas: Metas,
     at: At,
     line_no: u64,
     /// An instruction printed over several lines: its text so far, first line, lines.
@@ -65,10 +70,10 @@ impl HloReader {
     /// A reader for the file named `file` (a path is fine).
     pub fn new(file: &str) -> Self {
         HloReader {
-            read: HloRead {
-                file: file.to_string(),
-                ..HloRead::default()
-            },
+            file: file.to_string(),
+            b: HloBuilder::new(),
+            warnings: Vec::new(),
+            metas: Metas::default(),
             at: At::Start,
             line_no: 0,
             pending: None,
@@ -88,17 +93,12 @@ impl HloReader {
     }
 
     fn warn(&mut self, line: u64, message: String) {
-        if self.read.warnings.len() >= MAX_WARNINGS {
+        if self.warnings.len() >= MAX_WARNINGS {
             self.suppressed += 1;
             return;
         }
-        let file = self
-            .read
-            .file
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or_default();
-        self.read.warnings.push(Warning {
+        let file = self.file.rsplit(['/', '\\']).next().unwrap_or_default();
+        self.warnings.push(Warning {
             file: file.to_string(),
             line,
             message,
@@ -131,7 +131,7 @@ impl HloReader {
         }
         match self.at {
             At::Start => {
-                if tables::header(line, &mut self.read.text) {
+                if tables::header(line, &mut self.b.text) {
                     self.at = At::Between;
                 } else if !line.is_empty() {
                     self.warn(
@@ -145,11 +145,20 @@ impl HloReader {
                 if line == b"}" || line.starts_with(b"}, ") {
                     self.end_computation();
                 } else if line.starts_with(b"  ") {
-                    let (depth, in_str) = scan::open_at_end(line);
-                    if depth > 0 || in_str {
-                        self.pending = Some((line.to_vec(), self.line_no, 1));
-                    } else {
-                        self.instruction(line, self.line_no);
+                    // Read at once; only a line that is no whole instruction is scanned for
+                    // what it leaves open.
+                    let (b, metas) = (&mut self.b, &mut self.metas);
+                    match instruction::instruction(line, self.line_no, b, metas, true) {
+                        Parsed::Whole => {}
+                        Parsed::Open => self.pending = Some((line.to_vec(), self.line_no, 1)),
+                        Parsed::Not => {
+                            let (depth, in_str) = scan::open_at_end(line);
+                            if depth > 0 || in_str {
+                                self.pending = Some((line.to_vec(), self.line_no, 1));
+                            } else {
+                                self.instruction(line, self.line_no);
+                            }
+                        }
                     }
                 } else if !line.is_empty() {
                     self.malformed("an instruction `  %name = shape opcode(operands), …` or `}`");
@@ -172,14 +181,15 @@ impl HloReader {
             return;
         }
         if let At::Table(t) = self.at {
-            if tables::row(t, line, &mut self.read.text.frames) {
+            if tables::row(t, line, &mut self.b.text.frames) {
                 return;
             }
         }
         if let Some((is_entry, name)) = instruction::computation_start(line) {
-            let hlo = &mut self.read.text;
+            let hlo = &mut self.b.text;
             if is_entry {
                 if hlo.entry.is_some() {
+                    let name = crate::model::utf8_lossy(name);
                     let msg = format!(
                         "a second ENTRY computation `{name}`; the first is kept as the entry"
                     );
@@ -188,12 +198,7 @@ impl HloReader {
                     hlo.entry = u32::try_from(hlo.computations.len()).ok();
                 }
             }
-            let hlo = &mut self.read.text;
-            hlo.computations.push(Computation {
-                name,
-                is_entry,
-                instructions: Vec::new(),
-            });
+            self.b.computation(name, is_entry);
             self.at = At::Computation;
             return;
         }
@@ -205,12 +210,9 @@ impl HloReader {
         self.malformed(expected);
     }
 
-    /// The open computation is complete: its instructions' vector trimmed to its length.
+    /// The open computation is complete.
     fn end_computation(&mut self) {
         self.at = At::Between;
-        if let Some(c) = self.read.text.computations.last_mut() {
-            c.instructions.shrink_to_fit();
-        }
     }
 
     fn malformed(&mut self, expected: &str) {
@@ -221,16 +223,11 @@ impl HloReader {
     }
 
     fn instruction(&mut self, text: &[u8], line_no: u64) {
-        match instruction::instruction(text, line_no) {
-            Some(ins) => {
-                if let Some(c) = self.read.text.computations.last_mut() {
-                    c.instructions.push(ins);
-                }
-            }
-            None => {
-                let msg = "malformed line in the HLO text: expected an instruction `  %name = shape opcode(operands), …`";
-                self.warn(line_no, msg.into());
-            }
+        let read = instruction::instruction(text, line_no, &mut self.b, &mut self.metas, false);
+        if read == Parsed::Not {
+            self.b.abandon();
+            let msg = "malformed line in the HLO text: expected an instruction `  %name = shape opcode(operands), …`";
+            self.warn(line_no, msg.into());
         }
     }
 
@@ -260,18 +257,14 @@ impl HloReader {
             );
         }
         if self.at == At::Computation {
-            let name = self
-                .read
-                .text
-                .computations
-                .last()
-                .map(|c| c.name.clone())
+            let text = &self.b.text;
+            let name = (text.computations.last())
+                .map(|c| text.str(c.name).to_string())
                 .unwrap_or_default();
             let msg = format!("the HLO text ends inside computation `{name}` (its closing `}}` is missing); what came before was read");
             self.warn(self.line_no, msg);
         }
         self.check_frames();
-        self.read.text.computations.shrink_to_fit();
         if self.at == At::Start {
             self.warn(
                 0,
@@ -280,13 +273,17 @@ impl HloReader {
         }
         if self.suppressed > 0 {
             let n = self.suppressed;
-            self.read.warnings.push(Warning {
-                file: self.read.warnings[0].file.clone(),
+            self.warnings.push(Warning {
+                file: self.warnings[0].file.clone(),
                 line: 0,
                 message: format!("{n} more warnings in this HLO text were not listed"),
             });
         }
-        self.read
+        HloRead {
+            file: self.file,
+            text: self.b.finish(),
+            warnings: self.warnings,
+        }
     }
 }
 
@@ -295,12 +292,14 @@ impl HloReader {
     /// ancestor), a parent or location missing from the tables, an instruction's
     /// `stack_frame_id` not in `StackFrames`. Never more than a few lines.
     fn check_frames(&mut self) {
-        let frames = &self.read.text.frames;
+        let text = &self.b.text;
+        let frames = &text.frames;
         let mut ids: Vec<u32> = frames.frames.keys().copied().collect();
         ids.sort_unstable();
         let mut problems: Vec<String> = Vec::new();
+        let mut good = hashbrown::HashSet::new();
         for id in ids {
-            if let (_, Some(why)) = frames.walk(id) {
+            if let Some(why) = frames.problem(id, &mut good) {
                 if !problems.contains(&why) {
                     problems.push(why);
                 }
@@ -309,19 +308,13 @@ impl HloReader {
         let mut unknown = 0u64;
         let mut example = None;
         if !frames.frames.is_empty() {
-            let all = self
-                .read
-                .text
-                .computations
-                .iter()
-                .flat_map(|c| &c.instructions);
-            for ins in all {
-                if let Some(id) = ins
-                    .stack_frame_id
-                    .filter(|id| !frames.frames.contains_key(id))
-                {
-                    unknown += 1;
-                    example.get_or_insert((id, ins.line));
+            for c in &text.computations {
+                for ins in &c.instructions {
+                    let id = text.meta(ins).stack_frame_id;
+                    if let Some(id) = id.filter(|id| !frames.frames.contains_key(id)) {
+                        unknown += 1;
+                        example.get_or_insert((id, u64::from(ins.line)));
+                    }
                 }
             }
         }
@@ -336,6 +329,39 @@ impl HloReader {
             let msg = format!("{unknown} instructions name a stack_frame_id that is not in the StackFrames table (the first, {id}, here)");
             self.warn(line, msg);
         }
+    }
+}
+
+/// The metadata read so far, by their printed text, so that a text printed again (most
+/// are: a layer's instructions share their op_name and frame) is looked up, not read again.
+/// The reader's own: dropped with it.
+#[derive(Default)]
+pub(super) struct Metas {
+    raw: Vec<u8>,
+    /// (hash, start and length in `raw`, index in the text's metadata).
+    table: HashTable<(TableHash, u32, u32, u32)>,
+}
+
+impl Metas {
+    /// The index in the text of the metadata printed as `value`.
+    pub(super) fn get(&mut self, b: &mut HloBuilder, value: &[u8]) -> u32 {
+        let h = TableHash::of(value);
+        let raw = &self.raw;
+        let same = |&(eh, s, l, _): &(TableHash, u32, u32, u32)| {
+            eh == h && raw.get(s as usize..(s + l) as usize) == Some(value)
+        };
+        if let Some(&(_, _, _, id)) = self.table.find(h.spread(), same) {
+            return id;
+        }
+        let meta = instruction::metadata(b, value);
+        let id = b.meta(meta);
+        let (Ok(start), Ok(len)) = (u32::try_from(self.raw.len()), u32::try_from(value.len()))
+        else {
+            return id;
+        };
+        self.raw.extend_from_slice(value);
+        (self.table).insert_unique(h.spread(), (h, start, len, id), |e| e.0.spread());
+        id
     }
 }
 
@@ -372,6 +398,29 @@ pub fn attach_to(module: &mut Module, read: HloRead) {
     module.files.push(base.to_string());
     module.warnings.extend(read.warnings);
     module.hlo = Some(Box::new(read.text));
+}
+
+/// Joins read HLO texts to their modules as a dump folder's reading does, in order: XLA's
+/// text of a module before its passes (`*before_optimizations*`, not what the dump
+/// describes) is counted in `skipped`; any other text is joined by file stem
+/// ([`module_for`], [`attach_to`]), or its sentence goes to `errors`.
+pub fn join_texts(
+    modules: &mut [&mut Module],
+    reads: Vec<HloRead>,
+    errors: &mut Vec<String>,
+    skipped: &mut usize,
+) {
+    for read in reads {
+        if read.file.contains("before_optimizations") {
+            *skipped += 1;
+            continue;
+        }
+        let names = modules.iter().map(|m| m.name.as_str());
+        match module_for(names, |k| modules[k].hlo.is_some(), &read.file) {
+            Ok(k) => attach_to(modules[k], read),
+            Err(e) => errors.push(e),
+        }
+    }
 }
 
 /// Joins a read HLO text to its module among `modules` ([`module_for`], [`attach_to`]).

@@ -6,43 +6,73 @@
 //! escapes) hides what it holds; `/*…*/` comments are plain text here (they hold no
 //! bracket in what XLA prints).
 
-/// One byte inside a string: whether the string goes on after it.
-fn string_byte(c: u8, escaped: &mut bool) -> bool {
-    if *escaped {
-        *escaped = false;
-        return true;
+use std::borrow::Cow;
+
+/// What the walk does at each byte: nothing, an opening or closing bracket, a string's
+/// start, a comma (where [`each_top`] splits).
+const PLAIN: u8 = 0;
+const OPEN: u8 = 1;
+const CLOSE: u8 = 2;
+const QUOTE: u8 = 3;
+const COMMA: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [PLAIN; 256];
+    t[b'(' as usize] = OPEN;
+    t[b'{' as usize] = OPEN;
+    t[b'[' as usize] = OPEN;
+    t[b')' as usize] = CLOSE;
+    t[b'}' as usize] = CLOSE;
+    t[b']' as usize] = CLOSE;
+    t[b'"' as usize] = QUOTE;
+    t[b',' as usize] = COMMA;
+    t
+};
+
+/// Where the string that starts after `text[..k]` ends: the position after its closing
+/// quote, `None` when it stays open (escapes skipped, found a stretch at a time).
+fn string_end(text: &[u8], mut k: usize) -> Option<usize> {
+    loop {
+        let at = k + memchr::memchr2(b'"', b'\\', text.get(k..)?)?;
+        if text[at] == b'"' {
+            return Some(at + 1);
+        }
+        k = at + 2;
     }
-    match c {
-        b'\\' => *escaped = true,
-        b'"' => return false,
-        _ => {}
-    }
-    true
 }
 
-/// Walks `text`: for every byte outside a string, `f(position, byte, depth)` with the
-/// bracket depth after that byte, until `f` returns false. Gives the depth and whether a
-/// string is open where it stopped.
+/// Walks `text`: for every bracket and comma outside a string, `f(position, byte, depth)`
+/// with the bracket depth after that byte, until `f` returns false. Gives the depth and
+/// whether a string is open where it stopped. Other bytes are passed over in a tight loop,
+/// strings a stretch at a time.
 fn walk(text: &[u8], mut f: impl FnMut(usize, u8, i64) -> bool) -> (i64, bool) {
     let mut depth = 0i64;
-    let mut in_str = false;
-    let mut escaped = false;
-    for (k, &c) in text.iter().enumerate() {
-        if in_str {
-            in_str = string_byte(c, &mut escaped);
-            continue;
-        }
-        match c {
-            b'"' => in_str = true,
-            b'(' | b'{' | b'[' => depth += 1,
-            b')' | b'}' | b']' => depth -= 1,
+    let mut k = 0;
+    let n = text.len();
+    while k < n {
+        let c = text[k];
+        match CLASS[c as usize] {
+            PLAIN => {
+                k += 1;
+                continue;
+            }
+            OPEN => depth += 1,
+            CLOSE => depth -= 1,
+            QUOTE => match string_end(text, k + 1) {
+                Some(end) => {
+                    k = end;
+                    continue;
+                }
+                None => return (depth, true),
+            },
             _ => {}
         }
         if !f(k, c, depth) {
             break;
         }
+        k += 1;
     }
-    (depth, in_str)
+    (depth, false)
 }
 
 /// What is left open at the end of `text`: bracket depth and whether inside a string.
@@ -55,7 +85,7 @@ pub(super) fn open_at_end(text: &[u8]) -> (i64, bool) {
 pub(super) fn balanced_len(text: &[u8]) -> Option<usize> {
     let mut end = None;
     walk(text, |k, c, depth| {
-        if !matches!(c, b')' | b'}' | b']') || depth > 0 {
+        if depth > 0 || CLASS[c as usize] != CLOSE {
             return true;
         }
         end = (depth == 0).then_some(k + 1);
@@ -64,21 +94,31 @@ pub(super) fn balanced_len(text: &[u8]) -> Option<usize> {
     end
 }
 
-/// `text` split at each `sep` outside brackets and strings (pieces trimmed of spaces).
-pub(super) fn split_top(text: &[u8], sep: u8) -> Vec<&[u8]> {
-    let mut out = Vec::new();
+/// Each piece of `text` split at each comma outside brackets and strings (trimmed of
+/// spaces), given to `f` in order; nothing for a text of spaces only. Gives what
+/// [`open_at_end`] gives of `text`.
+pub(super) fn each_top<'a>(text: &'a [u8], mut f: impl FnMut(&'a [u8])) -> (i64, bool) {
     let mut start = 0;
-    walk(text, |k, c, depth| {
-        if c == sep && depth == 0 {
-            out.push(trim(&text[start..k]));
+    let mut any = false;
+    let open = walk(text, |k, c, depth| {
+        if c == b',' && depth == 0 {
+            f(trim(&text[start..k]));
             start = k + 1;
+            any = true;
         }
         true
     });
     let last = trim(&text[start..]);
-    if !last.is_empty() || !out.is_empty() {
-        out.push(last);
+    if !last.is_empty() || any {
+        f(last);
     }
+    open
+}
+
+/// `text` split at each comma outside brackets and strings (pieces trimmed of spaces).
+pub(super) fn split_top(text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    each_top(text, |p| out.push(p));
     out
 }
 
@@ -93,14 +133,18 @@ pub(super) fn trim(text: &[u8]) -> &[u8] {
 }
 
 /// A quoted string's contents unescaped (`\'`, `\"`, `\\`, `\n`); `text` starts after the
-/// opening quote. Returns the string and the rest after the closing quote (`None` when it
-/// never closes).
-pub(super) fn quoted(text: &[u8]) -> Option<(String, &[u8])> {
-    let mut out = Vec::new();
-    let mut k = 0;
+/// opening quote. Returns the string (borrowed when it has no escape) and the rest after
+/// the closing quote (`None` when it never closes).
+pub(super) fn quoted(text: &[u8]) -> Option<(Cow<'_, [u8]>, &[u8])> {
+    let first = memchr::memchr2(b'"', b'\\', text)?;
+    if text[first] == b'"' {
+        return Some((Cow::Borrowed(&text[..first]), &text[first + 1..]));
+    }
+    let mut out = text[..first].to_vec();
+    let mut k = first;
     while k < text.len() {
         match text[k] {
-            b'"' => return Some((crate::model::utf8_lossy(&out).into_owned(), &text[k + 1..])),
+            b'"' => return Some((Cow::Owned(out), &text[k + 1..])),
             b'\\' if k + 1 < text.len() => {
                 out.push(match text[k + 1] {
                     b'n' => b'\n',
@@ -128,13 +172,18 @@ mod tests {
         assert_eq!(open_at_end(b"a=\"\\\"{"), (0, true));
         assert_eq!(balanced_len(b"(a, (b), \")\") rest"), Some(13));
         assert_eq!(balanced_len(b"(a, (b)"), None);
-        let parts = split_top(b"%a, f(%b, %c), x={1,2}, s=\"p, q\"", b',');
+        let parts = split_top(b"%a, f(%b, %c), x={1,2}, s=\"p, q\"");
         assert_eq!(parts, [&b"%a"[..], b"f(%b, %c)", b"x={1,2}", b"s=\"p, q\""]);
-        assert!(split_top(b"  ", b',').is_empty());
+        assert!(split_top(b"  ").is_empty());
         assert_eq!(
             quoted(b"state[\\'model\\'] x\" rest"),
-            Some(("state['model'] x".into(), &b" rest"[..]))
+            Some((Cow::Owned(b"state['model'] x".to_vec()), &b" rest"[..]))
         );
+        assert_eq!(
+            quoted(b"plain\" rest"),
+            Some((Cow::Borrowed(&b"plain"[..]), &b" rest"[..]))
+        );
+        assert_eq!(open_at_end(b"a=\"x\\\\\" {"), (1, false));
         assert_eq!(quoted(b"open"), None);
     }
 }

@@ -73,7 +73,7 @@ pub(super) fn row(table: Table, line: In, frames: &mut StackFrames) -> bool {
                 Table::FileNames => &mut frames.file_names,
                 _ => &mut frames.function_names,
             };
-            map.insert(id, s);
+            map.insert(id, text(&s).into_owned());
         }
         Table::FileLocations | Table::StackFrames => {
             let Ok((after, kv)) = fields(rest) else {
@@ -121,7 +121,7 @@ pub(super) fn header(line: In, hlo: &mut HloText) -> bool {
     let Some(rest) = line.strip_prefix(b"HloModule ") else {
         return false;
     };
-    let mut parts = split_top(rest, b',').into_iter();
+    let mut parts = split_top(rest).into_iter();
     hlo.name = text(parts.next().unwrap_or_default()).into_owned();
     for part in parts {
         let num = |key: &[u8]| {
