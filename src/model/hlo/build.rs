@@ -18,6 +18,9 @@ use crate::model::{Str, Strings, TableHash};
 pub struct HloBuilder {
     pub text: HloText,
     metas: HashMap<Meta, u32>,
+    /// The text's interned strings by [`TableHash::quick`] (the arena's own table, by the
+    /// slower [`TableHash::of`], stays empty): dropped once read.
+    interned: HashTable<(Str, TableHash)>,
     /// Where the instruction being pushed starts in the flat lists.
     mark: (u32, u32, u32),
 }
@@ -45,7 +48,18 @@ impl HloBuilder {
 
     /// The handle of `text` (invalid UTF-8 stored replaced), interned.
     pub fn intern(&mut self, text: &[u8]) -> Str {
-        self.text.strings.intern_bytes(text)
+        if text.is_empty() {
+            return Str::EMPTY;
+        }
+        let h = TableHash::quick(text);
+        let strings = &self.text.strings;
+        let same = |&(s, eh): &(Str, TableHash)| eh == h && strings.bytes(s) == text;
+        if let Some(&(s, _)) = self.interned.find(h.spread(), same) {
+            return s;
+        }
+        let s = self.text.strings.push_bytes(text);
+        (self.interned).insert_unique(h.spread(), (s, h), |&(_, h)| h.spread());
+        s
     }
 
     /// Opens a computation; the instructions pushed next are its.
@@ -175,7 +189,7 @@ impl HloText {
         let ins_name = |(c, i): (u32, u32)| {
             self.str(self.computations[c as usize].instructions[i as usize].name)
         };
-        let spread = |name: &str| TableHash::of(name.as_bytes()).spread();
+        let spread = |name: &str| TableHash::quick(name.as_bytes()).spread();
         for (ci, c) in self.computations.iter().enumerate() {
             let name = self.str(c.name);
             let at = comps.entry(

@@ -160,7 +160,7 @@ impl HloText {
 
     /// The index in `computations` of the one named `name`.
     pub fn computation_index(&self, name: &str) -> Option<u32> {
-        let h = TableHash::of(name.as_bytes());
+        let h = TableHash::quick(name.as_bytes());
         let found = (self.computations_by_name).find(h.spread(), |&c| {
             self.str(self.computations[c as usize].name) == name
         });
@@ -169,7 +169,7 @@ impl HloText {
 
     /// The instruction named `name` (without `%`): its computation's and its own index.
     pub fn position(&self, name: &str) -> Option<(u32, u32)> {
-        let h = TableHash::of(name.as_bytes());
+        let h = TableHash::quick(name.as_bytes());
         let found = self.by_name.find(h.spread(), |&(c, i)| {
             self.str(self.computations[c as usize].instructions[i as usize].name) == name
         });

@@ -345,7 +345,7 @@ pub(super) struct Metas {
 impl Metas {
     /// The index in the text of the metadata printed as `value`.
     pub(super) fn get(&mut self, b: &mut HloBuilder, value: &[u8]) -> u32 {
-        let h = TableHash::of(value);
+        let h = TableHash::quick(value);
         let raw = &self.raw;
         let same = |&(eh, s, l, _): &(TableHash, u32, u32, u32)| {
             eh == h && raw.get(s as usize..(s + l) as usize) == Some(value)
