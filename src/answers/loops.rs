@@ -132,13 +132,15 @@ impl ModuleLoops {
 
 /// The values by `(instruction name, shape index)` for the names asked.
 fn values_named<'m>(module: &'m Module, names: &HashSet<&str>) -> HashMap<(&'m str, &'m str), u32> {
+    // Each instruction's name looked up once, not once per value (a tuple has many).
+    let asked: Vec<bool> = (module.instructions.iter()).map(|ins| names.contains(module.str(ins.name))).collect();
     let mut out = HashMap::new();
     for (i, v) in module.values.iter().enumerate() {
-        let Some(ins) = module.instructions.get(v.instruction as usize) else { continue };
-        let n = module.str(ins.name);
-        if names.contains(n) {
-            out.entry((n, module.str(v.index))).or_insert(i as u32);
+        if asked.get(v.instruction as usize) != Some(&true) {
+            continue;
         }
+        let n = module.str(module.instructions[v.instruction as usize].name);
+        out.entry((n, module.str(v.index))).or_insert(i as u32);
     }
     out
 }

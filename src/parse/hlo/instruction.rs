@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::scan::{balanced_len, each_top, quoted, trim};
+use super::scan::{balanced_len, each_inside, each_top, quoted, trim};
 use super::Metas;
 use crate::model::hlo::{CallRole, Head, HloBuilder, Meta};
 use nom::bytes::complete::{tag, take_while1};
@@ -95,16 +95,6 @@ pub(super) fn instruction(
     else {
         return not;
     };
-    let Some(args_len) = balanced_len(rest) else {
-        return not;
-    };
-    let args = &rest[1..args_len - 1];
-    let tail = &rest[args_len..];
-    let tail = match tail.strip_prefix(b",") {
-        Some(t) => t,
-        None if trim(tail).is_empty() => b"",
-        None => return not,
-    };
     let mut head = Head {
         name: b.intern(n),
         opcode: b.intern(opcode),
@@ -113,10 +103,28 @@ pub(super) fn instruction(
         line: u32::try_from(line_no).unwrap_or(u32::MAX),
         ..Head::default()
     };
-    if opcode == b"constant" || opcode == b"parameter" {
-        head.literal = b.intern(trim(args));
-    } else {
-        each_top(args, |o| operand(b, o));
+    // The operands are pushed as the walk finds the end of the brackets (forgotten if the
+    // line then turns out to be no instruction).
+    let literal = opcode == b"constant" || opcode == b"parameter";
+    let args_len = match literal {
+        true => balanced_len(rest),
+        false => each_inside(rest, |o| operand(b, o)),
+    };
+    let Some(args_len) = args_len else {
+        b.abandon();
+        return not;
+    };
+    let tail = &rest[args_len..];
+    let tail = match tail.strip_prefix(b",") {
+        Some(t) => t,
+        None if trim(tail).is_empty() => b"",
+        None => {
+            b.abandon();
+            return not;
+        }
+    };
+    if literal {
+        head.literal = b.intern(trim(&rest[1..args_len - 1]));
     }
     let (depth, in_string) = each_top(tail, |attr| match attr.iter().position(|&c| c == b'=') {
         None => b.attr(attr, b""),

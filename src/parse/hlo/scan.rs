@@ -94,6 +94,32 @@ pub(super) fn balanced_len(text: &[u8]) -> Option<usize> {
     end
 }
 
+/// [`balanced_len`] of `text` (which starts with an opening bracket), giving `f` on the way
+/// each piece of what the brackets hold, split as [`each_top`] splits it: one walk, not two.
+/// Pieces given before a run that never closes (`None`) are the caller's to forget.
+pub(super) fn each_inside<'a>(text: &'a [u8], mut f: impl FnMut(&'a [u8])) -> Option<usize> {
+    let (mut start, mut any, mut end) = (1, false, None);
+    walk(text, |k, c, depth| {
+        if c == b',' && depth == 1 {
+            f(trim(&text[start..k]));
+            start = k + 1;
+            any = true;
+            return true;
+        }
+        if depth > 0 || CLASS[c as usize] != CLOSE {
+            return true;
+        }
+        end = (depth == 0).then_some(k + 1);
+        false
+    });
+    let end = end?;
+    let last = trim(&text[start.min(end - 1)..end - 1]);
+    if !last.is_empty() || any {
+        f(last);
+    }
+    Some(end)
+}
+
 /// Each piece of `text` split at each comma outside brackets and strings (trimmed of
 /// spaces), given to `f` in order; nothing for a text of spaces only. Gives what
 /// [`open_at_end`] gives of `text`.
@@ -172,6 +198,14 @@ mod tests {
         assert_eq!(open_at_end(b"a=\"\\\"{"), (0, true));
         assert_eq!(balanced_len(b"(a, (b), \")\") rest"), Some(13));
         assert_eq!(balanced_len(b"(a, (b)"), None);
+        let mut pieces = Vec::new();
+        let end = each_inside(b"(%a, f(%b, %c), \")\") rest", |p| pieces.push(p));
+        assert_eq!(end, Some(20));
+        assert_eq!(pieces, [&b"%a"[..], b"f(%b, %c)", b"\")\""]);
+        pieces.clear();
+        assert_eq!(each_inside(b"( ) x", |p| pieces.push(p)), Some(3));
+        assert!(pieces.is_empty());
+        assert_eq!(each_inside(b"(a, (b)", |p| pieces.push(p)), None);
         let parts = split_top(b"%a, f(%b, %c), x={1,2}, s=\"p, q\"");
         assert_eq!(parts, [&b"%a"[..], b"f(%b, %c)", b"x={1,2}", b"s=\"p, q\""]);
         assert!(split_top(b"  ").is_empty());
