@@ -377,3 +377,50 @@ fn the_estimate_is_the_sweep_of_the_blocks_after_the_edits() {
     }
     assert!(checked >= 10, "{checked} modules with uses");
 }
+
+/// The cases in which some removed piece shares bytes with another value's block: how many
+/// such pieces, found by brute force (`pieces`: what the edits of a case take away), after
+/// checking each case's estimate against the sweep of every block.
+fn sharing_cases(m: &Module, s: &bufscope::analysis::Space, cases: &[(Edits, Vec<bufscope::analysis::Block>)], what: &str) -> usize {
+    let index = ScheduleIndex::new(m);
+    let blocks: Vec<_> = s.blocks(m).filter(|b| b.y1 > b.y0).collect();
+    let mut shared = 0;
+    for (i, (edits, pieces)) in cases.iter().enumerate() {
+        let e = estimate(m, s, &index, edits);
+        let mut whole = occupied_curve(blocks_after(m, s, &index, edits), s.curve.len() as u32);
+        // Plus what a loop's remat adds back: one iteration's worth while the backward body runs.
+        for o in &edits.loops {
+            let (lo, hi) = o.backward_body.unwrap();
+            for x in &mut whole[lo as usize..=hi as usize] {
+                *x += o.per_iteration_bytes();
+            }
+        }
+        assert_eq!(e.curve, whole, "{what}, colour {}, case {i}", s.color);
+        shared += (pieces.iter())
+            .filter(|p| blocks.iter().any(|b| b.value != p.value && b.y0 < p.y1 && p.y0 < b.y1 && b.x0 < p.x1 && p.x0 < b.x1))
+            .count();
+    }
+    shared
+}
+
+/// Where what an edit takes away shares bytes with another value's block (an alias, a
+/// hand-off at a boundary step, a loop's stacked output and the slices written into it), the
+/// bytes are not simply taken away: the estimate sweeps those pieces with the blocks they
+/// meet. The remat ladder's `lm_scan_plain` with each stacked output rematerialised (its
+/// slot's values dropped whole), alone and all at once, against the sweep of every block.
+#[test]
+fn pieces_sharing_bytes_are_swept_with_what_they_meet() {
+    let Some(m) = shared_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
+    let a = analyze(&m);
+    let stacked = stacked_outputs(&m);
+    let s = a.space(0).unwrap();
+    let whole = |o: &[&bufscope::answers::whatif::StackedOutput]| {
+        let pieces = o.iter().flat_map(|o| o.chain.iter().filter_map(|&v| s.block(&m, v))).collect();
+        (Edits { loops: o.iter().map(|&o| o.clone()).collect(), ..Edits::default() }, pieces)
+    };
+    let mut cases: Vec<_> = stacked.iter().map(|o| whole(&[o])).collect();
+    cases.push(whole(&stacked.iter().collect::<Vec<_>>()));
+    let shared = sharing_cases(&m, s, &cases, "lm_scan_plain");
+    eprintln!("{shared} pieces share bytes");
+    assert!(shared > 0, "no piece shares bytes: the sweep of the shared ones is not exercised");
+}
