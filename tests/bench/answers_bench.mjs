@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { SHARED, open } from '../e2e/harness.mjs';
+import { arm, reading } from './clock.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
 if (!existsSync(file)) {
@@ -23,44 +24,17 @@ const { page } = app;
 await app.load();
 const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 const results = [];
-/** Arms the in-page clock: the interaction starts at its first pointerdown, keydown or
- *  change event (the event's own timestamp: when the browser received the input), and ends
- *  once a frame whose animation-frame callback found `done` true has been painted (a task
- *  posted from that callback runs after the frame's rendering). `fill` fires none of these,
- *  so a typed step starts at its Enter. */
-async function arm(done, arg) {
-  // A string evaluated through the protocol: the page's CSP forbids `new Function`.
-  await page.evaluate(`window.__answers_done = (${done.toString()})`);
-  await page.evaluate((a) => {
-    const cond = window.__answers_done;
-    const clock = { t0: null, t1: null };
-    window.__answers_clock = clock;
-    const start = (e) => { if (clock.t0 === null) clock.t0 = e.timeStamp; };
-    const kinds = ['pointerdown', 'keydown', 'change'];
-    for (const k of kinds) document.addEventListener(k, start, true);
-    const poll = () => {
-      if (clock.t0 !== null && cond(a)) {
-        setTimeout(() => {
-          clock.t1 = performance.now();
-          for (const k of kinds) document.removeEventListener(k, start, true);
-        }, 0);
-      } else requestAnimationFrame(poll);
-    };
-    requestAnimationFrame(poll);
-  }, arg);
-}
 /** Clicks (`act`), waits for `done` in the page, then a frame; prints the time from the
  *  test's side (Playwright's click and its round trips included, about 65 ms here) and in
  *  the page (the input event to the painted frame: what the user waits for). */
 async function timed(what, act, done, arg) {
-  await arm(done, arg);
+  await arm(page, done, arg);
   const start = Date.now();
   await act();
   await page.waitForFunction(done, arg, { timeout: 600000 });
   await frame();
   const ms = Date.now() - start;
-  await page.waitForFunction(() => window.__answers_clock.t1 !== null, null, { timeout: 600000 });
-  const inPage = Math.round(await page.evaluate(() => window.__answers_clock.t1 - window.__answers_clock.t0));
+  const inPage = await reading(page, 600000);
   results.push([what, ms, inPage]);
   console.log(`${what}: ${ms} ms (in the page, input to painted frame: ${inPage} ms)`);
 }

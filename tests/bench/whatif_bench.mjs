@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { SHARED, open } from '../e2e/harness.mjs';
+import { arm, reading } from './clock.mjs';
 
 const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_unrolled_500.buffer-assignment.txt');
 if (!existsSync(file)) {
@@ -23,36 +24,17 @@ const app = await open({ viewport: { width: 1280, height: 720 } });
 const { page } = app;
 await app.load();
 
-/** Arms the in-page clock (as answers_bench.mjs): it starts at the first pointerdown,
- *  keydown or change event and stops once a frame whose animation-frame callback found the
- *  estimate of the new ticks drawn has been painted: the verdict of another number of ticks
- *  than `before`, and the diagram's estimate the verdict's (none when the estimate equals
- *  the real curve, and no verdict when nothing is left ticked). */
-async function arm(before, color) {
-  await page.evaluate(([b, c]) => {
-    const done = () => {
-      const v = document.querySelector('#whatif-verdict');
-      const d = window.__bufscope_estimate_drawn(c);
-      if (!v) return b !== 0 && !d;
-      if (Number(v.dataset.ticks) === b) return false;
-      return v.dataset.changed === 'false' ? !d : !!d && d.area === Number(v.dataset.area);
-    };
-    const clock = { t0: null, t1: null };
-    window.__whatif_clock = clock;
-    const start = (e) => { if (clock.t0 === null) clock.t0 = e.timeStamp; };
-    const kinds = ['pointerdown', 'keydown', 'change'];
-    for (const k of kinds) document.addEventListener(k, start, true);
-    const poll = () => {
-      if (clock.t0 !== null && done()) {
-        setTimeout(() => {
-          clock.t1 = performance.now();
-          for (const k of kinds) document.removeEventListener(k, start, true);
-        }, 0);
-      } else requestAnimationFrame(poll);
-    };
-    requestAnimationFrame(poll);
-  }, [before, color]);
-}
+/** Whether the estimate of the new ticks is drawn (in the page, for clock.mjs's `arm`):
+ *  the verdict of another number of ticks than `b`, and the diagram's estimate of colour
+ *  `c` the verdict's (none when the estimate equals the real curve, and no verdict when
+ *  nothing is left ticked). */
+const estimateDrawn = ([b, c]) => {
+  const v = document.querySelector('#whatif-verdict');
+  const d = window.__bufscope_estimate_drawn(c);
+  if (!v) return b !== 0 && !d;
+  if (Number(v.dataset.ticks) === b) return false;
+  return v.dataset.changed === 'false' ? !d : !!d && d.area === Number(v.dataset.area);
+};
 
 const results = [];
 const ticks = async () => Number((await page.locator('#whatif-verdict').count()) ? await page.locator('#whatif-verdict').getAttribute('data-ticks') : 0);
@@ -65,15 +47,15 @@ async function timed(kind, what, box) {
   const color = Number(await page.locator('#answers-space').inputValue());
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   const before = await ticks();
-  await arm(before, color);
+  await arm(page, estimateDrawn, [before, color]);
   await box.click();
+  let ms;
   try {
-    await page.waitForFunction(() => window.__whatif_clock.t1 !== null, null, { timeout: 60000 });
+    ms = await reading(page, 60000);
   } catch {
     console.log(`${kind}: ${what}: the tick changed nothing (no value it can act on)`);
     return;
   }
-  const ms = Math.round(await page.evaluate(() => window.__whatif_clock.t1 - window.__whatif_clock.t0));
   const acts = await box.getAttribute('data-acts');
   const peak = (await page.locator('#whatif-verdict').count()) ? await page.locator('#whatif-verdict').getAttribute('data-peak') : '-';
   results.push([kind, ms]);

@@ -18,12 +18,18 @@ const STEM = 'tpu_v5e_lm_scan_remat_OOM';
 const PARTS = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-range.txt', 'memory-usage-report.txt', 'error.txt'];
 const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
+/** The figures of the run's error message, read from it: the GiB required and available,
+ *  and the capacity in bytes. */
+function messageFigures() {
+  const message = readFileSync(path.join(DIR, `${STEM}.error.txt`), 'utf8');
+  const [, used, cap] = message.match(/required for HLO temporaries \((\d+\.\d+)G\) exceeds available HBM \((\d+\.\d+)G\)/);
+  return { used, cap, capBytes: Math.round(Number(cap) * 2 ** 30) };
+}
+
 test('the OOM run dropped together: its capacity on the HBM curve and the reconciliation beside the message', async () => {
   if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
   const before = app.consoleErrors.length;
-  const message = readFileSync(path.join(DIR, `${STEM}.error.txt`), 'utf8');
-  const [, used, cap] = message.match(/required for HLO temporaries \((\d+\.\d+)G\) exceeds available HBM \((\d+\.\d+)G\)/);
-  const capBytes = Math.round(Number(cap) * 2 ** 30);
+  const { used, cap, capBytes } = messageFigures();
   await app.load();
   await app.drop(PARTS.map((p) => dumpFile(path.join(DIR, `${STEM}.${p}`))));
   await app.waitForOutcome(`${PARTS.length} files`, 60000);
@@ -54,9 +60,7 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
 test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capacity and sentence', async () => {
   if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
   const before = app.consoleErrors.length;
-  const message = readFileSync(path.join(DIR, `${STEM}.error.txt`), 'utf8');
-  const [, used, cap] = message.match(/required for HLO temporaries \((\d+\.\d+)G\) exceeds available HBM \((\d+\.\d+)G\)/);
-  const capBytes = Math.round(Number(cap) * 2 ** 30);
+  const { used, cap, capBytes } = messageFigures();
   await app.load();
   // The run's folder as --xla_dump_to leaves it: the dump, the error, the HLO texts.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-'));
