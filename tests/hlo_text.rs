@@ -384,6 +384,22 @@ fn cut_and_garbled_texts_keep_what_was_read() {
     let _ = read_hlo("x", &noise);
 }
 
+/// Attributes printed again (most `backend_config`s are) are found among those printed
+/// lately rather than read again: on every real text, what is read is the same as when
+/// every attribute is read.
+#[test]
+fn attributes_found_again_read_the_same() {
+    let Some(dir) = common::shared_dumps_or_skip("attributes_found_again_read_the_same") else {
+        return;
+    };
+    for &(path, ..) in TEXTS {
+        let bytes = std::fs::read(dir.join(path)).unwrap();
+        let mut every = bufscope::parse::hlo::HloReader::new(path).reading_every_attribute();
+        every.feed(&bytes);
+        assert!(read_hlo(path, &bytes) == every.finish(), "{path}");
+    }
+}
+
 /// Read in chunks of any size, the same text.
 #[test]
 fn chunked_reading_is_the_same() {

@@ -20,7 +20,7 @@
 //! loader joins them).
 
 use super::CHUNK;
-use bufscope::parse::hlo::{self, HloRead};
+use bufscope::parse::hlo::{self, HloRead, HloReader};
 use bufscope::parse::{Behind, BodyEnd, BodyStart, DeferredUses, Later};
 use bufscope::pipeline::{Loaded, Pipeline};
 use bufscope::Loader;
@@ -104,10 +104,22 @@ fn is_hlo_text(path: &Path) -> bool {
     read.is_ok() && hlo::is_hlo_start(&head)
 }
 
-/// The HLO texts read, in order, as the loader reads them.
+/// The HLO texts read, in order, as the loader reads them: each streamed through one
+/// buffer (a whole file read at once is as many fresh pages to fault in).
 fn read_texts(paths: &[PathBuf]) -> std::io::Result<Vec<HloRead>> {
-    let read = |p: &PathBuf| Ok(hlo::read_hlo(&p.to_string_lossy(), &std::fs::read(p)?));
-    paths.iter().map(read).collect()
+    let mut buf = vec![0u8; 256 << 10];
+    let mut read = |p: &PathBuf| {
+        let mut file = File::open(p)?;
+        let size = file.metadata()?.len();
+        let mut reader = HloReader::with_size(&p.to_string_lossy(), size as usize);
+        loop {
+            match file.read(&mut buf)? {
+                0 => return Ok(reader.finish()),
+                n => reader.feed(&buf[..n]),
+            }
+        }
+    };
+    paths.iter().map(&mut read).collect()
 }
 
 /// Streams one file into `loader`, jumping over the first `Used values` body it skips

@@ -10,6 +10,20 @@ use nom::{IResult, Parser};
 pub(crate) type In<'a> = &'a [u8];
 pub(crate) type Res<'a, T> = IResult<In<'a>, T>;
 
+/// What each byte does to the nesting of a shape: `( [ {` open, `) ] }` close (a table,
+/// without the branches a `match` takes on every byte of a `from instruction:` line or an
+/// HLO text's shape).
+pub(crate) static BRACKETS: [i8; 256] = {
+    let mut t = [0i8; 256];
+    t[b'(' as usize] = 1;
+    t[b'[' as usize] = 1;
+    t[b'{' as usize] = 1;
+    t[b')' as usize] = -1;
+    t[b']' as usize] = -1;
+    t[b'}' as usize] = -1;
+    t
+};
+
 pub(crate) fn u64(i: In) -> Res<u64> {
     nom_u64(i)
 }

@@ -179,7 +179,7 @@ fn skip_shape(i: In) -> Option<In> {
         if c == b' ' && depth == 0 {
             return Some(&i[k + 1..]);
         }
-        depth += i32::from(BRACKETS[usize::from(c)]);
+        depth += i32::from(lex::BRACKETS[usize::from(c)]);
         if depth < 0 {
             return None;
         }
@@ -187,18 +187,6 @@ fn skip_shape(i: In) -> Option<In> {
     None
 }
 
-/// What each byte does to the nesting of a shape: `( [ {` open, `) ] }` close (a table,
-/// without the branches a `match` takes on every byte of a `from instruction:` line).
-static BRACKETS: [i8; 256] = {
-    let mut t = [0i8; 256];
-    t[b'(' as usize] = 1;
-    t[b'[' as usize] = 1;
-    t[b'{' as usize] = 1;
-    t[b')' as usize] = -1;
-    t[b']' as usize] = -1;
-    t[b'}' as usize] = -1;
-    t
-};
 
 /// `key=value key="quoted" ...}`: fills the fields bufscope keeps; stops at the closing
 /// brace or at anything it does not understand.

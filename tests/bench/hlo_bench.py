@@ -2,7 +2,7 @@
 """What the HLO module text beside a dump costs (issue 24, "Speed"): per real
 `*after_optimizations.txt` in ../shared/dumps that has its dump files beside it, the wall
 time of `bufscope summary --json` on the dump files without and with the text (median of
---runs runs each, whole processes), what the text adds against half the dumps' time (the
+--runs runs each, whole processes, taken in turns), what the text adds against half the dumps' time (the
 target), and the heap the read text keeps against its file's size (`bufscope bench TEXT`,
 the binary's counting allocator; target: at most the file's size).
 
@@ -27,14 +27,21 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 DUMP_SUFFIXES = [".buffer-assignment.txt", ".buffer-assignment-values.txt", ".live-range.txt"]
 
 
-def wall(cmd, runs):
-    """Median wall seconds of `cmd` over `runs` runs (its output discarded)."""
-    times = []
+def once(cmd):
+    """Wall seconds of one run of `cmd` (its output discarded)."""
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+
+
+def walls(a, b, runs):
+    """Median wall seconds of commands `a` and `b` over `runs` runs each, taken in turns (a,
+    b, a, b, …) so that a change in the machine's load moves both alike."""
+    ta, tb = [], []
     for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        ta.append(once(a))
+        tb.append(once(b))
+    return statistics.median(ta), statistics.median(tb)
 
 
 def main():
@@ -60,8 +67,7 @@ def main():
             print(f"{name[-62:]:62} {'':>8} {os.path.getsize(text) / 1e6:>7.2f} {'(no dump files beside it)':>34} {kept:>5.2f}x")
             continue
         base = [args.bufscope, "summary", "--json"] + dumps
-        without = wall(base, args.runs)
-        with_text = wall(base + [text], args.runs)
+        without, with_text = walls(base, base + [text], args.runs)
         added = with_text - without
         ok = "yes" if added <= without / 2 else "no"
         size = sum(os.path.getsize(d) for d in dumps) / 1e6

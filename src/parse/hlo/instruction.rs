@@ -8,8 +8,9 @@
 
 use std::borrow::Cow;
 
-use super::scan::{balanced_len, each_inside, each_top, quoted, trim};
-use super::Metas;
+use super::scan::{balanced_len, each_inside, each_top, piece_end, quoted, trim, trim_start};
+use super::seen::{Kept, Seen};
+use crate::parse::lex::BRACKETS;
 use crate::model::hlo::{CallRole, Head, HloBuilder, Meta};
 use nom::bytes::complete::{tag, take_while1};
 use nom::combinator::opt;
@@ -45,6 +46,13 @@ fn shape(i: In) -> Option<(In, In)> {
         let n = balanced_len(i)?;
         return Some((&i[..n], &i[n..]));
     }
+    // The first space, when the brackets before it close (a shape prints none inside them).
+    if let Some(k) = memchr::memchr(b' ', i) {
+        let depth: i64 = i[..k].iter().map(|&c| i64::from(BRACKETS[c as usize])).sum();
+        if depth == 0 {
+            return (k > 0).then(|| (&i[..k], &i[k..]));
+        }
+    }
     let mut depth = 0i64;
     for (k, &c) in i.iter().enumerate() {
         match c {
@@ -77,7 +85,7 @@ pub(super) fn instruction(
     line: In,
     line_no: u64,
     b: &mut HloBuilder,
-    metas: &mut Metas,
+    seen: &mut Seen,
     whole_only: bool,
 ) -> Parsed {
     let not = Parsed::Not;
@@ -96,8 +104,8 @@ pub(super) fn instruction(
         return not;
     };
     let mut head = Head {
-        name: b.intern(n),
-        opcode: b.intern(opcode),
+        name: b.name(n),
+        opcode: b.intern_short(opcode),
         shape: b.intern(shape_text),
         is_root,
         line: u32::try_from(line_no).unwrap_or(u32::MAX),
@@ -126,10 +134,7 @@ pub(super) fn instruction(
     if literal {
         head.literal = b.intern(trim(&rest[1..args_len - 1]));
     }
-    let (depth, in_string) = each_top(tail, |attr| match attr.iter().position(|&c| c == b'=') {
-        None => b.attr(attr, b""),
-        Some(eq) => attribute(b, metas, &mut head.meta, &attr[..eq], &attr[eq + 1..]),
-    });
+    let (depth, in_string) = attributes(b, seen, &mut head.meta, tail);
     if whole_only && (depth > 0 || in_string) {
         b.abandon();
         return Parsed::Open;
@@ -143,20 +148,75 @@ pub(super) fn instruction(
 fn operand(b: &mut HloBuilder, printed: In) {
     let mut p = trim(printed);
     while let Some(rest) = p.strip_prefix(b"/*") {
-        let Some(end) = rest.windows(2).position(|w| w == b"*/") else {
+        let Some(end) = memchr::memmem::find(rest, b"*/") else {
             return;
         };
         p = trim(&rest[end + 2..]);
     }
-    let last = p.rsplit(|&c| c == b' ').next().unwrap_or(p);
+    let last = memchr::memrchr(b' ', p).map_or(p, |k| &p[k + 1..]);
     let last = last.strip_prefix(b"%").unwrap_or(last);
     if !last.is_empty() {
         b.operand(last);
     }
 }
 
-/// One `key=value` after the operands.
-fn attribute(b: &mut HloBuilder, metas: &mut Metas, meta: &mut u32, key: In, value: In) {
+/// The attributes after the operands, split as [`each_top`] splits them, each read
+/// ([`attribute`]) or, when it was printed lately, taken as it was read then
+/// ([`super::seen::Pieces`]). Gives what [`each_top`] gives.
+fn attributes(b: &mut HloBuilder, seen: &mut Seen, meta: &mut u32, tail: In) -> (i64, bool) {
+    let mut rest = tail;
+    let mut any = false;
+    loop {
+        let start = trim_start(rest);
+        if let Some((len, kept)) = seen.pieces.find(start) {
+            b.attr_again(kept.0, kept.1);
+            let after = trim_start(&start[len..]);
+            match after.strip_prefix(b",") {
+                Some(next) => rest = next,
+                None => return (0, false),
+            }
+            any = true;
+            continue;
+        }
+        let (end, depth, in_string) = piece_end(rest);
+        let piece = trim(&rest[..end]);
+        let last = end == rest.len();
+        if !last || !piece.is_empty() || any {
+            let whole = !last || (depth == 0 && !in_string);
+            piece_read(b, seen, meta, piece, whole);
+        }
+        if last {
+            return (depth, in_string);
+        }
+        rest = &rest[end + 1..];
+        any = true;
+    }
+}
+
+/// One attribute as printed (`key=value`, or a bare word), read; kept for
+/// [`attributes`] to find again when it is `whole` (it closed what it opened).
+fn piece_read(b: &mut HloBuilder, seen: &mut Seen, meta: &mut u32, piece: In, whole: bool) {
+    let Some(eq) = piece.iter().position(|&c| c == b'=') else {
+        b.attr(piece, b"");
+        return;
+    };
+    let (key, value) = (&piece[..eq], &piece[eq + 1..]);
+    if let Some(kept) = attribute(b, &mut seen.metas, meta, key, value) {
+        if whole {
+            seen.pieces.keep(key, value, kept);
+        }
+    }
+}
+
+/// One `key=value` after the operands; the attribute it read into, unless it is metadata
+/// or names computations.
+fn attribute(
+    b: &mut HloBuilder,
+    metas: &mut super::seen::Metas,
+    meta: &mut u32,
+    key: In,
+    value: In,
+) -> Option<Kept> {
     let role = match key {
         b"condition" => Some(CallRole::Condition),
         b"body" => Some(CallRole::Body),
@@ -177,16 +237,28 @@ fn attribute(b: &mut HloBuilder, metas: &mut Metas, meta: &mut u32, key: In, val
                 b.call(role, n);
             }
         });
-        return;
+        return None;
     }
-    match key {
-        b"metadata" => *meta = metas.get(b, value),
+    let (k, v) = match key {
+        b"metadata" => {
+            *meta = match metas.find(value) {
+                Ok(id) => id,
+                Err(h) => {
+                    let read = metadata(b, value);
+                    let id = b.meta(read);
+                    metas.add(value, h, id);
+                    id
+                }
+            };
+            return None;
+        }
         b"custom_call_target" => match value.strip_prefix(b"\"").and_then(quoted) {
             Some((unquoted, _)) => b.attr(key, &unquoted),
             None => b.attr(key, value),
         },
         _ => b.attr(key, value),
-    }
+    };
+    Some((k, v))
 }
 
 /// `{op_type="…" op_name="…" source_file="…" source_line=N stack_frame_id=N …}`: what the
@@ -277,7 +349,7 @@ mod tests {
     fn instruction(line: In, line_no: u64) -> Option<Ins> {
         let mut b = HloBuilder::new();
         b.computation(b"c", false);
-        let read = super::instruction(line, line_no, &mut b, &mut Metas::default(), false);
+        let read = super::instruction(line, line_no, &mut b, &mut Seen::default(), false);
         if read != Parsed::Whole {
             return None;
         }
@@ -390,6 +462,46 @@ mod tests {
             br.calls.iter().map(|c| c.1.as_str()).collect::<Vec<_>>(),
             ["br.0", "br.1"]
         );
+    }
+
+    /// An attribute printed again is taken as it was read, but only where it is the whole
+    /// attribute: a longer value that starts the same, or one followed by more than spaces
+    /// and a comma, is read.
+    #[test]
+    fn attributes_printed_again() {
+        let v = r#"{"flag_configs":[],"scoped_memory_configs":[]}"#;
+        let lines: Vec<String> = [
+            format!("  %a = f32[] add(%x, %y), backend_config={v}"),
+            format!("  %b = f32[] add(%x, %y), backend_config={v}  , kind=kLoop"),
+            format!("  %c = f32[] add(%x, %y), backend_config={v}x, kind=kLoop"),
+            format!("  %d = f32[] add(%x, %y), backend_config={v}{{\"more\":1}}"),
+            format!("  %e = f32[] add(%x, %y), backend_config={v},"),
+            format!("  %f = f32[] add(%x, %y), backend_config={}", &v[..v.len() - 1]),
+            format!("  %g = f32[] add(%x, %y), frontend_attributes={v}"),
+        ]
+        .into();
+        let attrs = |b: HloBuilder| {
+            let t = b.finish();
+            (t.computations[0].instructions.iter())
+                .map(|i| t.attrs(i).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        };
+        let mut shared = HloBuilder::new();
+        shared.computation(b"c", false);
+        let mut seen = Seen::default();
+        let mut alone = Vec::new();
+        for line in &lines {
+            super::instruction(line.as_bytes(), 1, &mut shared, &mut seen, false);
+            let mut b = HloBuilder::new();
+            b.computation(b"c", false);
+            super::instruction(line.as_bytes(), 1, &mut b, &mut Seen::default(), false);
+            alone.extend(attrs(b));
+        }
+        let shared = attrs(shared);
+        assert_eq!(shared, alone);
+        assert_eq!(shared[1], [format!("backend_config={v}"), "kind=kLoop".into()]);
+        assert_eq!(shared[2][0], format!("backend_config={v}x"));
+        assert_eq!(shared[4], [format!("backend_config={v}"), "=".into()]);
     }
 
     #[test]

@@ -11,13 +11,14 @@
 
 mod instruction;
 mod scan;
+mod seen;
 mod tables;
 
 use super::input::Input;
 use crate::model::hlo::{HloBuilder, HloText};
-use crate::model::{Module, TableHash, Warning};
-use hashbrown::HashTable;
+use crate::model::{Module, Warning};
 use instruction::Parsed;
+use seen::Seen;
 use tables::Table;
 
 /// Warnings kept per text; the rest are counted.
@@ -52,7 +53,7 @@ pub struct HloReader {
     file: String,
     b: HloBuilder,
     warnings: Vec<Warning>,
-    metas: Metas,
+    seen: Seen,
     at: At,
     line_no: u64,
     /// An instruction printed over several lines: its text so far, first line, lines.
@@ -69,17 +70,31 @@ pub fn is_hlo_start(line: &[u8]) -> bool {
 impl HloReader {
     /// A reader for the file named `file` (a path is fine).
     pub fn new(file: &str) -> Self {
+        Self::with_size(file, 0)
+    }
+
+    /// [`HloReader::new`] for a file of about `bytes` bytes (its lists are made at the size
+    /// it needs).
+    pub fn with_size(file: &str, bytes: usize) -> Self {
         HloReader {
             file: file.to_string(),
-            b: HloBuilder::new(),
+            b: HloBuilder::with_size(bytes),
             warnings: Vec::new(),
-            metas: Metas::default(),
+            seen: Seen::default(),
             at: At::Start,
             line_no: 0,
             pending: None,
             suppressed: 0,
             input: Input::new(),
         }
+    }
+
+    /// This reader, reading every attribute even where it was printed lately (not looked
+    /// up, [`seen::Pieces`]): what the tests compare the look-up with.
+    #[doc(hidden)]
+    pub fn reading_every_attribute(mut self) -> Self {
+        self.seen.pieces.off = true;
+        self
     }
 
     /// More bytes of the file (gzip is recognised by its magic bytes).
@@ -147,8 +162,8 @@ impl HloReader {
                 } else if line.starts_with(b"  ") {
                     // Read at once; only a line that is no whole instruction is scanned for
                     // what it leaves open.
-                    let (b, metas) = (&mut self.b, &mut self.metas);
-                    match instruction::instruction(line, self.line_no, b, metas, true) {
+                    let (b, seen) = (&mut self.b, &mut self.seen);
+                    match instruction::instruction(line, self.line_no, b, seen, true) {
                         Parsed::Whole => {}
                         Parsed::Open => self.pending = Some((line.to_vec(), self.line_no, 1)),
                         Parsed::Not => {
@@ -212,6 +227,7 @@ impl HloReader {
 
     /// The open computation is complete.
     fn end_computation(&mut self) {
+        self.b.end();
         self.at = At::Between;
     }
 
@@ -223,7 +239,7 @@ impl HloReader {
     }
 
     fn instruction(&mut self, text: &[u8], line_no: u64) {
-        let read = instruction::instruction(text, line_no, &mut self.b, &mut self.metas, false);
+        let read = instruction::instruction(text, line_no, &mut self.b, &mut self.seen, false);
         if read == Parsed::Not {
             self.b.abandon();
             let msg = "malformed line in the HLO text: expected an instruction `  %name = shape opcode(operands), …`";
@@ -256,6 +272,7 @@ impl HloReader {
                     .into(),
             );
         }
+        self.b.end();
         if self.at == At::Computation {
             let text = &self.b.text;
             let name = (text.computations.last())
@@ -332,42 +349,9 @@ impl HloReader {
     }
 }
 
-/// The metadata read so far, by their printed text, so that a text printed again (most
-/// are: a layer's instructions share their op_name and frame) is looked up, not read again.
-/// The reader's own: dropped with it.
-#[derive(Default)]
-pub(super) struct Metas {
-    raw: Vec<u8>,
-    /// (hash, start and length in `raw`, index in the text's metadata).
-    table: HashTable<(TableHash, u32, u32, u32)>,
-}
-
-impl Metas {
-    /// The index in the text of the metadata printed as `value`.
-    pub(super) fn get(&mut self, b: &mut HloBuilder, value: &[u8]) -> u32 {
-        let h = TableHash::quick(value);
-        let raw = &self.raw;
-        let same = |&(eh, s, l, _): &(TableHash, u32, u32, u32)| {
-            eh == h && raw.get(s as usize..(s + l) as usize) == Some(value)
-        };
-        if let Some(&(_, _, _, id)) = self.table.find(h.spread(), same) {
-            return id;
-        }
-        let meta = instruction::metadata(b, value);
-        let id = b.meta(meta);
-        let (Ok(start), Ok(len)) = (u32::try_from(self.raw.len()), u32::try_from(value.len()))
-        else {
-            return id;
-        };
-        self.raw.extend_from_slice(value);
-        (self.table).insert_unique(h.spread(), (h, start, len, id), |e| e.0.spread());
-        id
-    }
-}
-
 /// Reads a whole HLO text at once.
 pub fn read_hlo(file: &str, bytes: &[u8]) -> HloRead {
-    let mut r = HloReader::new(file);
+    let mut r = HloReader::with_size(file, bytes.len());
     r.feed(bytes);
     r.finish()
 }

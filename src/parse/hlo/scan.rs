@@ -141,6 +141,27 @@ pub(super) fn each_top<'a>(text: &'a [u8], mut f: impl FnMut(&'a [u8])) -> (i64,
     open
 }
 
+/// Where the first piece of `text` ends, as [`each_top`] splits it: the position of the
+/// first comma outside brackets and strings, or the text's end; with what [`open_at_end`]
+/// gives of the text up to there.
+pub(super) fn piece_end(text: &[u8]) -> (usize, i64, bool) {
+    let mut end = text.len();
+    let open = walk(text, |k, c, depth| {
+        if c == b',' && depth == 0 {
+            end = k;
+            return false;
+        }
+        true
+    });
+    (end, open.0, open.1)
+}
+
+/// `text` without leading spaces.
+pub(super) fn trim_start(text: &[u8]) -> &[u8] {
+    let start = text.iter().position(|&c| c != b' ').unwrap_or(text.len());
+    &text[start..]
+}
+
 /// `text` split at each comma outside brackets and strings (pieces trimmed of spaces).
 pub(super) fn split_top(text: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();

@@ -9,10 +9,9 @@ use super::scan::{quoted, split_top, trim};
 use crate::model::hlo::{FileLocation, HloText, StackFrame, StackFrames};
 use crate::model::utf8_lossy as text;
 use nom::bytes::complete::{tag, take_while1};
-use nom::character::complete::{char, space1, u32 as nom_u32};
-use nom::multi::separated_list1;
-use nom::sequence::{delimited, separated_pair};
-use nom::{IResult, Parser};
+use nom::character::complete::u32 as nom_u32;
+use nom::sequence::separated_pair;
+use nom::Parser;
 
 type In<'a> = &'a [u8];
 
@@ -36,21 +35,28 @@ pub(super) fn opens(line: In) -> Option<Table> {
     }
 }
 
-/// `key=N` pairs inside braces.
-fn fields(i: In) -> IResult<In, Vec<(In, u32)>> {
-    delimited(
-        char('{'),
-        separated_list1(
-            space1,
-            separated_pair(
-                take_while1(|c: u8| c != b'=' && c != b' '),
-                tag("="),
-                nom_u32,
-            ),
-        ),
-        char('}'),
-    )
-    .parse(i)
+/// `{key=N key=N …}`: `f(key, N)` for each pair, in order; false when the text is not
+/// such pairs (what follows the closing brace is the caller's to check: given back).
+fn fields<'a>(i: In<'a>, mut f: impl FnMut(In, u32)) -> Option<In<'a>> {
+    let mut rest = i.strip_prefix(b"{")?;
+    loop {
+        let (after, (key, n)) = separated_pair(
+            take_while1(|c: u8| c != b'=' && c != b' ' && c != b'}'),
+            tag("="),
+            nom_u32::<_, nom::error::Error<In>>,
+        )
+        .parse(rest)
+        .ok()?;
+        f(key, n);
+        if let Some(end) = after.strip_prefix(b"}") {
+            return Some(end);
+        }
+        let spaces = after.iter().take_while(|&&c| c == b' ').count();
+        if spaces == 0 {
+            return None;
+        }
+        rest = &after[spaces..];
+    }
 }
 
 /// One row of `table` into `frames`; false when the line is not such a row.
@@ -76,13 +82,27 @@ pub(super) fn row(table: Table, line: In, frames: &mut StackFrames) -> bool {
             map.insert(id, text(&s).into_owned());
         }
         Table::FileLocations | Table::StackFrames => {
-            let Ok((after, kv)) = fields(rest) else {
-                return false;
-            };
-            if !trim(after).is_empty() {
+            // The keys of either table, the first of each kept.
+            const KEYS: [&[u8]; 8] = [
+                b"file_location_id",
+                b"parent_frame_id",
+                b"file_name_id",
+                b"function_name_id",
+                b"line",
+                b"end_line",
+                b"column",
+                b"end_column",
+            ];
+            let mut values = [None; KEYS.len()];
+            let after = fields(rest, |key, n| {
+                if let Some(k) = KEYS.iter().position(|&x| x == key) {
+                    values[k].get_or_insert(n);
+                }
+            });
+            if !after.is_some_and(|a| trim(a).is_empty()) {
                 return false;
             }
-            let get = |k: &[u8]| kv.iter().find(|(key, _)| *key == k).map(|&(_, v)| v);
+            let get = |k: &[u8]| KEYS.iter().position(|&x| x == k).and_then(|k| values[k]);
             if table == Table::StackFrames {
                 let (Some(loc), Some(parent)) = (get(b"file_location_id"), get(b"parent_frame_id"))
                 else {
