@@ -65,6 +65,9 @@ const VALUE_LENGTHS: std::ops::RangeInclusive<usize> = 24..=16 << 10;
 #[derive(Default)]
 pub(super) struct Pieces {
     slots: Vec<Slot>,
+    /// The first bytes of the keys kept (bit `c` of word `c / 64`): most attributes (every
+    /// `metadata`) are passed over on their first byte.
+    firsts: [u64; 4],
     /// Nothing is kept (so nothing found): every attribute is read.
     pub off: bool,
 }
@@ -91,6 +94,10 @@ impl Pieces {
     /// lately followed by a comma or the text's end (spaces aside): its length and what it
     /// read into.
     pub(super) fn find(&self, text: &[u8]) -> Option<(usize, Kept)> {
+        let &first = text.first()?;
+        if self.firsts[usize::from(first / 64)] & 1 << (first % 64) == 0 {
+            return None;
+        }
         let k = key_len(text)?;
         let slot = self.slots.get(slot_of(&text[..k]))?;
         if slot.key != text[..k] {
@@ -113,6 +120,7 @@ impl Pieces {
         if self.slots.is_empty() {
             self.slots = vec![Slot::default(); SLOTS];
         }
+        self.firsts[usize::from(key[0] / 64)] |= 1 << (key[0] % 64);
         let slot = &mut self.slots[slot_of(key)];
         if slot.key != key {
             *slot = Slot {
