@@ -29,7 +29,7 @@ impl Str {
 
     /// A handle from [`Str::to_raw`]'s numbers. One that fits no string of its arena reads
     /// as "" ([`Strings::get`]), never panics.
-    pub(crate) fn from_raw([start, len]: [u32; 2]) -> Str {
+    pub(crate) const fn from_raw([start, len]: [u32; 2]) -> Str {
         Str { start, len }
     }
 }

@@ -134,7 +134,7 @@ pub fn instruction_view(module: &Module, v: &Value) -> Option<InstructionView> {
         operands,
         literal: owned(hlo.literal(ins)),
         computation: hlo.str(computation.name).to_string(),
-        in_entry: computation.is_entry,
+        in_entry: hlo.is_entry(computation),
         calls: (hlo.calls(ins).iter())
             .map(|c| (role_key(c.role), hlo.str(c.computation).to_string()))
             .collect(),

@@ -60,7 +60,7 @@ impl Text {
                     name: b.intern(i.name.as_bytes()),
                     opcode: b.intern(i.opcode.as_bytes()),
                     shape: b.intern(i.shape.as_bytes()),
-                    literal: b.intern(i.literal.as_deref().unwrap_or("").as_bytes()),
+                    literal: (i.literal.as_deref()).map(|l| b.intern(l.as_bytes())),
                     meta: b.meta(Meta {
                         op_name,
                         ..Meta::default()

@@ -6,7 +6,7 @@
 
 use hashbrown::{HashMap, HashTable};
 
-use super::{CallRole, Called, Computation, HloInstruction, HloText, Meta, Run};
+use super::{CallRole, Called, Computation, HloInstruction, HloText, Meta, MetaRecord, Run};
 use crate::model::{Str, Strings, TableHash};
 
 /// Builds an [`HloText`] as it is read: strings interned, instructions pushed part by
@@ -71,7 +71,8 @@ pub struct Head {
     pub name: Str,
     pub opcode: Str,
     pub shape: Str,
-    pub literal: Str,
+    /// A `constant`'s literal or a `parameter`'s number (none for other opcodes).
+    pub literal: Option<Str>,
     /// From [`HloBuilder::meta`] (0: none).
     pub meta: u32,
     pub line: u32,
@@ -81,7 +82,7 @@ pub struct Head {
 impl HloBuilder {
     pub fn new() -> HloBuilder {
         let mut b = HloBuilder::default();
-        b.text.metas.push(Meta::default());
+        b.text.metas.push(MetaRecord::of(Meta::default()));
         b.metas.insert(Meta::default(), 0);
         b
     }
@@ -144,13 +145,16 @@ impl HloBuilder {
         s
     }
 
-    /// Opens a computation; the instructions pushed next are its.
+    /// Opens a computation; the instructions pushed next are its. It is the entry when
+    /// `is_entry` and no computation was before it.
     pub fn computation(&mut self, name: &[u8], is_entry: bool) {
         let name = self.intern(name);
         self.end();
+        if is_entry && self.text.entry.is_none() {
+            self.text.entry = u32::try_from(self.text.computations.len()).ok();
+        }
         self.text.computations.push(Computation {
             name,
-            is_entry,
             instructions: Vec::new(),
         });
         self.start();
@@ -213,7 +217,7 @@ impl HloBuilder {
         let next = self.text.metas.len() as u32;
         let id = *self.metas.entry(m).or_insert(next);
         if id == next {
-            self.text.metas.push(m);
+            self.text.metas.push(MetaRecord::of(m));
         }
         id
     }
@@ -232,17 +236,18 @@ impl HloBuilder {
             name: head.name,
             opcode: head.opcode,
             shape: head.shape,
-            literal: head.literal,
             operands: run(o, t.operands.len()),
             calls: run(c, t.calls.len()),
             attrs: run(a, t.attrs.len()),
             meta,
             line: head.line,
             is_root: head.is_root,
+            has_literal: head.literal.is_some(),
         };
         if self.text.computations.is_empty() {
             self.abandon();
         } else {
+            self.text.operands.extend(head.literal);
             let h = match self.pending_name.take() {
                 Some((h, s)) if s == head.name => h,
                 _ => TableHash::quick(self.text.strings.bytes(head.name)),
@@ -289,17 +294,25 @@ impl HloText {
     /// equal names are equal handles. Made at their size, the tables never grow: an entry
     /// is its position only, its hash made again from its name if they did.
     fn index(&mut self, hashes: &[TableHash]) {
-        let n: usize = self.computations.iter().map(|c| c.instructions.len()).sum();
-        let mut by_name = HashTable::with_capacity(n);
+        let mut starts = Vec::with_capacity(self.computations.len());
+        let mut n = 0u32;
+        for c in &self.computations {
+            starts.push(n);
+            n += c.instructions.len() as u32;
+        }
+        self.starts = starts;
+        let mut by_name = HashTable::with_capacity(n as usize);
         let mut comps = HashTable::with_capacity(self.computations.len());
         let mut repeat = false;
         let comp_name = |k: u32| self.str(self.computations[k as usize].name);
-        let ins_name = |(c, i): (u32, u32)| {
-            self.str(self.computations[c as usize].instructions[i as usize].name)
+        let ins = |g: u32| {
+            let (c, i) = self.place(g);
+            &self.computations[c as usize].instructions[i as usize]
         };
         let spread = |name: &str| TableHash::quick(name.as_bytes()).spread();
-        let known = hashes.len() == n;
+        let known = hashes.len() == n as usize;
         let mut hashes = hashes.iter();
+        let mut g = 0u32;
         for (ci, c) in self.computations.iter().enumerate() {
             let name = self.str(c.name);
             let at = comps.entry(
@@ -308,26 +321,24 @@ impl HloText {
                 |&k| spread(comp_name(k)),
             );
             at.or_insert(ci as u32);
-            for (ii, i) in c.instructions.iter().enumerate() {
-                let name = self.str(i.name);
+            for i in &c.instructions {
                 let h = match hashes.next() {
                     Some(h) if known => h.spread(),
-                    _ => spread(name),
+                    _ => spread(self.str(i.name)),
                 };
-                let at = (ci as u32, ii as u32);
-                let eq = |&(c, k): &(u32, u32)| {
-                    self.computations[c as usize].instructions[k as usize].name == i.name
-                };
-                match by_name.entry(h, eq, |&k| spread(ins_name(k))) {
+                let eq = |&k: &u32| ins(k).name == i.name;
+                match by_name.entry(h, eq, |&k| spread(self.str(ins(k).name))) {
                     hashbrown::hash_table::Entry::Occupied(_) => repeat = true,
                     hashbrown::hash_table::Entry::Vacant(v) => {
-                        v.insert(at);
+                        v.insert(g);
                     }
                 }
+                g += 1;
             }
         }
         self.by_name = by_name;
         self.computations_by_name = comps;
         self.names_repeat = repeat;
     }
+
 }

@@ -8,11 +8,13 @@
 //! what the answers need is kept, not HLO's semantics: an instruction's attributes other
 //! than those named here are kept as printed, for the details panel.
 //!
-//! **Invariant:** a text keeps at most its file's size in memory. Every string of the
-//! instructions is interned once in one arena ([`Strings`], its table dropped once read);
-//! an instruction is a fixed record of handles ([`Str`]) and ranges into the text's flat
-//! lists of operands, calls and attributes; metadata are interned whole ([`Meta`]); names
-//! are found through one hash table of instruction names and one of computation names.
+//! **Invariant:** a text keeps at most its file's size in memory (one under 2 KB, at most
+//! 512 bytes more: the tables every text has). Every string of the instructions is
+//! interned once in one arena ([`Strings`], its table dropped once read); an instruction
+//! is a fixed record of 60 bytes, handles ([`Str`]) and ranges into the text's flat lists
+//! of operands (a literal just after its instruction's), calls and attributes; metadata
+//! are interned whole, 24 bytes each; names are found through one hash table of
+//! instruction places (4 bytes a slot) and one of computations.
 
 use hashbrown::HashTable;
 
@@ -45,9 +47,12 @@ pub struct HloText {
     calls: Vec<Called>,
     attrs: Vec<(Str, Str)>,
     /// `metas[0]` is "no metadata".
-    metas: Vec<Meta>,
-    /// Instruction names → (computation, instruction), the first of a name.
-    by_name: HashTable<(u32, u32)>,
+    metas: Vec<MetaRecord>,
+    /// Instruction names → the instruction's place in the text ([`HloText::place`]), the
+    /// first of a name.
+    by_name: HashTable<u32>,
+    /// Each computation's first instruction's place in the text, in order.
+    starts: Vec<u32>,
     /// Computation names → computation, the first of a name.
     computations_by_name: HashTable<u32>,
     /// Whether two instructions share a name (valid HLO never has: names are the module's).
@@ -59,7 +64,6 @@ pub struct HloText {
 pub struct Computation {
     /// Without the `%` ([`HloText::str`]).
     pub name: Str,
-    pub is_entry: bool,
     /// In printed order, which for a scheduled module is the schedule's order.
     pub instructions: Vec<HloInstruction>,
 }
@@ -104,6 +108,41 @@ pub struct Meta {
     pub stack_frame_id: Option<u32>,
 }
 
+/// A [`Meta`] as a text keeps it: 24 bytes rather than 40, each absent part a value no
+/// text prints ([`MetaRecord::NONE`], `u32::MAX`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MetaRecord {
+    op_name: Str,
+    source_file: Str,
+    source_line: u32,
+    stack_frame_id: u32,
+}
+
+impl MetaRecord {
+    /// The handle of an absent string: one no arena makes (it reads as "").
+    const NONE: Str = Str::from_raw([u32::MAX, 0]);
+
+    fn of(m: Meta) -> MetaRecord {
+        MetaRecord {
+            op_name: m.op_name.unwrap_or(Self::NONE),
+            source_file: m.source_file.unwrap_or(Self::NONE),
+            source_line: m.source_line.unwrap_or(u32::MAX),
+            stack_frame_id: m.stack_frame_id.unwrap_or(u32::MAX),
+        }
+    }
+
+    fn meta(self) -> Meta {
+        let s = |s: Str| (s != Self::NONE).then_some(s);
+        let n = |n: u32| (n != u32::MAX).then_some(n);
+        Meta {
+            op_name: s(self.op_name),
+            source_file: s(self.source_file),
+            source_line: n(self.source_line),
+            stack_frame_id: n(self.stack_frame_id),
+        }
+    }
+}
+
 /// A run of a text's flat list (operands, calls, attributes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Run {
@@ -126,11 +165,9 @@ pub struct HloInstruction {
     pub opcode: Str,
     /// The shape as printed, layouts included.
     pub shape: Str,
-    /// A `constant`'s literal text as printed (`8`, `{1, 2}`), or a `parameter`'s number
-    /// ([`HloText::literal`]).
-    literal: Str,
     /// The operands' names without `%` (a TPU's `%wide.param.39#0` kept as printed, `#0`
-    /// and all); none for a `constant` or `parameter` ([`HloText::operands`]).
+    /// and all); none for a `constant` or `parameter` ([`HloText::operands`]), whose
+    /// literal is kept just after the run ([`HloText::literal`]).
     operands: Run,
     calls: Run,
     /// Every `key=value` after the operands but metadata and the calls, in order, as
@@ -141,6 +178,9 @@ pub struct HloInstruction {
     /// Line number in the text (1-based).
     pub line: u32,
     pub is_root: bool,
+    /// A `constant`'s literal text as printed (`8`, `{1, 2}`) or a `parameter`'s number
+    /// follows the operands ([`HloText::literal`]).
+    has_literal: bool,
 }
 
 /// The attributes the details show apart from the others (and the calls and metadata).
@@ -170,10 +210,18 @@ impl HloText {
     /// The instruction named `name` (without `%`): its computation's and its own index.
     pub fn position(&self, name: &str) -> Option<(u32, u32)> {
         let h = TableHash::quick(name.as_bytes());
-        let found = self.by_name.find(h.spread(), |&(c, i)| {
+        let found = self.by_name.find(h.spread(), |&g| {
+            let (c, i) = self.place(g);
             self.str(self.computations[c as usize].instructions[i as usize].name) == name
         });
-        found.copied()
+        found.map(|&g| self.place(g))
+    }
+
+    /// The computation and index of the instruction at place `g` of the text (its
+    /// instructions counted in printed order).
+    fn place(&self, g: u32) -> (u32, u32) {
+        let c = self.starts.partition_point(|&s| s <= g).saturating_sub(1);
+        (c as u32, g - self.starts.get(c).copied().unwrap_or(0))
     }
 
     /// The instruction named `name` (without `%`) and the computation it lives in.
@@ -198,6 +246,12 @@ impl HloText {
             }
             None => None,
         }
+    }
+
+    /// Whether `c` (one of this text's computations) is its entry.
+    pub fn is_entry(&self, c: &Computation) -> bool {
+        let entry = self.entry.and_then(|e| self.computations.get(e as usize));
+        entry.is_some_and(|e| std::ptr::eq(e, c))
     }
 
     /// How many devices run the program: partitions × replicas (each absent counts 1). Every
@@ -270,12 +324,14 @@ impl HloText {
 
     /// A `constant`'s literal or a `parameter`'s number as printed (`None` for any other).
     pub fn literal(&self, i: &HloInstruction) -> Option<&str> {
-        matches!(self.opcode(i), "constant" | "parameter").then(|| self.str(i.literal))
+        let at = i.operands.start as usize + i.operands.len as usize;
+        let literal = self.operands.get(at).filter(|_| i.has_literal);
+        literal.map(|&s| self.str(s))
     }
 
     /// The instruction's metadata (all `None` without one).
     pub fn meta(&self, i: &HloInstruction) -> Meta {
-        self.metas.get(i.meta as usize).copied().unwrap_or_default()
+        (self.metas.get(i.meta as usize)).map_or_else(Meta::default, |m| m.meta())
     }
 
     /// From `metadata={op_name="…"}`.
@@ -324,7 +380,7 @@ impl PartialEq for HloText {
                     std::iter::once(c.name).chain(
                         c.instructions
                             .iter()
-                            .flat_map(|i| [i.name, i.opcode, i.shape, i.literal]),
+                            .flat_map(|i| [i.name, i.opcode, i.shape]),
                     )
                 })
                 .chain(h.operands.iter().copied())
@@ -333,7 +389,7 @@ impl PartialEq for HloText {
                 .chain(
                     h.metas
                         .iter()
-                        .flat_map(|m| [m.op_name, m.source_file])
+                        .flat_map(|m| [m.meta().op_name, m.meta().source_file])
                         .flatten(),
                 );
             all.map(|s| h.str(s).to_string()).collect::<Vec<_>>()

@@ -132,7 +132,7 @@ pub(super) fn instruction(
         }
     };
     if literal {
-        head.literal = b.intern(trim(&rest[1..args_len - 1]));
+        head.literal = Some(b.intern(trim(&rest[1..args_len - 1])));
     }
     let (depth, in_string) = attributes(b, seen, &mut head.meta, tail);
     if whole_only && (depth > 0 || in_string) {

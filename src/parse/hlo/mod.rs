@@ -201,17 +201,11 @@ impl HloReader {
             }
         }
         if let Some((is_entry, name)) = instruction::computation_start(line) {
-            let hlo = &mut self.b.text;
-            if is_entry {
-                if hlo.entry.is_some() {
-                    let name = crate::model::utf8_lossy(name);
-                    let msg = format!(
-                        "a second ENTRY computation `{name}`; the first is kept as the entry"
-                    );
-                    self.warn(self.line_no, msg);
-                } else {
-                    hlo.entry = u32::try_from(hlo.computations.len()).ok();
-                }
+            if is_entry && self.b.text.entry.is_some() {
+                let name = crate::model::utf8_lossy(name);
+                let msg =
+                    format!("a second ENTRY computation `{name}`; the first is kept as the entry");
+                self.warn(self.line_no, msg);
             }
             self.b.computation(name, is_entry);
             self.at = At::Computation;
