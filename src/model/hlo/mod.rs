@@ -210,11 +210,15 @@ impl HloText {
     /// The instruction named `name` (without `%`): its computation's and its own index.
     pub fn position(&self, name: &str) -> Option<(u32, u32)> {
         let h = TableHash::quick(name.as_bytes());
-        let found = self.by_name.find(h.spread(), |&g| {
+        // The place of the instruction the table gives, found once (`place` searches).
+        let mut at = None;
+        self.by_name.find(h.spread(), |&g| {
             let (c, i) = self.place(g);
-            self.str(self.computations[c as usize].instructions[i as usize].name) == name
-        });
-        found.map(|&g| self.place(g))
+            let same = self.str(self.computations[c as usize].instructions[i as usize].name) == name;
+            at = same.then_some((c, i));
+            same
+        })?;
+        at
     }
 
     /// The computation and index of the instruction at place `g` of the text (its
