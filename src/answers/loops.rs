@@ -17,7 +17,7 @@
 use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
-use crate::analysis::loops::trip::{counter_element, find, parameter, parameter_element, root};
+use crate::analysis::loops::trip::{counter_element, parameter, parameter_element, root};
 use crate::analysis::loops::{loops, Loop, Loops};
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
@@ -152,7 +152,7 @@ fn value_of_operand<'a>(hlo: &'a HloText, comp: &'a Computation, operand: &'a st
     if let Some((base, k)) = operand.rsplit_once('#') {
         return (base, format!("{{{k}}}"));
     }
-    let gte = find(hlo, comp, operand).filter(|i| hlo.opcode(i) == "get-tuple-element");
+    let gte = hlo.find_in(comp, operand).filter(|i| hlo.opcode(i) == "get-tuple-element");
     let index = gte.and_then(|i| hlo.attr(i, "index"));
     match (gte.and_then(|i| hlo.operand(i, 0)), index) {
         (Some(base), Some(k)) => (base, format!("{{{k}}}")),
@@ -163,7 +163,7 @@ fn value_of_operand<'a>(hlo: &'a HloText, comp: &'a Computation, operand: &'a st
 /// Whether `name` in `body` updates body element `k` in place with a dynamic-update-slice
 /// (itself, or a fusion whose computation holds one).
 fn updates_in_place(hlo: &HloText, body: &Computation, name: &str, k: u32) -> bool {
-    let Some(i) = find(hlo, body, name) else { return false };
+    let Some(i) = hlo.find_in(body, name) else { return false };
     let dus = match hlo.opcode(i) {
         "dynamic-update-slice" => true,
         "fusion" => hlo.calls(i).iter().filter(|c| c.role == CallRole::Calls).any(|c| {
@@ -210,7 +210,7 @@ impl<'a> Parts<'a> {
         let comp = |i: u32| hlo.computations.get(i as usize);
         let (outer, cond, body) = (comp(l.at[0])?, comp(l.at[2])?, comp(l.at[3])?);
         let w = outer.instructions.get(l.at[1] as usize)?;
-        let init = hlo.operand(w, 0).and_then(|o| find(hlo, outer, o)).filter(|i| hlo.opcode(i) == "tuple");
+        let init = hlo.operand(w, 0).and_then(|o| hlo.find_in(outer, o)).filter(|i| hlo.opcode(i) == "tuple");
         let root = root(body).filter(|r| hlo.opcode(r) == "tuple")?;
         let shapes = tuple_elements(hlo.shape(w)).unwrap_or_default();
         let counter_at = counter_element(hlo, cond, body);

@@ -99,7 +99,8 @@ impl Behind {
                 (ask, Into::Uses(self.start_body(d)))
             }
             Later::Hlo { file, size } => {
-                let reader = Box::new(HloReader::new(&file));
+                let size_hint = usize::try_from(size).unwrap_or(0);
+                let reader = Box::new(HloReader::with_size(&file, size_hint));
                 (
                     Ask {
                         file,

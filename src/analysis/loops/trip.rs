@@ -19,11 +19,6 @@ pub enum TripSource {
     Unknown,
 }
 
-/// An instruction of `comp` by name.
-pub fn find<'a>(hlo: &'a HloText, comp: &'a Computation, name: &str) -> Option<&'a HloInstruction> {
-    hlo.find_in(comp, name)
-}
-
 /// The computation's root (the `ROOT` line, else its last instruction).
 pub fn root(comp: &Computation) -> Option<&HloInstruction> {
     comp.instructions
@@ -49,7 +44,7 @@ pub fn parameter_element(hlo: &HloText, comp: &Computation, name: &str) -> Optio
         if let Some((base, k)) = at.rsplit_once('#') {
             return (base == p).then(|| k.parse().ok()).flatten();
         }
-        let i = find(hlo, comp, at)?;
+        let i = hlo.find_in(comp, at)?;
         match hlo.opcode(i) {
             "copy" | "bitcast" => at = hlo.operand(i, 0)?,
             "get-tuple-element" if hlo.operand(i, 0) == Some(p) => {
@@ -66,7 +61,7 @@ pub fn parameter_element(hlo: &HloText, comp: &Computation, name: &str) -> Optio
 fn constant_value(hlo: &HloText, comp: &Computation, name: &str) -> Option<i64> {
     let mut at = name;
     for _ in 0..16 {
-        let i = find(hlo, comp, at)?;
+        let i = hlo.find_in(comp, at)?;
         match hlo.opcode(i) {
             "constant" => return hlo.literal(i)?.trim().parse().ok(),
             "copy" | "bitcast" | "convert" => at = hlo.operand(i, 0)?,
@@ -123,7 +118,7 @@ pub fn counter(hlo: &HloText, condition: &Computation) -> Option<(u32, i64, bool
 
 /// The constant `s` when `name` in `body` is `add(element k, constant s)`.
 fn step(hlo: &HloText, body: &Computation, name: &str, k: u32) -> Option<i64> {
-    let next = find(hlo, body, name)?;
+    let next = hlo.find_in(body, name)?;
     if hlo.opcode(next) != "add" {
         return None;
     }
@@ -159,7 +154,7 @@ fn canonical_count(
 ) -> Option<u64> {
     let (k, n, inclusive) = counter(hlo, condition)?;
     // The init: element k of the while's operand tuple, a constant.
-    let init = find(hlo, outer, hlo.operand(w, 0)?)?;
+    let init = hlo.find_in(outer, hlo.operand(w, 0)?)?;
     if hlo.opcode(init) != "tuple" {
         return None;
     }

@@ -269,10 +269,8 @@ impl HloBuilder {
             c
         });
         t.strings = Strings::from_chunks(chunks.collect());
+        // Each computation's instructions were moved in at their size (`end`).
         t.computations.shrink_to_fit();
-        for c in &mut t.computations {
-            c.instructions.shrink_to_fit();
-        }
         t.operands.shrink_to_fit();
         t.calls.shrink_to_fit();
         t.attrs.shrink_to_fit();

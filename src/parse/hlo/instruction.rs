@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::scan::{balanced_len, each_inside, each_top, piece_end, quoted, trim, trim_start};
+use super::scan::{balanced_len, each_inside, each_top, quoted, split, trim, Split};
 use super::seen::{Kept, Seen};
 use crate::parse::lex::BRACKETS;
 use crate::model::hlo::{CallRole, Head, HloBuilder, Meta};
@@ -46,21 +46,16 @@ fn shape(i: In) -> Option<(In, In)> {
         let n = balanced_len(i)?;
         return Some((&i[..n], &i[n..]));
     }
-    // The first space, when the brackets before it close (a shape prints none inside them).
-    if let Some(k) = memchr::memchr(b' ', i) {
-        let depth: i64 = i[..k].iter().map(|&c| i64::from(BRACKETS[c as usize])).sum();
+    // The first space outside brackets (a shape prints none inside them): the bracket
+    // depth summed from one space to the next.
+    let mut depth = 0i64;
+    let mut from = 0;
+    for k in memchr::memchr_iter(b' ', i) {
+        depth += i[from..k].iter().map(|&c| i64::from(BRACKETS[c as usize])).sum::<i64>();
         if depth == 0 {
             return (k > 0).then(|| (&i[..k], &i[k..]));
         }
-    }
-    let mut depth = 0i64;
-    for (k, &c) in i.iter().enumerate() {
-        match c {
-            b'[' | b'{' | b'(' => depth += 1,
-            b']' | b'}' | b')' => depth -= 1,
-            b' ' if depth == 0 => return (k > 0).then(|| (&i[..k], &i[k..])),
-            _ => {}
-        }
+        from = k;
     }
     None
 }
@@ -134,7 +129,8 @@ pub(super) fn instruction(
     if literal {
         head.literal = Some(b.intern(trim(&rest[1..args_len - 1])));
     }
-    let (depth, in_string) = attributes(b, seen, &mut head.meta, tail);
+    let mut attributes = Attributes { b: &mut *b, seen, meta: &mut head.meta };
+    let (depth, in_string) = split(tail, &mut attributes);
     if whole_only && (depth > 0 || in_string) {
         b.abandon();
         return Parsed::Open;
@@ -160,41 +156,29 @@ fn operand(b: &mut HloBuilder, printed: In) {
     }
 }
 
-/// The attributes after the operands, split as [`each_top`] splits them, each read
-/// ([`attribute`]) or, when it was printed lately, taken as it was read then
-/// ([`super::seen::Pieces`]). Gives what [`each_top`] gives.
-fn attributes(b: &mut HloBuilder, seen: &mut Seen, meta: &mut u32, tail: In) -> (i64, bool) {
-    let mut rest = tail;
-    let mut any = false;
-    loop {
-        let start = trim_start(rest);
-        if let Some((len, kept)) = seen.pieces.find(start) {
-            b.attr_again(kept.0, kept.1);
-            let after = trim_start(&start[len..]);
-            match after.strip_prefix(b",") {
-                Some(next) => rest = next,
-                None => return (0, false),
-            }
-            any = true;
-            continue;
-        }
-        let (end, depth, in_string) = piece_end(rest);
-        let piece = trim(&rest[..end]);
-        let last = end == rest.len();
-        if !last || !piece.is_empty() || any {
-            let whole = !last || (depth == 0 && !in_string);
-            piece_read(b, seen, meta, piece, whole);
-        }
-        if last {
-            return (depth, in_string);
-        }
-        rest = &rest[end + 1..];
-        any = true;
+/// The attributes after the operands, as [`split`] splits them: each read
+/// ([`piece_read`]) or, when it was printed lately, taken as it was read then
+/// ([`super::seen::Pieces`]).
+struct Attributes<'r> {
+    b: &'r mut HloBuilder,
+    seen: &'r mut Seen,
+    meta: &'r mut u32,
+}
+
+impl<'a> Split<'a> for Attributes<'_> {
+    fn known(&mut self, rest: &'a [u8]) -> Option<usize> {
+        let (len, (key, value)) = self.seen.pieces.find(rest)?;
+        self.b.attr_again(key, value);
+        Some(len)
+    }
+
+    fn piece(&mut self, piece: &'a [u8], whole: bool) {
+        piece_read(self.b, self.seen, self.meta, piece, whole);
     }
 }
 
 /// One attribute as printed (`key=value`, or a bare word), read; kept for
-/// [`attributes`] to find again when it is `whole` (it closed what it opened).
+/// [`Attributes`] to find again when it is `whole` (it closed what it opened).
 fn piece_read(b: &mut HloBuilder, seen: &mut Seen, meta: &mut u32, piece: In, whole: bool) {
     let Some(eq) = piece.iter().position(|&c| c == b'=') else {
         b.attr(piece, b"");

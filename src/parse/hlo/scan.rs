@@ -120,31 +120,65 @@ pub(super) fn each_inside<'a>(text: &'a [u8], mut f: impl FnMut(&'a [u8])) -> Op
     Some(end)
 }
 
-/// Each piece of `text` split at each comma outside brackets and strings (trimmed of
-/// spaces), given to `f` in order; nothing for a text of spaces only. Gives what
-/// [`open_at_end`] gives of `text`.
-pub(super) fn each_top<'a>(text: &'a [u8], mut f: impl FnMut(&'a [u8])) -> (i64, bool) {
-    let mut start = 0;
-    let mut any = false;
-    let open = walk(text, |k, c, depth| {
-        if c == b',' && depth == 0 {
-            f(trim(&text[start..k]));
-            start = k + 1;
-            any = true;
-        }
-        true
-    });
-    let last = trim(&text[start..]);
-    if !last.is_empty() || any {
-        f(last);
+/// What [`split`] does with the pieces of a text.
+pub(super) trait Split<'a> {
+    /// The length of a piece at the start of `rest` (its leading spaces passed over) known
+    /// without walking it: one that closes every bracket and string it opens, followed by a
+    /// comma or the text's end (spaces aside). It is taken as it is: [`Split::piece`] is not
+    /// called for it.
+    fn known(&mut self, _rest: &'a [u8]) -> Option<usize> {
+        None
     }
-    open
+
+    /// One piece, trimmed of spaces; `whole`: it closes every bracket and string it opens.
+    fn piece(&mut self, piece: &'a [u8], whole: bool);
 }
 
-/// Where the first piece of `text` ends, as [`each_top`] splits it: the position of the
+/// `text` split at each comma outside brackets and strings, each piece given to `to`
+/// (trimmed of spaces; nothing for a text of spaces only) unless `to` knows it already.
+/// Gives what [`open_at_end`] gives of `text`.
+pub(super) fn split<'a>(text: &'a [u8], to: &mut impl Split<'a>) -> (i64, bool) {
+    let mut rest = text;
+    let mut any = false;
+    loop {
+        let start = trim_start(rest);
+        if let Some(len) = to.known(start) {
+            match trim_start(&start[len..]).strip_prefix(b",") {
+                Some(next) => rest = next,
+                None => return (0, false),
+            }
+            any = true;
+            continue;
+        }
+        let (end, depth, in_string) = piece_end(rest);
+        let piece = trim(&rest[..end]);
+        let last = end == rest.len();
+        if !last || !piece.is_empty() || any {
+            to.piece(piece, !last || (depth == 0 && !in_string));
+        }
+        if last {
+            return (depth, in_string);
+        }
+        rest = &rest[end + 1..];
+        any = true;
+    }
+}
+
+/// Each piece of `text` as [`split`] gives it, given to `f` in order.
+pub(super) fn each_top<'a>(text: &'a [u8], f: impl FnMut(&'a [u8])) -> (i64, bool) {
+    struct Each<F>(F);
+    impl<'a, F: FnMut(&'a [u8])> Split<'a> for Each<F> {
+        fn piece(&mut self, piece: &'a [u8], _whole: bool) {
+            (self.0)(piece)
+        }
+    }
+    split(text, &mut Each(f))
+}
+
+/// Where the first piece of `text` ends, as [`split`] splits it: the position of the
 /// first comma outside brackets and strings, or the text's end; with what [`open_at_end`]
 /// gives of the text up to there.
-pub(super) fn piece_end(text: &[u8]) -> (usize, i64, bool) {
+fn piece_end(text: &[u8]) -> (usize, i64, bool) {
     let mut end = text.len();
     let open = walk(text, |k, c, depth| {
         if c == b',' && depth == 0 {
@@ -157,7 +191,7 @@ pub(super) fn piece_end(text: &[u8]) -> (usize, i64, bool) {
 }
 
 /// `text` without leading spaces.
-pub(super) fn trim_start(text: &[u8]) -> &[u8] {
+fn trim_start(text: &[u8]) -> &[u8] {
     let start = text.iter().position(|&c| c != b' ').unwrap_or(text.len());
     &text[start..]
 }
