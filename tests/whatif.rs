@@ -14,7 +14,7 @@ use bufscope::answers::categories::{category, Category};
 use bufscope::answers::whatif::fit::{edits_of, fit, Action, FitOptions};
 use bufscope::answers::whatif::stacked::stacked_outputs;
 use bufscope::answers::whatif::ticks::{actionable, loop_outputs, Tick, Ticks};
-use bufscope::answers::whatif::{blocks_after, estimate, Edits};
+use bufscope::answers::whatif::{blocks_after, estimate, estimate_incremental, Edits};
 use bufscope::answers::{categories, groups, live_set};
 use bufscope::model::Module;
 
@@ -335,7 +335,8 @@ fn a_category_ticked() {
 }
 
 /// The estimate (only the bytes the edited values cover swept again) is the sweep of every
-/// block after the edits.
+/// block after the edits: without its fallback, which is that sweep
+/// (`estimate_incremental`).
 fn incremental_is_whole(m: &Module, what: &str) {
     let a = analyze(m);
     let index = ScheduleIndex::new(m);
@@ -358,7 +359,7 @@ fn incremental_is_whole(m: &Module, what: &str) {
             cases.push(Edits { offload: vec![v], ..Edits::default() });
         }
         for (i, edits) in cases.iter().enumerate() {
-            let e = estimate(m, s, &index, edits);
+            let e = estimate_incremental(m, s, &index, edits);
             let whole = occupied_curve(blocks_after(m, s, &index, edits), s.curve.len() as u32);
             assert_eq!(e.curve, whole, "{what}, colour {}, case {i}", s.color);
         }
@@ -386,7 +387,7 @@ fn sharing_cases(m: &Module, s: &bufscope::analysis::Space, cases: &[(Edits, Vec
     let blocks: Vec<_> = s.blocks(m).filter(|b| b.y1 > b.y0).collect();
     let mut shared = 0;
     for (i, (edits, pieces)) in cases.iter().enumerate() {
-        let e = estimate(m, s, &index, edits);
+        let e = estimate_incremental(m, s, &index, edits);
         let mut whole = occupied_curve(blocks_after(m, s, &index, edits), s.curve.len() as u32);
         // Plus what a loop's remat adds back: one iteration's worth while the backward body runs.
         for o in &edits.loops {

@@ -112,7 +112,7 @@ fn read_texts(paths: &[PathBuf]) -> std::io::Result<Vec<HloRead>> {
         let mut file = File::open(p)?;
         let size = file.metadata()?.len();
         let mut reader = HloReader::with_size(&p.to_string_lossy(), size as usize);
-        super::input::stream(&mut file, &mut buf, |chunk| reader.feed(chunk))?;
+        super::stream(&mut file, &mut buf, |chunk| reader.feed(chunk))?;
         Ok(reader.finish())
     };
     paths.iter().map(&mut read).collect()

@@ -8,7 +8,6 @@ use super::{Failure, CHUNK};
 use bufscope::pipeline::{Analysed, Loaded, Pipeline};
 use bufscope::units::human_bytes;
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 
@@ -60,23 +59,11 @@ pub fn read_one_pass(files: &[PathBuf]) -> Loaded {
 fn feed_file(pipeline: &mut Pipeline, path: &Path, buf: &mut [u8]) -> std::io::Result<()> {
     let mut file = File::open(path)?;
     pipeline.begin_file(&path.to_string_lossy());
-    let result = stream(&mut file, buf, |chunk| pipeline.feed(chunk));
+    let result = super::stream(&mut file, buf, |chunk| pipeline.feed(chunk));
     pipeline.end_file();
     result
 }
 
-/// Reads `file` to its end through `buf`, giving `feed` each piece read (a read that was
-/// interrupted is tried again).
-pub fn stream(file: &mut impl Read, buf: &mut [u8], mut feed: impl FnMut(&[u8])) -> std::io::Result<()> {
-    loop {
-        match file.read(buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => feed(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
 
 /// The files to read: each file operand as is, and the dump files of each folder operand
 /// in name order, then their HLO texts; and how many other files the folders hold

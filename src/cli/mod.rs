@@ -30,6 +30,19 @@ use std::path::PathBuf;
 /// Files are read and fed to the pipeline in chunks of this size.
 pub const CHUNK: usize = 4 << 20;
 
+/// Reads `file` to its end through `buf`, giving `feed` each piece read (a read that was
+/// interrupted is tried again).
+pub fn stream(file: &mut impl std::io::Read, buf: &mut [u8], mut feed: impl FnMut(&[u8])) -> std::io::Result<()> {
+    loop {
+        match file.read(buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 const PATHS: &str = "\
 PATH is a dump file or a folder. A file named explicitly is read whatever its name; from a
 folder (not recursively) bufscope reads the files ending in buffer-assignment.txt,

@@ -45,7 +45,7 @@ pub struct Read {
 }
 
 /// Where the bytes being fed go.
-enum Into {
+enum Sink {
     /// The reader of module `readers[i]`.
     Uses(usize),
     Hlo(Box<HloReader>),
@@ -61,7 +61,7 @@ pub struct Behind {
     /// Each module's reader, in the order first listed.
     readers: Vec<(String, UsesReader)>,
     /// The input being fed: its file, the bytes still to come, where they go.
-    current: Option<(String, u64, Into)>,
+    current: Option<(String, u64, Sink)>,
     read: Read,
     /// Why a body could not be read (its bytes were not all there).
     failed: Option<String>,
@@ -96,7 +96,7 @@ impl Behind {
                     file: d.file.clone(),
                     bytes: d.bytes.clone(),
                 };
-                (ask, Into::Uses(self.start_body(d)))
+                (ask, Sink::Uses(self.start_body(d)))
             }
             Later::Hlo { file, size } => {
                 let size_hint = usize::try_from(size).unwrap_or(0);
@@ -106,7 +106,7 @@ impl Behind {
                         file,
                         bytes: 0..size,
                     },
-                    Into::Hlo(reader),
+                    Sink::Hlo(reader),
                 )
             }
         };
@@ -138,18 +138,18 @@ impl Behind {
         };
         *left = left.saturating_sub(chunk.len() as u64);
         match into {
-            Into::Uses(at) => {
+            Sink::Uses(at) => {
                 if let Some((_, r)) = self.readers.get_mut(*at) {
                     r.feed(chunk);
                 }
             }
-            Into::Hlo(reader) => reader.feed(chunk),
+            Sink::Hlo(reader) => reader.feed(chunk),
         }
     }
 
     /// The input being fed ends.
     fn close(&mut self) {
-        if let Some((_, _, Into::Hlo(reader))) = self.current.take() {
+        if let Some((_, _, Sink::Hlo(reader))) = self.current.take() {
             self.read.hlo.push(reader.finish());
         }
     }
@@ -158,7 +158,7 @@ impl Behind {
     /// refuse; an HLO text is left out, `why` one of [`Read::errors`].
     pub fn fail(&mut self, why: String) {
         match self.current.take() {
-            Some((file, _, Into::Hlo(_))) => self
+            Some((file, _, Sink::Hlo(_))) => self
                 .read
                 .errors
                 .push(format!("{file} could not be read: {why}")),

@@ -185,7 +185,7 @@ impl Loader {
 pub struct Finishing {
     builders: std::vec::IntoIter<Builder>,
     join: Option<join::Join>,
-    /// HLO texts read, joined to their modules once every module is ([`hlo::attach`]).
+    /// HLO texts read, joined to their modules once every module is ([`hlo::join_texts`]).
     hlo: Vec<hlo::HloRead>,
     load: Load,
 }

@@ -79,9 +79,7 @@ pub(crate) fn body_line(line: In) -> BodyLine {
 
 /// A line that goes on a `from instruction:` text: not an entry line, not blank, no header.
 fn is_continuation(line: In) -> bool {
-    !matches!(line.first(), None | Some(b'<' | b' '))
-        && !super::headers::is_header(line)
-        && !super::headers::is_wrapper(line)
+    !matches!(line.first(), None | Some(b'<' | b' ')) && body_line(line) == BodyLine::Body
 }
 
 /// Whether an instruction's text read so far leaves a brace or a string open: `{…}`

@@ -76,7 +76,7 @@ pub struct AppState {
     pub completing: RwSignal<Option<f64>>,
     pub report: RwSignal<Option<Arc<Report>>>,
     pub view: RwSignal<Option<Arc<Outcome>>>,
-    /// The modules the ones on screen are compared with ([`compare`]), when comparing.
+    /// The modules the ones on screen are compared with ([`super::compare`]), when comparing.
     pub compare: RwSignal<Option<Arc<Outcome>>>,
     /// Bumped by every new read and by Cancel; a read whose number is no longer current
     /// stops at its next slice (or step) and changes nothing on the page.

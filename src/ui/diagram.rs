@@ -281,11 +281,10 @@ fn Tooltip(shared: Shared) -> impl IntoView {
             |r| {
                 let steps = u64::from(r.end.saturating_sub(r.start)) + 1;
                 format!(
-                    "steps {} – {} ({} step{})",
+                    "steps {} – {} ({})",
                     units::group_digits(u64::from(r.start)),
                     units::group_digits(u64::from(r.end)),
-                    units::group_digits(steps),
-                    if steps == 1 { "" } else { "s" }
+                    units::count(steps as usize, "step")
                 )
             },
         );

@@ -424,7 +424,7 @@ fn show_oom_files(st: AppState, files: Vec<OomFile>, dumps: Vec<Option<String>>)
 
 /// Brings the report of the last read into view when the page is scrolled past it, so
 /// that its outcome (or the top of the new module) is seen.
-pub fn reveal_report() {
+fn reveal_report() {
     if let Ok(Some(report)) = document().query_selector(".report") {
         if report.get_bounding_client_rect().top() < 0.0 {
             report.scroll_into_view();

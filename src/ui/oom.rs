@@ -23,7 +23,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use super::app::{AppState, OomShown};
-use super::{tasks};
+use super::tasks;
 
 /// Shows the messages of `log` (read from `from`: a file's name, or `pasted text`) in
 /// place of any shown before, and brings them into view.

@@ -95,20 +95,13 @@ pub fn Header(focus: Focus) -> impl IntoView {
                 <span class="figure">"XLA peak "<span class="fig-value">{units::human_bytes(query::xla_peak_bytes(p))}</span></span>
             }
         });
-    let count = |n: usize, one: &str, many: &str| {
-        format!(
-            "{} {}",
-            units::group_digits(n as u64),
-            if n == 1 { one } else { many }
-        )
-    };
     view! {
         <div class="module-header" title=format!("{}: {}", m.name, m.files.join(", "))>
             <h2 class="module-name" data-name=m.name.clone()>{shown.label.clone()}</h2>
             <p class="module-figures">
                 {peak}
-                <span class="figure">{count(m.allocations.len(), "allocation", "allocations")}</span>
-                <span class="figure">{count(m.values.len(), "value", "values")}</span>
+                <span class="figure">{units::count(m.allocations.len(), "allocation")}</span>
+                <span class="figure">{units::count(m.values.len(), "value")}</span>
                 {xla}
             </p>
         </div>

@@ -21,9 +21,8 @@ pub fn progress_view(st: AppState) -> impl IntoView {
     let what = move || {
         st.reading.with(|r| {
             r.as_ref().map(|r| {
-                let files = if r.files == 1 { "file" } else { "files" };
                 let verb = if r.analysing { "Analysing" } else { "Reading" };
-                format!("{verb} {} {files} ({})", r.files, units::human_bytes(r.bytes))
+                format!("{verb} {} ({})", units::count(r.files, "file"), units::human_bytes(r.bytes))
             })
         })
     };

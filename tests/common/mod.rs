@@ -752,13 +752,13 @@ pub fn load_deferred_through(
     ) -> Result<bufscope::parse::UsedPart, String>,
 ) -> (Option<Vec<String>>, bufscope::Load) {
     use std::sync::mpsc::channel;
-    let (jobs, received) = channel::<(usize, bufscope::parse::DeferredUses)>();
+    let (jobs, received) = channel::<bufscope::parse::DeferredUses>();
     let (mut load, bodies) = std::thread::scope(|s| {
         let worker = s.spawn(move || {
             let mut bodies = bufscope::parse::Behind::default();
             let mut guessed = jump && guess_first_body(files, chunk, &mut bodies);
             feed_behind(files, chunk, &mut bodies);
-            for (_, d) in received {
+            for d in received {
                 if std::mem::take(&mut guessed) && bodies.confirm(&d) {
                     continue;
                 }
@@ -771,13 +771,13 @@ pub fn load_deferred_through(
         let mut loader = bufscope::Loader::new();
         loader.defer_uses(true);
         let mut sent = 0;
-        let mut send_new = move |loader: &bufscope::Loader, file: usize| {
+        let mut send_new = move |loader: &bufscope::Loader| {
             for d in loader.deferred().skip(sent) {
-                jobs.send((file, d.clone())).unwrap();
+                jobs.send(d.clone()).unwrap();
                 sent += 1;
             }
         };
-        for (file, &(name, bytes)) in files.iter().enumerate() {
+        for &(name, bytes) in files {
             loader.begin_file(name);
             let mut at = 0;
             let mut looked = false;
@@ -799,12 +799,12 @@ pub fn load_deferred_through(
                     }
                 }
                 if jump {
-                    send_new(&loader, file);
+                    send_new(&loader);
                 }
             }
             loader.end_file();
             if jump {
-                send_new(&loader, file);
+                send_new(&loader);
             }
         }
         drop(send_new);

@@ -124,7 +124,7 @@ pub fn edits_of(plan: &[PlanStep], stacked: &[StackedOutput]) -> Edits {
     let mut e = Edits::default();
     for s in plan {
         match (s.action, s.value, s.stacked) {
-            (Action::RematLoop, _, Some(i)) => e.loops.push(stacked[i].clone()),
+            (Action::RematLoop, _, Some(i)) => e.loops.extend(stacked.get(i).cloned()),
             (Action::Remat, Some(v), _) => e.remat.push(v),
             (Action::Offload, Some(v), _) => e.offload.push(v),
             _ => {}

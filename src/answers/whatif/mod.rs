@@ -52,12 +52,6 @@ pub struct Edits {
     pub loops: Vec<StackedOutput>,
 }
 
-impl Edits {
-    pub fn is_empty(&self) -> bool {
-        self.remat.is_empty() && self.offload.is_empty() && self.loops.is_empty()
-    }
-}
-
 /// The edits as a plan, in JSON, with each memory space's estimate (what the page exports):
 /// `{"module", "estimate": true, "assumptions", "plan": [{"action", "what", "bytes"}],
 /// "memory_spaces": [Estimate]}`.
@@ -243,8 +237,8 @@ fn cutting(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits,
 /// curve falls by exactly the value's bytes; only the pieces that share bytes with other
 /// blocks are swept ([`occupied_curve`]) with them ([`changed_curve`]). It equals the sweep of
 /// every block after the edits ([`blocks_after`]; tested), at the cost of the edited values'
-/// neighbours rather than a sweep of the whole space (on the 94 MB dump, natively: about 35 ms
-/// for 37,000 values ticked, against 110 ms when every block was swept again).
+/// neighbours rather than a sweep of the whole space (the page's times:
+/// `tests/bench/whatif_bench.mjs`, docs/benchmarks.md).
 pub fn estimate_with(
     module: &Module,
     space: &Space,
@@ -252,9 +246,31 @@ pub fn estimate_with(
     edits: &Edits,
     cache: &mut StretchCache,
 ) -> Estimate {
+    estimate_searching(module, space, index, edits, cache, SEARCH_PASSES)
+}
+
+/// [`estimate`] that never falls back on one sweep of every block ([`changed_curve`]):
+/// what the tests compare with that sweep, which the fallback is.
+#[doc(hidden)]
+pub fn estimate_incremental(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits) -> Estimate {
+    estimate_searching(module, space, index, edits, &mut StretchCache::default(), usize::MAX)
+}
+
+/// How many passes over every block the search for the blocks the cut pieces meet may cost
+/// before one sweep of every block is cheaper ([`changed_curve`]).
+const SEARCH_PASSES: usize = 16;
+
+fn estimate_searching(
+    module: &Module,
+    space: &Space,
+    index: &ScheduleIndex,
+    edits: &Edits,
+    cache: &mut StretchCache,
+    passes: usize,
+) -> Estimate {
     let steps = space.curve.len();
     let c = cutting(module, space, index, edits, cache);
-    let mut curve = changed_curve(module, space, &c.cuts, &c.dropped);
+    let mut curve = changed_curve(module, space, &c.cuts, &c.dropped, passes);
     for (x, e) in curve.iter_mut().zip(running(&c.extra, steps)) {
         *x = x.saturating_add(e);
     }
@@ -332,9 +348,9 @@ fn overlap(a: &Block, b: &Block) -> bool {
 /// over its steps, a difference array. The pieces that do (aliases, hand-offs) are swept with
 /// what is left of the blocks they meet: their fall is the sweep of both less the sweep of
 /// what is left. The blocks meeting a piece are found among the space's blocks sorted by
-/// offset; when that search would cost more than sixteen passes over every block, one sweep of every
-/// block after the edits is cheaper.
-fn changed_curve(module: &Module, space: &Space, cuts: &Cuts, dropped: &HashSet<u32>) -> Vec<u64> {
+/// offset; when that search would cost more than `passes` passes over every block, one sweep
+/// of every block after the edits is cheaper.
+fn changed_curve(module: &Module, space: &Space, cuts: &Cuts, dropped: &HashSet<u32>, passes: usize) -> Vec<u64> {
     let n = space.curve.len() as u32;
     let mut pieces = cut_pieces(module, space, cuts, dropped);
     if pieces.is_empty() {
@@ -354,7 +370,7 @@ fn changed_curve(module: &Module, space: &Space, cuts: &Cuts, dropped: &HashSet<
     for c in &mut classes {
         c.1.sort_unstable_by_key(|b| b.y0);
     }
-    let mut budget = count.saturating_mul(16);
+    let mut budget = count.saturating_mul(passes);
     let mut fall = vec![0i128; n as usize + 1];
     let (mut tangled, mut met) = (Vec::new(), HashSet::new());
     // Pieces by offset, so that each class's first block that may meet one only moves on.

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use hashbrown::HashSet;
 
-use super::fit::{Action, PlanStep};
+use super::fit::PlanStep;
 use super::{offload_gap, remat_gap, Edits, StackedOutput};
 use crate::answers::idle::{remedy, Remedy, ScheduleIndex};
 use crate::model::Module;
@@ -121,24 +121,14 @@ impl Ticks {
         }
     }
 
-    /// The ticks of a plan ([`super::fit`]): each of its edits, one by one.
+    /// The ticks of a plan ([`super::fit`]): each of its edits ([`super::fit::edits_of`]).
     pub fn from_plan(plan: &[PlanStep], stacked: &[StackedOutput]) -> Ticks {
-        let mut t = Ticks::default();
-        for p in plan {
-            match (p.action, p.value, p.stacked.and_then(|i| stacked.get(i))) {
-                (Action::RematLoop, _, Some(s)) => {
-                    t.loops.insert(s.name.clone());
-                }
-                (Action::Remat, Some(v), _) => {
-                    t.remat.insert(v);
-                }
-                (Action::Offload, Some(v), _) => {
-                    t.offload.insert(v);
-                }
-                _ => {}
-            }
+        let e = super::fit::edits_of(plan, stacked);
+        Ticks {
+            remat: e.remat.into_iter().collect(),
+            offload: e.offload.into_iter().collect(),
+            loops: e.loops.into_iter().map(|s| s.name).collect(),
         }
-        t
     }
 }
 

@@ -3,7 +3,7 @@
 //! printed (= schedule) order, into [`HloText`].
 //!
 //! Owns: this file format's reading, line by line, in chunks of any size (gzip too), and
-//! joining a read text to its module by file stem ([`attach`]). It reads what the answers
+//! joining read texts to their modules by file stem ([`join_texts`]). It reads what the answers
 //! need, not HLO's semantics ([`instruction`] owns an instruction line's grammar, [`tables`]
 //! the header and the tables, [`scan`] the bracket depth). A line that fits no rule is a
 //! [`Warning`] with its line number and reading goes on; a text cut short keeps what was
@@ -399,17 +399,4 @@ pub fn join_texts(
             Err(e) => errors.push(e),
         }
     }
-}
-
-/// Joins a read HLO text to its module among `modules` ([`module_for`], [`attach_to`]).
-/// Returns the module's position, or the sentence saying that no module of that name was
-/// read.
-pub fn attach(modules: &mut [Module], read: HloRead) -> Result<usize, String> {
-    let k = module_for(
-        modules.iter().map(|m| m.name.as_str()),
-        |k| modules[k].hlo.is_some(),
-        &read.file,
-    )?;
-    attach_to(&mut modules[k], read);
-    Ok(k)
 }

@@ -11,8 +11,7 @@ use std::sync::Arc;
 use bufscope::diff::{GroupDelta, SpaceDiff, ValueChange, ValueInfo};
 use bufscope::export::{file_name, group_deltas_csv, value_changes_csv};
 use bufscope::text::clip_middle;
-use bufscope::units::signed_bytes;
-use bufscope::units;
+use bufscope::units::{self, signed_bytes};
 use leptos::prelude::*;
 
 use super::sync::{rule_name, select, Sides};

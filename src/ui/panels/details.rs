@@ -176,11 +176,10 @@ fn live_range(m: &Module, value: &Value) -> String {
     let steps = u64::from(r.end.saturating_sub(r.start)) + 1;
     if m.schedule.is_some() {
         format!(
-            "steps {}–{} ({} step{}): from {} to {}",
+            "steps {}–{} ({}): from {} to {}",
             units::group_digits(u64::from(r.start)),
             units::group_digits(u64::from(r.end)),
-            units::group_digits(steps),
-            if steps == 1 { "" } else { "s" },
+            units::count(steps as usize, "step"),
             at(r.start),
             at(r.end)
         )

@@ -248,9 +248,8 @@ fn peak_summary(t: Table) -> Option<impl IntoView> {
     let step = t.step.get();
     let text = match step {
         Some(step) => format!(
-            "{} value{} live at step {}{} — {} occupied; their sizes add to {} (aliases count once in the occupied bytes).",
-            units::group_digits(count as u64),
-            if count == 1 { "" } else { "s" },
+            "{} live at step {}{} — {} occupied; their sizes add to {} (aliases count once in the occupied bytes).",
+            units::count(count, "value"),
             super::step_label(m, step),
             match s.peak_time {
                 Some(p) if p == step => ", this space's peak".to_string(),

@@ -43,7 +43,7 @@ pub(super) fn chip(t: Table) -> Option<impl IntoView> {
         <span class="filter-chip" id="table-filter" data-count=count.to_string()>
             <span>"only"</span>
             <span class="filter-label" title=subset.label.clone()>{clip_middle(&subset.label, CELL_CHARS).into_owned()}</span>
-            <span class="filter-count">{format!("· {} value{}", units::group_digits(count as u64), if count == 1 { "" } else { "s" })}</span>
+            <span class="filter-count">{format!("· {}", units::count(count, "value"))}</span>
             <button type="button" class="filter-clear" aria-label="Show every live value"
                 title="show every live value" on:click=clear>"×"</button>
         </span>

@@ -123,7 +123,7 @@ pub(super) fn group_row(
             <td class="num" title=format!("{} B", units::group_digits(g.total))>{units::human_bytes(g.total)}</td>
             <td class="num">{units::human_bytes(g.logical)}</td>
             <td class="num">{units::human_bytes(padding)}</td>
-            <td colspan="4" class="group-note">{format!("{} value{}", units::group_digits(count as u64), if count == 1 { "" } else { "s" })}</td>
+            <td colspan="4" class="group-note">{units::count(count, "value")}</td>
         </tr>
     }
 }

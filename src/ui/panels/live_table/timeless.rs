@@ -61,9 +61,8 @@ pub(super) fn Timeless(focus: Focus, color: u32) -> impl IntoView {
             }>
             <summary>
                 {format!(
-                    "{} value{} without a live range in {} (thread-local; not drawn) — {}",
-                    units::group_digits(count as u64),
-                    if count == 1 { "" } else { "s" },
+                    "{} without a live range in {} (thread-local; not drawn) — {}",
+                    units::count(count, "value"),
                     space_label(color, m),
                     units::human_bytes(total)
                 )}
