@@ -148,7 +148,7 @@ fn values_named<'m>(module: &'m Module, names: &HashSet<&str>) -> HashMap<(&'m s
 /// The value an operand names: `(instruction, shape index)`. `while.43#2` (the TPU's
 /// unprinted get-tuple-element) and a printed `get-tuple-element(while.43), index=2` are
 /// `while.43{2}`; any other operand is its instruction's own value (index empty).
-fn value_of_operand<'a>(hlo: &'a HloText, comp: &'a Computation, operand: &'a str) -> (&'a str, String) {
+pub(crate) fn value_of_operand<'a>(hlo: &'a HloText, comp: &'a Computation, operand: &'a str) -> (&'a str, String) {
     if let Some((base, k)) = operand.rsplit_once('#') {
         return (base, format!("{{{k}}}"));
     }

@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::{estimate_with, offload_gap, remat_gap, Edits, Estimate, StackedOutput, StretchCache};
 use crate::analysis::Space;
 use crate::answers::capacity::Capacity;
-use crate::answers::categories::{category, Category};
+use crate::answers::categories::{Categories, Category};
 use crate::answers::idle::{idle_ranking, value_uses, ScheduleIndex};
 use crate::answers::live_set;
 use crate::model::Module;
@@ -168,6 +168,8 @@ fn candidates_at(
     let live = live_set(module, space, t);
     let ranked = idle_ranking(module, index, &live);
     let credited = |v: u32| live.values.iter().find(|l| l.value == v).map_or(0, |l| l.bytes);
+    // Whether a value is an argument needs no dataflow: a parameter's category is its own.
+    let cats = Categories::default();
     let (mut values, mut args) = (Vec::new(), Vec::new());
     for row in ranked.rows {
         let Some(s) = row.across_step else { continue };
@@ -182,7 +184,7 @@ fn candidates_at(
             value: Some(row.value),
             stacked: None,
         };
-        if is_argument(category(module, row.value)) {
+        if is_argument(cats.of(module, row.value)) {
             let frees = offload_gap(&s).is_some_and(|(lo, hi)| lo <= t && t <= hi);
             if frees && !taken.contains(&(Action::Offload, row.value)) {
                 args.push(step(Action::Offload, true));
@@ -317,12 +319,13 @@ fn categories_at(
     t: u32,
 ) -> Vec<(Category, u64)> {
     let mut by: Vec<(Category, u64)> = Vec::new();
+    let cats = Categories::new(module);
     for lv in live_set(module, space, t).values {
         let edited = plan.iter().any(|p| p.value == Some(lv.value) && frees_at(module, index, p, t));
         if gone.contains(&lv.value) || edited {
             continue;
         }
-        let c = category(module, lv.value);
+        let c = cats.of(module, lv.value);
         match by.iter_mut().find(|(k, _)| *k == c) {
             Some((_, b)) => *b += lv.bytes,
             None => by.push((c, lv.bytes)),

@@ -1,7 +1,7 @@
 //! The live bytes of a step by category: parameters (split into model parameters, optimizer
 //! state and inputs where the dump names parameters after Python arguments), outputs,
-//! constants, temporaries. Each category carries the rule that puts a value in it; the split
-//! of parameters is a heuristic and says so.
+//! constants, gradients, activations, other temporaries. Each category carries the rule that
+//! puts a value in it; the split of parameters is a heuristic and says so.
 //!
 //! A value's kind is [`Module::kind`]. A parameter's *path* is its instruction's op_name when
 //! that reads as a Python path (jax < 0.7 writes `opt_state[0].mu[0]['w']`, `p['ln1']`, `x`
@@ -13,14 +13,24 @@
 //! `state['model']['decoder']…`). The path's root (up to the first `[`, `.`, `'` or `(`; in
 //! an instruction name up to the first `_` followed by `_` or a digit) decides, and so does
 //! any word of a printed path (`state['optimizer']…['mu']` is optimizer state, `state['model']…`
-//! model parameters). Temporaries made by the backward pass (`transpose(jvp(…))` in their
-//! op_name, jax's transpose) are gradients, apart from the other temporaries (activations).
+//! model parameters).
+//!
+//! Temporaries split three ways. With the HLO text, by its dataflow ([`flow`]): gradients
+//! are what flows into the optimizer's update of the parameters (a scan's stacked per-layer
+//! gradients, the backward `while`'s outputs, included), activations the forward pass's
+//! temporaries still live in the backward pass (the residual stacks), the rest other
+//! temporaries (the backward pass's cotangents among them). Without it, by op_name only: a
+//! temporary made by the backward pass (`transpose(jvp(…))`, jax's transpose) is a
+//! gradient, a forward one live in the backward pass an activation.
+
+pub mod flow;
 
 use serde::Serialize;
 
 use crate::analysis::{value_kind, ValueKind};
 use crate::answers::LiveSet;
 use crate::model::Module;
+use flow::{is_backward, is_forward, Flow};
 
 /// A category of live values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -33,8 +43,11 @@ pub enum Category {
     Parameters,
     Outputs,
     Constants,
-    /// Temporaries of the backward pass.
+    /// The parameters' gradients.
     Gradients,
+    /// The forward pass's temporaries kept for (or recomputed in) the backward pass.
+    Activations,
+    /// Every other temporary.
     Temporaries,
     ThreadLocal,
 }
@@ -48,8 +61,9 @@ impl Category {
             Category::Parameters => "parameters",
             Category::Outputs => "outputs",
             Category::Constants => "constants",
-            Category::Gradients => "gradients (backward pass)",
-            Category::Temporaries => "temporaries",
+            Category::Gradients => "gradients",
+            Category::Activations => "activations",
+            Category::Temporaries => "other temporaries",
             Category::ThreadLocal => "thread-local",
         }
     }
@@ -63,8 +77,9 @@ impl Category {
             Category::Parameters => "an entry parameter whose name is made up by XLA (Arg_0.1, arg3.1, parameter.2): no Python path to split by",
             Category::Outputs => "a value in a maybe-live-out allocation that lives to the end of the program",
             Category::Constants => "a value in a constant allocation",
-            Category::Gradients => "heuristic: a temporary made by the backward pass: its op_name has transpose( (jax's transpose of jvp), a rematerialized forward computation (rematted_computation) excepted",
-            Category::Temporaries => "any other value: intermediate results, including those that reuse a donated parameter's buffer before the end",
+            Category::Gradients => "heuristic: with the HLO text, a temporary that flows into the optimizer's update (an entry output with a parameter's type and element count): reached back from the update's operands through values of the same element count and collectives, a while's output element with every value holding it (a scan's stacked per-layer gradients); without it, a temporary whose op_name has transpose( (jax's backward pass), rematted_computation excepted",
+            Category::Activations => "heuristic: a temporary of jax's forward pass (jvp( in its op_name outside transpose(, or rematted_computation) still live once the backward pass (the first value whose op_name has transpose() has begun, or a value holding a forward loop's stacked element (a scan's residuals)",
+            Category::Temporaries => "any other value: intermediate results (the backward pass's cotangents among them), including those that reuse a donated parameter's buffer before the end",
             Category::ThreadLocal => "a value in a thread-local allocation",
         }
     }
@@ -76,6 +91,7 @@ impl Category {
                 | Category::OptimizerState
                 | Category::Inputs
                 | Category::Gradients
+                | Category::Activations
         )
     }
 }
@@ -95,25 +111,55 @@ pub struct CategoryRow {
     pub values: Vec<u32>,
 }
 
-/// The category of one value.
-pub fn category(module: &Module, value: u32) -> Category {
-    let v = &module.values[value as usize];
-    match value_kind(module, v) {
-        ValueKind::Parameter => parameter_category(module, value),
-        ValueKind::Output => Category::Outputs,
-        ValueKind::Constant => Category::Constants,
-        ValueKind::ThreadLocal => Category::ThreadLocal,
-        ValueKind::Temporary if is_backward(module.str(module.instruction(v).op_name)) => {
-            Category::Gradients
-        }
-        ValueKind::Scratch | ValueKind::Temporary => Category::Temporaries,
-    }
+/// What a module's categories need computed once: the dataflow of its HLO text ([`Flow`]),
+/// else the start of its backward pass by op_name.
+#[derive(Clone, Debug, Default)]
+pub struct Categories {
+    flow: Flow,
+    /// The first step of a value whose op_name is the backward pass's (no HLO text).
+    backward_start: Option<u32>,
 }
 
-/// Whether an op_name is the backward pass's: jax's `transpose(jvp(…))`, not a forward
-/// computation rematerialized inside it.
-fn is_backward(op_name: &str) -> bool {
-    op_name.contains("transpose(") && !op_name.contains("rematted_computation")
+impl Categories {
+    pub fn new(module: &Module) -> Categories {
+        let flow = Flow::new(module);
+        let backward_start = if flow.read { None } else { flow::backward_start(module) };
+        Categories { flow, backward_start }
+    }
+
+    /// The category of one value.
+    pub fn of(&self, module: &Module, value: u32) -> Category {
+        let v = &module.values[value as usize];
+        match value_kind(module, v) {
+            ValueKind::Parameter => parameter_category(module, value),
+            ValueKind::Output => Category::Outputs,
+            ValueKind::Constant => Category::Constants,
+            ValueKind::ThreadLocal => Category::ThreadLocal,
+            ValueKind::Temporary => self.temporary(module, value),
+            ValueKind::Scratch => Category::Temporaries,
+        }
+    }
+
+    fn temporary(&self, module: &Module, value: u32) -> Category {
+        if self.flow.read {
+            return if self.flow.gradients.contains(&value) {
+                Category::Gradients
+            } else if self.flow.activations.contains(&value) {
+                Category::Activations
+            } else {
+                Category::Temporaries
+            };
+        }
+        let v = &module.values[value as usize];
+        let op_name = module.str(module.instruction(v).op_name);
+        if is_backward(op_name) {
+            Category::Gradients
+        } else if is_forward(op_name) && self.backward_start.is_some_and(|s| v.live.is_some_and(|r| r.end >= s)) {
+            Category::Activations
+        } else {
+            Category::Temporaries
+        }
+    }
 }
 
 /// The words of a printed Python path, lower-cased: `state['optimizer'][0]['mu']` →
@@ -219,9 +265,14 @@ fn made_up(name: &str) -> bool {
 
 /// The live set by category, largest first.
 pub fn by_category(module: &Module, live: &LiveSet) -> Vec<CategoryRow> {
+    by_category_with(module, &Categories::new(module), live)
+}
+
+/// [`by_category`] with the module's [`Categories`] computed once.
+pub fn by_category_with(module: &Module, cats: &Categories, live: &LiveSet) -> Vec<CategoryRow> {
     let mut rows: Vec<CategoryRow> = Vec::new();
     for lv in &live.values {
-        let c = category(module, lv.value);
+        let c = cats.of(module, lv.value);
         let at = match rows.iter().position(|r| r.category == c) {
             Some(at) => at,
             None => {
