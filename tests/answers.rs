@@ -6,7 +6,7 @@
 mod common;
 
 use bufscope::analysis::{analyze, live_at, Analysis, Space};
-use bufscope::answers::categories::{by_category, category, Category};
+use bufscope::answers::categories::{by_category, Categories, Category};
 use bufscope::answers::groups::{by_source_file, by_source_line, op_name_tree, OpNode, NO_OP_NAME};
 use bufscope::answers::idle::{idle_ranking, value_uses, ScheduleIndex, Stretch};
 use bufscope::answers::padding::{peak_padding_bytes, space_padding, tiling, value_padding};
@@ -445,9 +445,10 @@ fn idle_stretches_need_the_values_file() {
 fn parameters_split_by_their_python_path() {
     for label in ["cpu/jax0.10.2/cpu_mlp_train", "cpu/jax0.6.2/cpu_mlp_train"] {
         let m = load(label);
+        let cats = Categories::new(&m);
         let mut seen = Vec::new();
         for (i, v) in m.values.iter().enumerate() {
-            let c = category(&m, i as u32);
+            let c = cats.of(&m, i as u32);
             let ins = m.instruction(v);
             // The Python path: jax 0.10.2 names the instruction after it, 0.6.2 puts it in
             // the op_name.

@@ -539,7 +539,7 @@ fn maxtext_parameters_by_their_paths() {
     let Some(dir) = common::shared_dumps_or_skip("maxtext_parameters_by_their_paths") else {
         return;
     };
-    use bufscope::answers::categories::{category, Category};
+    use bufscope::answers::categories::{Categories, Category};
     let stem = "tpu-aot/maxtext0.2.5/tpu_v5e-16_maxtext_llama3.1-8b_pdb1";
     let files: Vec<(String, Vec<u8>)> = [
         ".buffer-assignment.txt",
@@ -566,6 +566,8 @@ fn maxtext_parameters_by_their_paths() {
             .unwrap_or_else(|| panic!("no {name}")) as u32
     };
     let path = |name: &str| bufscope::query::parameter_path(m, &m.values[at(name) as usize]);
+    let cats = Categories::new(m);
+    let category = |m: &bufscope::model::Module, v: u32| cats.of(m, v);
     // `%param.84 = f32[256,32,14336]… parameter(2), metadata={op_name="state[\'model\']…[\'wi_1\'][\'kernel\'].value"}`
     assert_eq!(
         path("param.84"),
@@ -578,8 +580,12 @@ fn maxtext_parameters_by_their_paths() {
     assert_eq!(category(m, at("param.124")), Category::OptimizerState);
     // `%param.74 = s32[1,2048] parameter(51), metadata={op_name="data[\'inputs\']"}`
     assert_eq!(category(m, at("param.74")), Category::Inputs);
-    // `%copy.207 = bf16[1,2048,4096] copy(%fusion.446), metadata={op_name="jit(train_step)/transpose(jvp())/while"}`
-    assert_eq!(category(m, at("copy.207")), Category::Gradients);
+    // `%copy.207 = bf16[1,2048,4096] copy(%fusion.446), metadata={op_name="jit(train_step)/transpose(jvp())/while"}`:
+    // the backward pass's cotangent of the activations, which flows into no update.
+    assert_eq!(category(m, at("copy.207")), Category::Temporaries);
+    // `%while.136 = (…, f32[32,256,14336]{2,0,1}, …)`: the backward scan's stacked gradient
+    // of `wi_1`, an operand of the optimizer's `multiply_reduce_fusion.5`.
+    assert_eq!(category(m, at("while.136{2}")), Category::Gradients);
 }
 
 /// `bufscope summary --json` on the folder: the HLO texts read with the dumps, the source

@@ -10,7 +10,7 @@ mod common;
 use bufscope::analysis::{analyze, occupied_curve};
 use bufscope::answers::idle::ScheduleIndex;
 use bufscope::answers::capacity::parse_capacity;
-use bufscope::answers::categories::{category, Category};
+use bufscope::answers::categories::{Categories, Category};
 use bufscope::answers::whatif::fit::{edits_of, fit, Action, FitOptions};
 use bufscope::answers::whatif::stacked::stacked_outputs;
 use bufscope::answers::whatif::ticks::{actionable, loop_outputs, Tick, Ticks};
@@ -233,7 +233,7 @@ fn the_plan_on_lm_scan_remat_oom() {
     let first_offload = plan.plan.iter().position(|p| p.action == Action::Offload).unwrap();
     for p in &plan.plan[first_offload..] {
         assert!(p.action == Action::Offload && p.offload_only, "{p:?}");
-        let c = category(&m, p.value.unwrap());
+        let c = Categories::new(&m).of(&m, p.value.unwrap());
         assert!(matches!(c, Category::OptimizerState | Category::ModelParameters), "{c:?}");
     }
     assert!(plan.plan[..first_offload].iter().all(|p| !p.offload_only));

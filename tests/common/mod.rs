@@ -929,3 +929,23 @@ pub fn load_both_ways(files: &[(&str, &[u8])], what: &str) -> bufscope::Load {
     }
     one_pass
 }
+
+/// The one module read from the files of `dir` whose names start with `stem` (its HLO text
+/// after optimizations joined; the one before left out).
+pub fn load_stem(dir: &Path, stem: &str) -> bufscope::model::Module {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(stem)))
+        .filter(|p| !p.to_string_lossy().contains("before_optimizations"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    let load = bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let mut modules = load.modules;
+    assert_eq!(modules.len(), 1, "{stem}: {:?}", load.errors);
+    let m = modules.remove(0);
+    assert!(m.hlo.is_some(), "{stem}: no HLO text joined");
+    m
+}

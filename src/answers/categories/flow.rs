@@ -9,12 +9,13 @@
 //! `bitcast` and get-tuple-elements (the optimizer's fusion, `multiply_add_fusion.5#0`); an
 //! output that is a parameter passed through has none.
 //!
-//! **Gradients.** From each operand of an update instruction that is no entry parameter,
-//! constant or other update instruction, the walk goes back through the entry computation
+//! **Gradients.** From each operand of an update instruction that is no entry parameter
+//! (nor one carried as it is through copies or a loop's tuple), constant or other update
+//! instruction, the walk goes back through the entry computation
 //! while the element count stays the updated array's (any opcode: a reshape, a transposed
-//! layout, a bf16 copy, the sum of two uses; through collectives, `all-reduce`,
-//! `reduce-scatter`, `all-gather`, `all-to-all`, `collective-permute`, any count): every
-//! value it reaches is a gradient. At a `while` it stops: the loop's tuple element it
+//! layout, a bf16 copy, the sum of two uses; through what only moves or cuts data, any
+//! count: collectives, slices, concatenations, asynchronous copies, so the TPU's chunked
+//! prefetch of a gradient into VMEM too): every value it reaches is a gradient. At a `while` it stops: the loop's tuple element it
 //! reaches is a gradient with every value that holds it ([`crate::answers::loops`]: the
 //! zeros it starts from, the body's parameter element, the in-place
 //! dynamic-update-slice), so a scan's stacked per-layer gradients are gradients whatever
@@ -76,10 +77,16 @@ fn is_float(ty: &str) -> bool {
     ty.starts_with('f') || ty == "bf16"
 }
 
-fn is_collective(opcode: &str) -> bool {
-    ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
+/// Whether an instruction only moves or cuts its operands' elements (so that an operand
+/// may hold more or fewer elements than the array it becomes): a collective, a slice, a
+/// concatenation (the TPU's `ConcatBitcast` custom call too), an asynchronous copy.
+fn moves_data(hlo: &HloText, i: &crate::model::hlo::HloInstruction) -> bool {
+    let opcode = hlo.opcode(i);
+    ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "async-", "copy-"]
         .iter()
         .any(|c| opcode.starts_with(c))
+        || matches!(opcode, "concatenate" | "slice" | "dynamic-slice")
+        || (opcode == "custom-call" && hlo.custom_call_target(i).is_some_and(|t| t.contains("Concat")))
 }
 
 /// One step of the walk: an instruction's output (`{}`) or tuple element (`{2}`).
@@ -122,9 +129,38 @@ impl<'a> Walk<'a> {
         None
     }
 
+    /// Marks the value of `node` a gradient (a whole array's index read as `{}` or empty).
+    /// Whether `node` is an entry parameter carried as it is: through copies and a
+    /// `while`'s tuple (the element's init operand), as a loop carries a parameter it reads.
+    fn is_parameter(&self, mut node: Node<'a>) -> bool {
+        for _ in 0..16 {
+            let Some(i) = self.hlo.find_in(self.entry, node.0) else { return false };
+            let next = match self.hlo.opcode(i) {
+                "parameter" => return true,
+                "copy-done" | "copy-start" | "copy" | "bitcast" => self.hlo.operand(i, 0),
+                "while" => {
+                    let init = self.hlo.operand(i, 0).and_then(|o| self.hlo.find_in(self.entry, o));
+                    let k = node.1.trim_matches(['{', '}']).parse::<usize>().ok();
+                    match (init, k) {
+                        (Some(t), Some(k)) if self.hlo.opcode(t) == "tuple" => self.hlo.operand(t, k),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let Some(next) = next else { return false };
+            node = self.node(next);
+        }
+        false
+    }
+
     fn mark(&mut self, (name, index): &Node<'a>) {
-        let index = if index.is_empty() { "{}" } else { index.as_str() };
-        if let Some(&v) = self.values.get(&(*name, index)) {
+        let whole = index.is_empty() || index == "{}";
+        let v = match whole {
+            true => self.values.get(&(*name, "{}")).or_else(|| self.values.get(&(*name, ""))),
+            false => self.values.get(&(*name, index.as_str())),
+        };
+        if let Some(&v) = v {
             self.gradients.insert(v);
         }
     }
@@ -138,7 +174,7 @@ impl<'a> Walk<'a> {
             }
             let Some(i) = self.hlo.find_in(self.entry, node.0) else { continue };
             let opcode = self.hlo.opcode(i);
-            if matches!(opcode, "parameter" | "constant") {
+            if opcode == "constant" || self.is_parameter(node.clone()) {
                 continue;
             }
             // A tuple reached whole (a `copy-start`, an `all-reduce-start`) is passed through.
@@ -150,7 +186,7 @@ impl<'a> Walk<'a> {
                 self.loop_element(&node);
                 continue;
             }
-            let lenient = is_collective(opcode) || whole_tuple;
+            let lenient = moves_data(self.hlo, i) || whole_tuple;
             for o in self.hlo.operands(i) {
                 let next = self.node(o);
                 let n = self.shape(&next).and_then(array).map(|a| a.1);
