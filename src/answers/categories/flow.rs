@@ -317,3 +317,72 @@ fn activations(module: &Module, loops: Option<&ModuleLoops>, gradients: &HashSet
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::loops::tests::{ins, module, scan};
+    use crate::model::{Allocation, LiveRange, Value};
+
+    /// The scan of `analysis::loops::tests` made a training step: its stacked element 2 is
+    /// the gradient of the entry parameter `w8`, which `upd` (the optimizer) updates; the
+    /// carry `x` feeds no update; `loss` is a scalar output. A whole array's value has an
+    /// empty index, as in the dumps.
+    fn train_step() -> Module {
+        let (mut hlo, mut names) = scan();
+        let main = hlo.computations.last_mut().unwrap();
+        main.instructions.pop(); // `out`
+        main.instructions.push(ins("upd", "fusion", "f32[8,4]", &["w8", "while.1#2"]));
+        main.instructions.push(ins("loss", "reduce", "f32[]", &["while.1#1"]));
+        let mut root = ins("root.main", "tuple", "(f32[8,4], f32[])", &["upd", "loss"]);
+        root.is_root = true;
+        main.instructions.push(root);
+        names.pop();
+        names.extend(["upd", "loss", "root.main"]);
+        let mut m = module(hlo, &names);
+        m.allocations.push(Allocation { index: 0, size: 1 << 20, color: 0, page: None, parameter: None, output_shape: None, flags: Default::default(), values: 0..6 });
+        let id = |m: &Module, n: &str| m.instructions.iter().position(|i| m.str(i.name) == n).unwrap() as u32;
+        for (name, index) in [("while.1", "{2}"), ("buf", ""), ("dus", ""), ("while.1", "{1}"), ("x", ""), ("upd", "")] {
+            let v = Value {
+                id: m.values.len() as u32,
+                instruction: id(&m, name),
+                index: m.strings.intern(index),
+                phi: false,
+                color: Some(0),
+                allocation: 0,
+                offset: 0,
+                size: 128,
+                shape: Default::default(),
+                logical_size: None,
+                live: Some(LiveRange { start: 1, end: 2 }),
+                uses_text: Default::default(),
+            };
+            m.values.push(v);
+        }
+        m
+    }
+
+    #[test]
+    fn what_flows_into_the_update_is_a_gradient() {
+        let m = train_step();
+        let f = Flow::new(&m);
+        assert!(f.read);
+        let mut got: Vec<String> = f.gradients.iter().map(|&v| m.value_name(&m.values[v as usize])).collect();
+        got.sort();
+        // The while's element, the zeros it starts from and the in-place update in the body;
+        // not the carry `x`, the loss, nor the update itself.
+        assert_eq!(got, ["buf", "dus", "while.1{2}"]);
+    }
+
+    #[test]
+    fn op_names_of_the_two_passes() {
+        assert!(is_backward("jit(train_step)/transpose(jvp())/while/body/dot_general"));
+        assert!(!is_backward("jit(train_step)/transpose(jvp())/while/body/checkpoint/rematted_computation/dot_general"));
+        assert!(is_forward("jit(train_step)/jvp()/while/body/dot_general"));
+        assert!(is_forward("jit(train_step)/transpose(jvp())/while/body/checkpoint/rematted_computation/mul"));
+        assert!(!is_forward("jit(train_step)/transpose(jvp())/dot_general"));
+        assert!(!is_forward("jit(train_step)/add"));
+        assert_eq!(array("bf16[8,1024]{1,0:T(8,128)(2,1)}"), Some(("bf16", 8192)));
+        assert_eq!(array("(f32[2], s32[])"), None);
+    }
+}

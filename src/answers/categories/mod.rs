@@ -336,13 +336,8 @@ mod tests {
     }
 
     #[test]
-    fn whole_paths_and_the_backward_pass() {
+    fn whole_paths() {
         let words: Vec<String> = path_words("state['optimizer'][0]['mu']['decoder']").collect();
         assert_eq!(words, ["state", "optimizer", "0", "mu", "decoder"]);
-        assert!(is_backward(
-            "jit(train_step)/transpose(jvp())/while/body/dot_general"
-        ));
-        assert!(!is_backward("jit(train_step)/transpose(jvp())/while/body/checkpoint/rematted_computation/dot_general"));
-        assert!(!is_backward("jit(train_step)/jvp()/while/body/dot_general"));
     }
 }
