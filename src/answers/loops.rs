@@ -387,11 +387,31 @@ pub fn temporaries(module: &Module, l: &Loop, hold: &LoopHold, color: u32) -> Te
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analysis::loops::loops;
     use crate::analysis::loops::tests::{module, scan};
     use crate::model::{LiveRange, Value};
+
+    /// Adds a value of instruction `name` (of the module's schedule) in allocation 0.
+    pub(crate) fn push_value(m: &mut Module, name: &str, index: &str, size: u64, live: LiveRange) {
+        let instruction = m.instructions.iter().position(|i| m.str(i.name) == name).unwrap() as u32;
+        let v = Value {
+            id: m.values.len() as u32,
+            instruction,
+            index: m.strings.intern(index),
+            phi: false,
+            color: Some(0),
+            allocation: 0,
+            offset: 0,
+            size,
+            shape: Default::default(),
+            logical_size: None,
+            live: Some(live),
+            uses_text: Default::default(),
+        };
+        m.values.push(v);
+    }
 
     /// The scan of `analysis::loops::tests` with values: `while.1{0..2}`, the invariant
     /// `w8{}` (element 3 shares its buffer), a body temporary `one{}` and the carried `x{}`.
@@ -408,7 +428,6 @@ mod tests {
             flags: Default::default(),
             values: 0..6,
         });
-        let id = |m: &Module, n: &str| m.instructions.iter().position(|i| m.str(i.name) == n).unwrap() as u32;
         for (name, index, size, start, end) in [
             ("while.1", "{0}", 4, 17, 17),
             ("while.1", "{1}", 16, 17, 18),
@@ -417,21 +436,7 @@ mod tests {
             ("one", "{}", 64, 10, 13),
             ("x", "{}", 16, 14, 16),
         ] {
-            let v = Value {
-                id: m.values.len() as u32,
-                instruction: id(&m, name),
-                index: m.strings.intern(index),
-                phi: false,
-                color: Some(0),
-                allocation: 0,
-                offset: 0,
-                size,
-                shape: Default::default(),
-                logical_size: None,
-                live: Some(LiveRange { start, end }),
-                uses_text: Default::default(),
-            };
-            m.values.push(v);
+            push_value(&mut m, name, index, size, LiveRange { start, end });
         }
         m
     }

@@ -322,7 +322,8 @@ fn activations(module: &Module, loops: Option<&ModuleLoops>, gradients: &HashSet
 mod tests {
     use super::*;
     use crate::analysis::loops::tests::{ins, module, scan};
-    use crate::model::{Allocation, LiveRange, Value};
+    use crate::answers::loops::tests::push_value;
+    use crate::model::{Allocation, LiveRange};
 
     /// The scan of `analysis::loops::tests` made a training step: its stacked element 2 is
     /// the gradient of the entry parameter `w8`, which `upd` (the optimizer) updates; the
@@ -341,23 +342,8 @@ mod tests {
         names.extend(["upd", "loss", "root.main"]);
         let mut m = module(hlo, &names);
         m.allocations.push(Allocation { index: 0, size: 1 << 20, color: 0, page: None, parameter: None, output_shape: None, flags: Default::default(), values: 0..6 });
-        let id = |m: &Module, n: &str| m.instructions.iter().position(|i| m.str(i.name) == n).unwrap() as u32;
         for (name, index) in [("while.1", "{2}"), ("buf", ""), ("dus", ""), ("while.1", "{1}"), ("x", ""), ("upd", "")] {
-            let v = Value {
-                id: m.values.len() as u32,
-                instruction: id(&m, name),
-                index: m.strings.intern(index),
-                phi: false,
-                color: Some(0),
-                allocation: 0,
-                offset: 0,
-                size: 128,
-                shape: Default::default(),
-                logical_size: None,
-                live: Some(LiveRange { start: 1, end: 2 }),
-                uses_text: Default::default(),
-            };
-            m.values.push(v);
+            push_value(&mut m, name, index, 128, LiveRange { start: 1, end: 2 });
         }
         m
     }
