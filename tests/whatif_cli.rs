@@ -114,3 +114,66 @@ fn whatif_svg_draws_each_estimate_dashed_with_its_label() {
     // Dashes in the estimate's colour.
     assert!(svg.matches("fill=\"#008A7A\"").count() > 20);
 }
+
+/// The four files of a real run, for `fit`.
+fn run_files(base: &std::path::Path) -> Vec<String> {
+    [".buffer-assignment.txt", ".buffer-assignment-values.txt", ".live-range.txt", ".after_optimizations.txt"]
+        .iter()
+        .map(|s| format!("{}{s}", base.display()))
+        .collect()
+}
+
+/// How aggressive a policy is (the ladder's order), to compare with the real recompiles.
+fn rank(name: &str) -> u8 {
+    match name {
+        "dots_saveable" => 1,
+        "dots_with_no_batch_dims_saveable" => 2,
+        "save_only_these_names" => 3,
+        "nothing_saveable" => 4,
+        _ => 0,
+    }
+}
+
+#[test]
+fn fit_plan_names_a_policy_on_the_remat_ladder() {
+    let Some(dumps) = common::shared_dumps_or_skip("fit_plan_names_a_policy_on_the_remat_ladder") else { return };
+    let ladder = dumps.join("tpu-aot/remat-ladder");
+    // The README's real peaks: dots_with_no_batch_dims 2.63 GiB, save_only_these_names 2.21
+    // GiB, nothing_saveable 2.03 GiB. Under each capacity the plan for the no-remat compile
+    // names a policy at least as aggressive as the least one whose real peak meets it.
+    for (cap, least) in [("2.1GiB", "nothing_saveable"), ("2.3GiB", "save_only_these_names"), ("2.7GiB", "dots_with_no_batch_dims_saveable")] {
+        let files = run_files(&ladder.join("tpu_v5e_lm_scan_plain"));
+        let mut args: Vec<&str> = vec!["fit", "--capacity", cap, "--json"];
+        args.extend(files.iter().map(String::as_str));
+        let j = json(&run(&args));
+        let name = j["policy"]["name"].as_str().unwrap_or("");
+        assert!(rank(name) >= rank(least), "{cap}: {name} is weaker than {least}");
+        let snippet = j["policy"]["snippet"].as_str().unwrap();
+        assert!(snippet.contains(&format!("jax.checkpoint_policies.{name}")), "{snippet}");
+        assert!(j["policy"]["why"].as_str().unwrap().contains("heuristic"));
+    }
+}
+
+#[test]
+fn fit_plan_devices_needed_on_the_real_oom() {
+    let Some(dumps) = common::shared_dumps_or_skip("fit_plan_devices_needed_on_the_real_oom") else { return };
+    let files = run_files(&dumps.join("tpu-aot/jax0.12-libtpu0.0.50/tpu_v5e_lm_scan_remat_OOM"));
+    let mut args: Vec<&str> = vec!["fit", "--capacity", "v5e", "--no-offload", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &j["devices_needed"];
+    let (now, state, rest, cap) = (d["now"].as_u64().unwrap(), d["state_bytes"].as_u64().unwrap(), d["rest_bytes"].as_u64().unwrap(), j["capacity_bytes"].as_u64().unwrap());
+    assert_eq!(now, 4, "the 2×2 mesh");
+    let needed = d["needed"].as_u64().unwrap();
+    // The smallest N' with rest + now × state / N' within the capacity.
+    assert!(needed > now && rest + now * state / needed <= cap, "{d}");
+    assert!(rest + now * state / (needed - 1) > cap, "{d}: not the smallest");
+    assert!(d["sentence"].as_str().unwrap().contains(&format!("{needed} devices")));
+    // A capacity below the rest alone: no number of devices fits.
+    args[2] = "4GiB";
+    let j: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+    assert!(j["devices_needed"]["needed"].is_null());
+    assert!(j["devices_needed"]["sentence"].as_str().unwrap().starts_with("No number of devices"));
+}

@@ -360,6 +360,16 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
             let _ = writeln!(out, "    {label:<28} {:>10}", human_bytes(*bytes));
         }
     }
+    if let Some(pol) = &p.policy {
+        let _ = writeln!(out, "  in code: {}   (MaxText {})", pol.snippet, pol.maxtext);
+        let _ = writeln!(out, "    {}", pol.why);
+        for line in &pol.also {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    if let Some(d) = &p.devices_needed {
+        let _ = writeln!(out, "  devices: {}", d.sentence);
+    }
     let _ = writeln!(out, "{ASSUMPTIONS}");
     out
 }

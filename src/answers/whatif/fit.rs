@@ -17,6 +17,7 @@
 use hashbrown::HashSet;
 use serde::Serialize;
 
+use super::policy::{policy, Policy};
 use super::{estimate_with, offload_gap, remat_gap, Edits, Estimate, StackedOutput, StretchCache};
 use crate::analysis::Space;
 use crate::answers::capacity::Capacity;
@@ -107,6 +108,11 @@ pub struct Plan {
     pub remains: Option<Remains>,
     /// The arguments live at the real peak.
     pub arguments_at_peak: Arguments,
+    /// The plan in code terms ([`super::policy`]); `None` for no edit.
+    pub policy: Option<Policy>,
+    /// When the plan does not fit or offloads arguments: how many devices of this kind the
+    /// sharded state needs instead ([`devices_needed`]); `None` without the HLO text.
+    pub devices_needed: Option<DevicesNeeded>,
     #[serde(skip)]
     pub estimate: Estimate,
 }
@@ -117,6 +123,60 @@ fn is_argument(c: Category) -> bool {
         c,
         Category::ModelParameters | Category::OptimizerState | Category::Inputs | Category::Parameters
     )
+}
+
+/// Parameters and optimizer state: what FSDP shards.
+fn is_state(c: Category) -> bool {
+    matches!(c, Category::ModelParameters | Category::OptimizerState)
+}
+
+/// How many devices of the same kind the sharded state needs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DevicesNeeded {
+    /// Devices running the program now (`num_partitions` × `replica_count`).
+    pub now: u32,
+    /// Devices needed; `None` when no number of devices fits (the rest alone exceeds the
+    /// capacity).
+    pub needed: Option<u64>,
+    /// Parameters and optimizer state per device at the estimated peak.
+    pub state_bytes: u64,
+    /// Everything else there, after the plan's rematerialisations.
+    pub rest_bytes: u64,
+    pub assumption: &'static str,
+    pub sentence: String,
+}
+
+/// What [`devices_needed`] assumes.
+pub const DEVICES_ASSUMPTION: &str = "Parameters and optimizer state shard evenly over the devices (FSDP: N devices hold N × the state per device now, spread over N' devices), everything else per device stays as it is (the same per-device batch, the plan's rematerialisations kept, its offloads of arguments replaced by sharding), judged at the estimated peak's step.";
+
+/// Devices needed: with `state` bytes of parameters and optimizer state per device on `now`
+/// devices and `rest` other bytes at the peak, `now' ≥ now × state / (capacity − rest)`:
+/// the state shards evenly, the rest stays; none when `rest ≥ capacity`.
+pub fn devices_needed(now: u32, state: u64, rest: u64, capacity: u64, kind: &str) -> DevicesNeeded {
+    let room = capacity.saturating_sub(rest);
+    let total = u128::from(now) * u128::from(state);
+    let needed = (room > 0).then(|| total.div_ceil(u128::from(room)).max(1)).map(|n| u64::try_from(n).unwrap_or(u64::MAX));
+    let sentence = match needed {
+        _ if state == 0 => format!(
+            "No parameters or optimizer state are live at the estimated peak: more devices of this kind ({kind}) do not lower it."
+        ),
+        Some(n) if n <= u64::from(now) => format!(
+            "The {} of parameters and optimizer state already fit beside the rest on {now} devices if kept on the device: sharding them instead of offloading needs no more devices.",
+            human_bytes(state)
+        ),
+        Some(n) => format!(
+            "If the {} of parameters and optimizer state per device shard evenly over more devices (FSDP, the same per-device batch): {n} devices of this kind ({kind}; now {now}), {} more.",
+            human_bytes(state),
+            n - u64::from(now)
+        ),
+        None => format!(
+            "No number of devices of this kind ({kind}) fits: without the {} of parameters and optimizer state the rest alone is {}, over the capacity of {}.",
+            human_bytes(state),
+            human_bytes(rest),
+            human_bytes(capacity)
+        ),
+    };
+    DevicesNeeded { now, needed, state_bytes: state, rest_bytes: rest, assumption: DEVICES_ASSUMPTION, sentence }
 }
 
 /// The edits of a plan.
@@ -259,7 +319,23 @@ pub fn fit(
     prune(module, space, (index, &mut cache), stacked, bound, &mut plan, &mut est);
     let fits = est.peak_after <= cap;
     let offloads = plan.iter().any(|p| p.offload_only);
+    let devices = module.hlo.as_ref().map(|h| h.devices());
+    let devices_needed = devices.filter(|_| !fits || offloads).map(|now| {
+        let t = est.step_after.unwrap_or(0);
+        let gone: HashSet<u32> = (plan.iter())
+            .filter_map(|p| stacked.get(p.stacked?))
+            .flat_map(|s| s.chain.iter().copied())
+            .collect();
+        let state = |p: &[PlanStep]| {
+            let by = categories_at(module, space, index, p, &gone, t);
+            by.iter().filter(|(c, _)| is_state(*c)).map(|(_, b)| b).sum::<u64>()
+        };
+        let (all, left) = (state(&[]), state(&plan));
+        devices_needed(now, all, est.peak_after.saturating_sub(left), cap, &capacity.label)
+    });
     Plan {
+        policy: policy(module, &edits_of(&plan, stacked), !stacked.is_empty()),
+        devices_needed,
         arguments_at_peak: arguments_at(module, space, space.peak_time, !fits || offloads),
         color: space.color,
         capacity_bytes: cap,

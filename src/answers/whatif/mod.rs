@@ -26,6 +26,7 @@
 //!   while the backward loop's body runs.
 
 pub mod fit;
+pub mod policy;
 pub mod stacked;
 pub mod ticks;
 

@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+use super::policy::{stores_of, Stores};
 use crate::analysis::loops::trip::root;
 use crate::analysis::loops::{loops, Loop};
 use crate::answers::loops::{loop_holds, Role};
@@ -46,6 +47,8 @@ pub struct StackedOutput {
     /// `dynamic-update-slice` stores (through bitcasts, converts, copies and fusion
     /// parameters), else the update's own.
     pub op_name: String,
+    /// What that instruction is to a checkpoint policy (a dot, the body's input, other).
+    pub stores: Stores,
 }
 
 impl StackedOutput {
@@ -141,8 +144,9 @@ fn fused_param_number(hlo: &HloText, i: &HloInstruction) -> Option<usize> {
 }
 
 /// For element `k` of the body's root tuple: if it is a `dynamic-update-slice` into element
-/// `k` of the body's parameter (alone or inside a fusion), the op_name of what it stores.
-fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<String> {
+/// `k` of the body's parameter (alone or inside a fusion), the op_name of what it stores and
+/// what that is to a policy.
+fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<(String, Stores)> {
     let hlo = body.hlo;
     let (producer, element) = through_moves(body, operand);
     let producer = producer?;
@@ -152,11 +156,9 @@ fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<Str
                 return None;
             }
             let (src, _) = through_moves(body, hlo.operand(producer, 1)?);
-            Some(
-                src.and_then(|s| body.op_name(s))
-                    .or_else(|| body.op_name(producer))
-                    .unwrap_or_default(),
-            )
+            let stores = src.map_or(Stores::Other, |s| stores_of(hlo, body.comp, s));
+            let op = src.and_then(|s| body.op_name(s)).or_else(|| body.op_name(producer));
+            Some((op.unwrap_or_default(), stores))
         }
         "fusion" => {
             let fused = called(hlo, producer, CallRole::Calls)?;
@@ -177,14 +179,16 @@ fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<Str
             }
             let (src, _) = through_moves(inner, hlo.operand(dus, 1)?);
             let src = src?;
-            let op = if hlo.opcode(src) == "parameter" {
+            let (op, stores) = if hlo.opcode(src) == "parameter" {
                 // Computed outside the fusion: what feeds that operand in the body.
                 let outside = hlo.operand(producer, fused_param_number(hlo, src)?)?;
-                through_moves(body, outside).0.and_then(|i| body.op_name(i))
+                let fed = through_moves(body, outside).0;
+                let stores = fed.map_or(Stores::Other, |i| stores_of(hlo, body.comp, i));
+                (fed.and_then(|i| body.op_name(i)), stores)
             } else {
-                inner.op_name(src)
+                (inner.op_name(src), stores_of(hlo, fused, src))
             };
-            Some(op.or_else(|| inner.op_name(dus)).unwrap_or_default())
+            Some((op.or_else(|| inner.op_name(dus)).unwrap_or_default(), stores))
         }
         _ => None,
     }
@@ -255,15 +259,16 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
                 life,
                 backward_while: back.while_name.clone(),
                 backward_body: Some((back.body_steps[0], back.body_steps[1])),
-                op_name: stored.unwrap_or_default(),
+                op_name: stored.as_ref().map(|s| s.0.clone()).unwrap_or_default(),
+                stores: stored.map_or(Stores::Other, |s| s.1),
             });
         }
     }
     out
 }
 
-/// The op_name of what the body stores into element `k` each iteration.
-fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<String> {
+/// The op_name of what the body stores into element `k` each iteration, and what it is.
+fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<(String, Stores)> {
     let param = body
         .instructions
         .iter()
