@@ -342,6 +342,12 @@ pub fn parse_capacity(text: &str) -> Result<Capacity, String> {
             space: 0,
         });
     }
+    device(t)
+}
+
+/// A device name of [`DEVICES`] as a capacity: a TPU's usable HBM where its compiler prints
+/// it, else the published memory; a name that fits several devices is an error naming them.
+fn device(t: &str) -> Result<Capacity, String> {
     let want = squash(t);
     let exact: Vec<&Device> = DEVICES.iter().filter(|d| squash(d.name) == want).collect();
     let found: Vec<&Device> = if exact.is_empty() {
