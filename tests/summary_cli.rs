@@ -188,10 +188,33 @@ fn capacity_gives_a_verdict_with_the_headroom() {
     args.extend(files.iter().map(String::as_str));
     let out = run(&args);
     let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("    capacity: 15.7 GiB of headroom on 15.75 GiB (TPU v5e"), "{text}");
+    // A TPU's name is the HBM its compiler can use, and the table says so (its lines joined).
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        text.contains("    capacity: 16.0 GiB of headroom on 16.0 GiB (TPU v5e"),
+        words.contains("on 15.75 GiB (TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM) at the peak"),
         "{text}"
     );
+    let json = summary_json(&files, &["--capacity", "v5e"]);
+    let cap = &json["modules"][0]["memory_spaces"][0]["answers"]["capacity"];
+    assert_eq!(cap["capacity_bytes"], 16_911_433_728u64, "{cap}");
+}
+
+#[test]
+fn the_help_says_what_a_tpu_name_means_and_a_typed_size_is_printed_as_typed() {
+    let help = String::from_utf8(run(&["summary", "--help"]).stdout).unwrap();
+    assert!(help.contains("TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM"), "{help}");
+    let help = String::from_utf8(run(&["fit", "--help"]).stdout).unwrap();
+    assert!(help.contains("TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM"), "{help}");
+    // The same bytes typed three ways: each printed as typed, none as "15.8 GiB".
+    let files = fixture_files("cpu/jax0.10.2", "cpu_mlp_train");
+    for typed in ["15.75G", "15.75GiB", "16911433728"] {
+        let mut args = vec!["summary", "--capacity", typed];
+        args.extend(files.iter().map(String::as_str));
+        let text = String::from_utf8(run(&args).stdout).unwrap();
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains(&format!("of headroom on {typed} at the peak")), "{typed}: {text}");
+    }
 }
 
 /// Every memory space's `answers.capacity` of `summary --json` with `extra` arguments, by

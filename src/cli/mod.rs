@@ -83,9 +83,11 @@ struct SummaryArgs {
     #[arg(long)]
     json: bool,
     /// Hold the peak of memory space 0 (HBM on a TPU; another with --capacity-space)
-    /// against this capacity: a size (16GiB, 40GB, 40e9, shown as typed) or a device (v5e,
-    /// "TPU v4", a100-80gb); other spaces get no verdict
-    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
+    /// against this capacity: a size (16GiB, 40GB, 40e9, shown as typed) or a device (v5e:
+    /// the 15.75 GiB XLA can use, "TPU v4", a100-80gb); other spaces get no verdict
+    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity,
+        long_help = summary_args::capacity_help("Hold the peak of memory space 0 (HBM on a TPU; another with \
+            --capacity-space) against this capacity (other spaces get no verdict)"))]
     capacity: Option<Capacity>,
     /// The memory space --capacity is set on: its colour (0, 1, 6) or XLA's name (default,
     /// vmem, smem, color_6)
@@ -124,8 +126,10 @@ struct RenderArgs {
     #[arg(long, value_name = "SPACE", default_value = "0", value_parser = summary_args::space)]
     capacity_space: u32,
     /// Draw this capacity on memory space 0's curve (or --capacity-space's: a line, the part over it shaded,
-    /// the verdict at the peak): a size (16GiB, 40GB, 40e9) or a device (v5e, "TPU v4")
-    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
+    /// the verdict at the peak): a size (16GiB, 40GB, 40e9) or a device (v5e: the 15.75 GiB XLA can use, "TPU v4")
+    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity,
+        long_help = summary_args::capacity_help("Draw this capacity on memory space 0's curve (or \
+            --capacity-space's: a line, the part over it shaded, the verdict at the peak)"))]
     capacity: Option<Capacity>,
 }
 

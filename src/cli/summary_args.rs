@@ -1,7 +1,7 @@
 //! Parsing of the `--capacity` of `bufscope summary` and `bufscope render`: a size or a device
 //! name, and on a name that fits no device, the close names in the error.
 
-use bufscope::answers::capacity::{parse_capacity, Capacity, DEVICES};
+use bufscope::answers::capacity::{parse_capacity, usable_meaning, Capacity, DEVICES};
 use bufscope::model::memory_space_name;
 
 /// `--capacity-space`'s value: a colour number, or XLA's name of one (`vmem`, `color_6`).
@@ -32,6 +32,19 @@ pub fn capacity(text: &str) -> Result<Capacity, String> {
             )
         }
     })
+}
+
+/// `--capacity`'s help under `--help`: `what` it does, then what a size and a device name
+/// mean: a TPU's name the HBM XLA can use ("TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM",
+/// [`usable_meaning`]), `NAME published` the whole of it.
+pub fn capacity_help(what: &str) -> String {
+    format!(
+        "{what}: a size (16GiB, 15.75G, 40GB, 40e9; shown as typed) or a device (v5e, \"TPU v4\", \
+         a100-80gb). A TPU's name means the HBM XLA can use, as its out-of-memory errors print it:\n  {}\n\
+         \"v5e published\" is the whole HBM; a GPU's name its published memory (\"a100-80gb at 75 %\": \
+         what JAX preallocates by default).",
+        usable_meaning().join("\n  ")
+    )
 }
 
 /// Lower case, letters and digits only, without a leading `tpu` or `nvidia`.
@@ -89,6 +102,13 @@ mod tests {
     fn sizes_and_devices() {
         assert_eq!(capacity("16GiB").map(|c| c.bytes), Ok(16 << 30));
         assert_eq!(capacity("v5e").map(|c| c.label), Ok("TPU v5e".to_string()));
+    }
+
+    #[test]
+    fn the_help_says_what_a_tpus_name_means() {
+        let h = capacity_help("Hold the peak against this capacity");
+        assert!(h.starts_with("Hold the peak against this capacity: a size"), "{h}");
+        assert!(h.contains("\n  TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM\n"), "{h}");
     }
 
     #[test]

@@ -77,8 +77,10 @@ pub struct FitArgs {
     /// Dump files or folders of dumps (with the HLO text for the loops)
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<PathBuf>,
-    /// The capacity: a size (16GiB, 15.75G, 40e9) or a device (v5e, "TPU v4", a100-80gb)
-    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity)]
+    /// The capacity: a size (16GiB, 15.75G, 40e9) or a device (v5e: the 15.75 GiB XLA can
+    /// use, "TPU v4", a100-80gb)
+    #[arg(long, value_name = "SIZE|DEVICE", value_parser = summary_args::capacity,
+        long_help = summary_args::capacity_help("The capacity to fit"))]
     capacity: Capacity,
     /// The module to plan for (a name, or a part of one name)
     #[arg(long, value_name = "NAME")]
@@ -314,12 +316,11 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "module {}, memory space {}: peak {} against {} ({})",
+        "module {}, memory space {}: peak {} against {}",
         r.module,
         p.color,
         human_bytes(p.peak_before),
-        human_bytes(p.capacity_bytes),
-        capacity.label
+        capacity.described()
     );
     if p.plan.is_empty() && p.fits {
         let _ = writeln!(out, "  fits as it is: nothing to change");

@@ -1,5 +1,6 @@
 //! The rules of moving around a diagram, as plain functions over the geometry types: which
-//! part of a panel a pixel is in ([`region`]), what a wheel movement, a drag, a key, a click
+//! part of a panel a pixel is in ([`region`]), whether a wheel there is the diagram's or the page's
+//! ([`wheel_is_diagrams`]), what a wheel movement, a drag, a key, a click
 //! and a double-click do to the viewport, how far a viewport may go ([`constrain`]), the step
 //! the time cursor shows ([`time_step`]), the step a peak key goes to ([`peak_step`]), and
 //! the one table of the diagram keys ([`BINDINGS`]). The browser's diagrams call them with device pixels of their canvas;
@@ -148,6 +149,28 @@ pub struct Wheel {
     pub dy: f64,
     pub shift: bool,
     pub alt: bool,
+}
+
+/// Where a wheel movement over a diagram happens: whether the diagram has the keyboard focus
+/// (it was clicked or tabbed to), whether the page is embedded in another (a notebook's
+/// `<iframe>`), whether the page itself scrolls (a narrow window: the parts stacked), and
+/// whether Ctrl is held (a touchpad's pinch arrives as Ctrl + wheel).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WheelPlace {
+    pub focused: bool,
+    pub embedded: bool,
+    pub page_scrolls: bool,
+    pub ctrl: bool,
+}
+
+/// Whether a wheel movement over a diagram is the diagram's (zoom and pan, the page kept
+/// still) rather than the page's (it scrolls the page, or the notebook around it): the
+/// diagram's when it has focus or Ctrl is held, or when the page is the whole window and
+/// does not scroll (the one-screen layout, where nothing else could scroll). In a notebook
+/// or a scrolling page a wheel passing over a diagram scrolls on, as a map embedded in a
+/// page does, until the diagram is clicked.
+pub fn wheel_is_diagrams(p: WheelPlace) -> bool {
+    p.focused || p.ctrl || !(p.embedded || p.page_scrolls)
 }
 
 /// CSS pixels per unit of a wheel delta, by the event's `deltaMode` (0 pixels, 1 lines,
@@ -387,7 +410,7 @@ pub const BINDINGS: &[Binding] = {
         },
         Binding {
             label: "wheel",
-            does: "zoom at the pointer (Shift: steps only, Alt: offsets only)",
+            does: "zoom at the pointer (Shift: steps only, Alt: offsets only); in a notebook or a scrolling page, once the diagram is clicked (or with Ctrl)",
             keys: &[],
         },
         Binding {

@@ -310,3 +310,19 @@ fn the_peak_keys_walk_the_prominent_peaks() {
     assert_eq!(peak_step(ZoomIn, &curve, 0), None);
     assert_eq!(peak_step(NextPeak, &[], 0), None);
 }
+
+#[test]
+fn the_wheel_is_the_diagrams_only_where_it_would_scroll_nothing_else() {
+    let at = |focused, embedded, page_scrolls, ctrl| {
+        wheel_is_diagrams(WheelPlace { focused, embedded, page_scrolls, ctrl })
+    };
+    // The one-screen page: the wheel zooms, focused or not.
+    assert!(at(false, false, false, false) && at(true, false, false, false));
+    // A notebook's iframe, or a narrow window whose page scrolls: the page (or the notebook)
+    // scrolls on over the diagram until it is clicked, or Ctrl (a pinch) is held.
+    for (embedded, scrolls) in [(true, false), (false, true), (true, true)] {
+        assert!(!at(false, embedded, scrolls, false), "{embedded} {scrolls}");
+        assert!(at(true, embedded, scrolls, false), "{embedded} {scrolls}");
+        assert!(at(false, embedded, scrolls, true), "{embedded} {scrolls}");
+    }
+}

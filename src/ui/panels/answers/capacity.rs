@@ -1,5 +1,7 @@
-//! Capacity and headroom: a device from [`capacity::offers`] (published, or the usable
-//! share a TPU compiler reports or JAX's 75 % of a GPU) or a size typed, and the
+//! Capacity and headroom: a device from [`capacity::offers`] (a TPU's usable HBM as its
+//! compiler reports it, or its published HBM; a GPU's published memory or JAX's 75 % of it),
+//! each said with its bytes ("TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM"), or a size
+//! typed (shown as typed), and the
 //! verdict at the space's peak ("exceeds by X" / "X of headroom"). The choice is the
 //! space's [`Focus::capacity`](crate::ui::state::Focus::capacity), which its curve draws as
 //! a line; choosing another space shows that space's own choice.
@@ -7,7 +9,6 @@
 use std::sync::Arc;
 
 use bufscope::answers::capacity::{self, Capacity};
-use bufscope::units;
 use leptos::prelude::*;
 
 use super::Ans;
@@ -22,7 +23,7 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
     let devices = capacity::offers()
         .into_iter()
         .map(|o| {
-            let text = format!("{} · {} · {}", o.name, units::human_bytes(o.bytes), o.what);
+            let text = format!("{}: {}", o.name, o.what);
             view! { <option value=o.name>{text}</option> }
         })
         .collect_view();
@@ -88,7 +89,7 @@ pub(super) fn CapacityVerdict(ans: Ans) -> impl IntoView {
                     aria-label="capacity" on:change=on_size prop:value=size />
             </div>
             {verdict}
-            <p class="note">"Drawn as a line on the space's curve. Published figures, and beside them what is usable: the HBM XLA:TPU reports in its errors, and the 75 % JAX preallocates on a GPU by default. An error message read with its dump sets its own figure."</p>
+            <p class="note">"Drawn as a line on the space's curve. A TPU is what XLA can use of its HBM, as its out-of-memory errors print it (TPU v5e: 15.75 GiB of 16 GiB), its whole HBM beside it; a GPU its published memory, and beside it the 75 % JAX preallocates by default. A size typed is shown as typed. An error message read with its dump sets its own figure."</p>
         </div>
     }
 }
