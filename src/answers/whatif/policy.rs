@@ -28,7 +28,7 @@
 use serde::Serialize;
 
 use super::Edits;
-use crate::answers::categories::{category, Category};
+use crate::answers::categories::{Categories, Category};
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
 
@@ -216,8 +216,10 @@ fn is_residual(op_name: &str, scan: bool) -> bool {
 /// The policy that does what `edits` do (see the module's doc); `None` for no edit. `scan`:
 /// the module's layers are a loop with stacked outputs.
 pub fn policy(module: &Module, edits: &Edits, scan: bool) -> Option<Policy> {
+    // Whether a value is an argument needs no dataflow: a parameter's category is its own.
+    let cats = Categories::default();
     let arg = |v: &u32| {
-        matches!(category(module, *v), Category::ModelParameters | Category::OptimizerState | Category::Inputs | Category::Parameters)
+        matches!(cats.of(module, *v), Category::ModelParameters | Category::OptimizerState | Category::Inputs | Category::Parameters)
     };
     let op_name = |v: u32| -> String {
         let hlo = module.hlo.as_deref();

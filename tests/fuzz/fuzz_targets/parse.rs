@@ -271,12 +271,13 @@ fn hlo_text(whole: &Loaded, bytes: &[u8], seed: u64) {
     for shown in &whole.modules {
         let mut m = shown.module.clone();
         m.hlo = Some(Box::new(read.text.clone()));
+        let cats = bufscope::answers::categories::Categories::new(&m);
         for (k, v) in m.values.iter().enumerate().take(256) {
             let _ = query::source_location(&m, v).map(|s| s.to_string());
             let _ = query::source_stack(&m, v);
             let _ = query::display_name(&m, v);
             let _ = query::instruction_view(&m, v);
-            let _ = bufscope::answers::categories::category(&m, k as u32);
+            let _ = cats.of(&m, k as u32);
         }
         let _ = summary::Summary::new([(&m, &shown.analysis)]).to_json();
     }
