@@ -521,6 +521,7 @@ fn a_dump_folder_joins_its_hlo_texts() {
             file,
             line,
             function,
+            inferred: false,
         }) => {
             assert!(
                 file.ends_with("programs.py") && line > 0 && !function.is_empty(),
