@@ -71,7 +71,7 @@ fn scan_outputs_get_the_line_inside_the_layer() {
 }
 
 /// MaxText llama3.1-8b: before, 90.8 % of the HBM peak had no source; now the rows with no
-/// source but the entry's parameters hold under 12.5 % of it, and the inferred rows point into
+/// source but the entry's parameters hold under 5 % of it, and the inferred rows point into
 /// MaxText's layers.
 #[test]
 fn maxtext_peak_mostly_sourced() {
@@ -83,7 +83,7 @@ fn maxtext_peak_mostly_sourced() {
     let rows = by_source_line(&m, &live);
     assert_eq!(rows.iter().map(|r| r.bytes).sum::<u64>(), live.occupied_bytes);
     let none: u64 = rows.iter().filter(|r| r.file == NO_SOURCE).map(|r| r.bytes).sum();
-    assert!(none * 8 < live.occupied_bytes, "{none} of {}", live.occupied_bytes);
+    assert!(none * 20 < live.occupied_bytes, "{none} of {}", live.occupied_bytes);
     let inferred: u64 = rows.iter().filter(|r| r.inferred).map(|r| r.bytes).sum();
     assert!(inferred * 10 > live.occupied_bytes, "{inferred} of {}", live.occupied_bytes);
     assert!(rows.iter().filter(|r| r.inferred).all(|r| r.file.contains("maxtext")));

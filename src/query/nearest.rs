@@ -19,7 +19,8 @@
 //! The instructions that only hand a value on (`get-tuple-element`, `tuple`, `bitcast`,
 //! `copy`, `copy-start`/`-done`, `while`, `parameter`) are read past even where their
 //! metadata names a line: that line is where the hand-over was written (the scan's call,
-//! its stacking), not where the bytes were made.
+//! its stacking), not where the bytes were made; the first of them is taken when the walk
+//! finds nothing else.
 //!
 //! At most [`DEPTH`] steps back and [`VISITS`] instructions, so that a value with no source
 //! anywhere near costs little. An entry parameter has no producer: it stays with no source
@@ -70,13 +71,19 @@ pub fn nearest_source<'m>(module: &'m Module, name: &str, index: Option<u32>) ->
     let (comp, at) = hlo.position(name)?;
     let mut queue = vec![Step { comp, at, index, caller: None, depth: 0, stacking: None }];
     let mut next = 0;
+    // The first source read past (a hand-over's, the stacking's): better than none.
+    let mut fallback = None;
     while next < queue.len() && next < VISITS {
         let s = queue[next];
         next += 1;
         let i = instruction(hlo, s.comp, s.at)?;
-        let own = own_source(hlo, i).filter(|f| f.frame.is_none() || f.frame != s.stacking);
-        if let Some(found) = own.filter(|_| !forwards(hlo.opcode(i))) {
-            return Some(found);
+        let own = own_source(hlo, i);
+        match own {
+            Some(found) if !forwards(hlo.opcode(i)) && (found.frame.is_none() || found.frame != s.stacking) => {
+                return Some(found);
+            }
+            Some(found) if fallback.is_none() => fallback = Some(found),
+            _ => {}
         }
         if s.depth >= DEPTH {
             continue;
@@ -88,7 +95,7 @@ pub fn nearest_source<'m>(module: &'m Module, name: &str, index: Option<u32>) ->
             }
         }
     }
-    None
+    fallback
 }
 
 /// Whether an instruction only hands on what another made (its own metadata, if any, names

@@ -200,8 +200,8 @@ fn instruction(m: &Module, value: &Value, complete: bool) -> impl IntoView + use
     // `file:line in function`, or why the frame id is not resolved (no HLO text).
     // An inferred one says so at the end, with the instruction it is read from.
     let source = query::source_location(m, value).map(|at| match at {
-        SourceLocation::File { function, inferred, .. } => {
-            let plain = SourceLocation::File { function, inferred: false, ..at };
+        SourceLocation::File { file, line, function, inferred } => {
+            let plain = SourceLocation::File { file, line, function, inferred: false };
             let mut text = plain.to_string();
             if !function.is_empty() {
                 text = format!("{text} in {function}");
