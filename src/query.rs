@@ -14,14 +14,16 @@ use crate::analysis::value_kind;
 use crate::model::{Module, Str, Value, XlaPeak};
 
 mod instruction;
+mod nearest;
 mod source;
 pub use instruction::{
     display_name, instruction_view, operand_value, parameter_path, role_key, shorten, Attribute,
     InstructionView, Operand, ATTR_CHARS,
 };
+pub use nearest::{nearest_source, Nearest};
 pub use source::{
-    fold_library, is_library_file, source, source_location, source_stack, SourceLocation, StackRow,
-    NEEDS_HLO,
+    fold_library, is_library_file, nearest_of, source, source_location, source_stack,
+    SourceLocation, StackRow, INFERRED, NEEDS_HLO,
 };
 
 // ---------------------------------------------------------------- search
@@ -191,7 +193,7 @@ pub fn matching_fields(module: &Module, re: &Matcher) -> Matches {
             let key = (instr.source_file, instr.source_line, instr.stack_frame_id);
             let source_match = (!instr.source_file.is_empty() || instr.stack_frame_id.is_some())
                 && *by_source.entry(key).or_insert_with(|| match source_location(module, v) {
-                    Some(SourceLocation::File { file, line, function }) => {
+                    Some(SourceLocation::File { file, line, function, .. }) => {
                         re.is_match(&format!("{file}:{line} {function}"))
                     }
                     _ => false,

@@ -1,7 +1,8 @@
 //! Text cut to fit: names a dump may make 300,000 characters long shortened so that the
 //! part that tells them apart stays visible — [`clip_middle`] (op_names and paths differ at
 //! their ends, names at both), [`clip_end`], [`clip_front`] (paths, files and names in a
-//! fixed-width column). Pure functions, used by the render, the summary text and the page.
+//! fixed-width column), [`clip_source`] (a source line: the directory folded, the file name
+//! never cut). Pure functions, used by the render, the summary text and the page.
 
 /// `s` when it has at most `max` characters, else its start and end with `…` between
 /// (op_names and paths differ at their ends, names at both).
@@ -34,6 +35,40 @@ pub fn clip_front(s: &str, max: usize) -> String {
     clip(s, max, 0)
 }
 
+/// A source line's text (`/dir/file.py:12 in f (inferred)`) in at most `max` characters
+/// where it can be: the directory folded from its front (`…/layers/file.py:12`, then `…/`),
+/// then the function's name cut in its middle; the file name, line and ` (inferred)` are
+/// never cut, so the text is longer than `max` when they are.
+pub fn clip_source(s: &str, max: usize) -> String {
+    let count = |t: &str| t.chars().count();
+    if count(s) <= max {
+        return s.to_string();
+    }
+    const INFERRED: &str = " (inferred)";
+    let (s, inferred) = match s.strip_suffix(INFERRED) {
+        Some(rest) => (rest, INFERRED),
+        None => (s, ""),
+    };
+    let (place, function) = s.split_at(s.find(" in ").unwrap_or(s.len()));
+    if place.contains(' ') {
+        return clip_middle(&format!("{s}{inferred}"), max);
+    }
+    let (dir, file) = place.split_at(place.rfind('/').map_or(0, |i| i + 1));
+    let kept = count(file) + count(inferred);
+    let room = max.saturating_sub(kept + count(function));
+    let dir = if count(dir) <= room {
+        dir.to_string()
+    } else if room >= 3 {
+        clip_front(dir, room)
+    } else if dir.is_empty() {
+        String::new()
+    } else {
+        "…/".to_string()
+    };
+    let room = max.saturating_sub(kept + count(&dir)).max(8);
+    format!("{dir}{file}{}{inferred}", clip_middle(function, room.min(count(function))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +91,24 @@ mod tests {
         assert_eq!(clip_end("alloc 3 param 0", 8), "alloc 3…");
         assert_eq!(clip_end("ééé", 2), "é…");
         assert_eq!(clip_end("abc", 0), "…");
+    }
+
+    #[test]
+    fn a_source_line_keeps_its_file_name_whole() {
+        let s = "/venv/site-packages/maxtext/layers/nnx_decoders.py:1195 in NNXDecoder._apply (inferred)";
+        assert_eq!(clip_source(s, 200), s);
+        let short = clip_source(s, 60);
+        assert_eq!(short, "…layers/nnx_decoders.py:1195 in NNXDecoder._apply (inferred)");
+        assert_eq!(short.chars().count(), 60);
+        // Too narrow for the directory: `…/`, then the function cut in its middle.
+        let narrow = clip_source(s, 30);
+        assert!(narrow.starts_with("…/nnx_decoders.py:1195 in "), "{narrow}");
+        assert!(narrow.ends_with(" (inferred)"), "{narrow}");
+        // Narrower than the file name: the file name stays whole.
+        assert_eq!(clip_source("/a/b/a_long_file_name.py:3", 10), "…/a_long_file_name.py:3");
+        assert_eq!(clip_source("no_dir_file.py:3", 4), "no_dir_file.py:3");
+        // A text that is no path (a sentence) is cut in its middle.
+        assert_eq!(clip_source("(no source) at all", 7), "(no …ll");
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! Both group a [`LiveSet`] and add up each value's credited `bytes` (so they sum to the
 //! step's occupied bytes; see [`crate::answers`] on aliases) and its own `size`
 //! (`value_bytes`). Values with no op_name or no source are one group like any other, sorted
-//! by size.
+//! by size; the entry's parameters with no source are a group of their own ([`PARAMETERS`]).
+//! A value whose instruction names no source is grouped by the nearest source through the
+//! HLO text, a row of its own marked `inferred` ([`crate::query::nearest_source`]).
 //!
 //! **Folding numbered repeats.** Paths are split into segments by [`op_path::split_from`].
 //! With `fold`, siblings whose segments differ only in their numbered repeats are one node:
@@ -18,6 +20,7 @@ use std::borrow::Cow;
 use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
+use crate::analysis::{value_kind, ValueKind};
 use crate::answers::LiveSet;
 use crate::model::{Module, Str};
 use crate::op_path::{self, Cut, Segment};
@@ -27,6 +30,9 @@ use crate::query::{self, SourceLocation};
 pub const NO_OP_NAME: &str = "(no op_name)";
 /// Label of the group of values with no source location.
 pub const NO_SOURCE: &str = "(no source)";
+/// Label of the group of the entry's parameters with no source location: made by no
+/// instruction of the program, they have none to infer (their paths name them).
+pub const PARAMETERS: &str = "(parameters: passed in, no source line)";
 
 /// A node of the op_name tree: one path prefix.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -287,12 +293,17 @@ fn finish(nodes: &mut [Builder], i: usize, key: u32, ids: &SegmentIds) -> OpNode
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SourceLine {
     /// The file (a `stack_frame_id` resolved through the HLO text beside the dump), the
-    /// sentence [`crate::query::NEEDS_HLO`] for frame ids without it, or [`NO_SOURCE`].
+    /// sentence [`crate::query::NEEDS_HLO`] for frame ids without it, [`PARAMETERS`] or
+    /// [`NO_SOURCE`].
     pub file: String,
     /// 0 when unknown.
     pub line: u32,
     /// The function, from the HLO text's stack frames; empty when unknown.
     pub function: String,
+    /// The values' instructions name no source: this is the nearest one through the HLO
+    /// text ([`crate::query::nearest_source`]), never grouped with the same line printed.
+    #[serde(rename = "source_inferred")]
+    pub inferred: bool,
     pub bytes: u64,
     pub value_bytes: u64,
     pub count: u32,
@@ -306,8 +317,9 @@ pub struct SourceLine {
 
 impl SourceLine {
     /// `file:line` (the file alone without a line), then ` in function` when known (its
-    /// name after the last `.<locals>.`: `loss`, `LlamaDecoderLayer.__call__`): the one text
-    /// of a row for the panels and the summary table.
+    /// name after the last `.<locals>.`: `loss`, `LlamaDecoderLayer.__call__`), then
+    /// ` (inferred)` for an inferred row: the one text of a row for the panels and the
+    /// summary table.
     pub fn label(&self) -> String {
         let mut out = if self.line > 0 {
             format!("{}:{}", self.file, self.line)
@@ -322,6 +334,9 @@ impl SourceLine {
                 .unwrap_or_default();
             out.push_str(" in ");
             out.push_str(short);
+        }
+        if self.inferred {
+            out.push_str(query::INFERRED);
         }
         out
     }
@@ -340,21 +355,25 @@ pub struct SourceFile {
 
 /// The live bytes by source line, largest first, with a running total over all lines.
 pub fn by_source_line(module: &Module, live: &LiveSet) -> Vec<SourceLine> {
-    let mut rows: HashMap<(&str, u32, &str), SourceLine> = HashMap::new();
+    let mut rows: HashMap<(&str, u32, &str, bool), SourceLine> = HashMap::new();
     for lv in &live.values {
-        let key = match query::source_location(module, &module.values[lv.value as usize]) {
+        let v = &module.values[lv.value as usize];
+        let key = match query::source_location(module, v) {
             Some(SourceLocation::File {
                 file,
                 line,
                 function,
-            }) => (file, line, function),
-            Some(SourceLocation::StackFrame(_)) => (query::NEEDS_HLO, 0, ""),
-            None => (NO_SOURCE, 0, ""),
+                inferred,
+            }) => (file, line, function, inferred),
+            Some(SourceLocation::StackFrame(_)) => (query::NEEDS_HLO, 0, "", false),
+            None if value_kind(module, v) == ValueKind::Parameter => (PARAMETERS, 0, "", false),
+            None => (NO_SOURCE, 0, "", false),
         };
         let row = rows.entry(key).or_insert_with(|| SourceLine {
             file: key.0.to_string(),
             line: key.1,
             function: key.2.to_string(),
+            inferred: key.3,
             bytes: 0,
             value_bytes: 0,
             count: 0,
@@ -406,6 +425,7 @@ fn finish_rows(rows: &mut [SourceLine], whole: u64) {
             .then_with(|| b.value_bytes.cmp(&a.value_bytes))
             .then_with(|| a.file.cmp(&b.file))
             .then_with(|| a.line.cmp(&b.line))
+            .then_with(|| a.inferred.cmp(&b.inferred))
     });
     let mut running = 0u64;
     for r in rows.iter_mut() {

@@ -1,12 +1,18 @@
 //! Where a value's instruction comes from: its source file and line as the dump printed them
 //! (`source_file`/`source_line`), or, since jax 0.9, its `stack_frame_id` resolved through
 //! the stack-frame tables of the HLO text beside the dump ([`Module::hlo`]); and the whole
-//! call stack, library frames folded under the first user frame.
+//! call stack, library frames folded under the first user frame. An instruction with
+//! neither gets the nearest source through the HLO text ([`super::nearest`]), marked
+//! `inferred` wherever it is shown (`file:line (inferred)`).
 //!
 //! Owns: the one reading of a value's source location, for the answers' groupings, the
 //! details panel, search and sort, the exports and the comparisons.
 
+use super::nearest::{nearest_source, Nearest};
 use crate::model::{Module, Value};
+
+/// What an inferred location is suffixed with wherever it is shown.
+pub const INFERRED: &str = " (inferred)";
 
 /// What a frame id without the HLO text is shown as (instead of `stack frame 44`).
 pub const NEEDS_HLO: &str =
@@ -18,29 +24,39 @@ pub const NEEDS_HLO: &str =
 pub enum SourceLocation<'m> {
     /// `source_file` and `source_line` (0 when the dump gave no line), or a stack frame
     /// resolved; `function` is empty when unknown (the older metadata names none).
+    /// `inferred`: the instruction names no source and this is the nearest one through the
+    /// HLO text ([`super::nearest`]).
     File {
         file: &'m str,
         line: u32,
         function: &'m str,
+        inferred: bool,
     },
     /// `stack_frame_id` with no HLO text to resolve it (or a frame its tables lack).
     StackFrame(u32),
 }
 
 impl std::fmt::Display for SourceLocation<'_> {
-    /// `file:line` (`file` without a line), or the sentence saying the HLO text is needed.
+    /// `file:line` (`file` without a line), ` (inferred)` after an inferred one, or the
+    /// sentence saying the HLO text is needed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
-            SourceLocation::File { file, line: 0, .. } => f.write_str(file),
-            SourceLocation::File { file, line, .. } => write!(f, "{file}:{line}"),
+            SourceLocation::File { file, line, inferred, .. } => {
+                f.write_str(file)?;
+                if line > 0 {
+                    write!(f, ":{line}")?;
+                }
+                f.write_str(if inferred { INFERRED } else { "" })
+            }
             SourceLocation::StackFrame(id) => write!(f, "stack frame {id}: {NEEDS_HLO}"),
         }
     }
 }
 
 /// Where the value's defining instruction comes from: its source file (and line), else its
-/// stack frame resolved through the module's HLO text, else the bare frame id; `None` when
-/// the dump says neither.
+/// stack frame resolved through the module's HLO text, else the bare frame id, else the
+/// nearest source through the HLO text ([`nearest_of`], inferred); `None` when none is
+/// found.
 pub fn source_location<'m>(module: &'m Module, v: &Value) -> Option<SourceLocation<'m>> {
     let i = module.instructions.get(v.instruction as usize)?;
     let file = module.str(i.source_file);
@@ -49,18 +65,47 @@ pub fn source_location<'m>(module: &'m Module, v: &Value) -> Option<SourceLocati
             file,
             line: i.source_line,
             function: "",
+            inferred: false,
         });
     }
-    let id = i.stack_frame_id?;
+    // A loop's output element: what its body writes there, not the loop's call (a scan).
+    if module.str(i.opcode) == "while" && !module.str(v.index).is_empty() {
+        if let Some(n) = nearest_of(module, v) {
+            return Some(SourceLocation::File {
+                file: n.file,
+                line: n.line,
+                function: n.function,
+                inferred: true,
+            });
+        }
+    }
+    let Some(id) = i.stack_frame_id else {
+        let n = nearest_of(module, v)?;
+        return Some(SourceLocation::File {
+            file: n.file,
+            line: n.line,
+            function: n.function,
+            inferred: n.from != module.str(i.name),
+        });
+    };
     let resolved = module.hlo.as_deref().and_then(|h| h.frames.location(id));
     Some(match resolved {
         Some((file, line, function)) => SourceLocation::File {
             file,
             line,
             function,
+            inferred: false,
         },
         None => SourceLocation::StackFrame(id),
     })
+}
+
+/// The nearest source of the value's instruction through the HLO text
+/// ([`nearest_source`]), for the tuple element the value is (`{2}`).
+pub fn nearest_of<'m>(module: &'m Module, v: &Value) -> Option<Nearest<'m>> {
+    let name = module.str(module.instructions.get(v.instruction as usize)?.name);
+    let index = module.str(v.index).trim_matches(|c| c == '{' || c == '}');
+    nearest_source(module, name, index.split(',').next().and_then(|k| k.trim().parse().ok()))
 }
 
 /// [`source_location`] as the panels show it: `file:line`, else the sentence.
@@ -123,13 +168,19 @@ pub fn fold_library(stack: Vec<crate::model::hlo::SourceFrame>) -> Vec<StackRow>
     rows
 }
 
-/// The value's whole call stack, innermost first, folded ([`fold_library`]); empty when its
-/// instruction has no stack frame or the module no HLO text.
+/// The value's whole call stack, innermost first, folded ([`fold_library`]); that of the
+/// instruction its source is inferred from when its own names none; empty when there is
+/// no stack frame or the module no HLO text.
 pub fn source_stack(module: &Module, v: &Value) -> Vec<StackRow> {
     let Some(i) = module.instructions.get(v.instruction as usize) else {
         return Vec::new();
     };
-    match (i.stack_frame_id, module.hlo.as_deref()) {
+    let printed = !module.str(i.source_file).is_empty();
+    let frame = match i.stack_frame_id {
+        None if !printed => nearest_of(module, v).and_then(|n| n.frame),
+        id => id,
+    };
+    match (frame, module.hlo.as_deref()) {
         (Some(id), Some(hlo)) => fold_library(hlo.frames.stack(id)),
         _ => Vec::new(),
     }
@@ -179,7 +230,8 @@ mod tests {
             Some(SourceLocation::File {
                 file: "/home/ptoulme/tpu.py",
                 line: 41,
-                function: ""
+                function: "",
+                inferred: false
             })
         );
         // New XLA names a stack frame instead: `%broadcast_add_fusion = ... stack_frame_id=4`.
@@ -204,7 +256,8 @@ mod tests {
             Some(SourceLocation::File {
                 file: "/u/a.py",
                 line: 7,
-                function: "f"
+                function: "f",
+                inferred: false
             })
         );
         let stack = source_stack(&m, &fusion);
@@ -220,6 +273,7 @@ mod tests {
             file,
             line,
             function: "",
+            inferred: false,
         };
         assert!(file("b.py", 1) < SourceLocation::StackFrame(0));
         assert!(file("a.py", 9) < file("b.py", 1));

@@ -20,7 +20,7 @@ use crate::answers::{
 };
 use crate::model::{memory_space_name, Module};
 use crate::summary::{align, printable};
-use crate::text::clip_front;
+use crate::text::{clip_front, clip_source};
 use crate::units::{group_digits, human_bytes};
 use serde::Serialize;
 
@@ -375,7 +375,7 @@ fn lists(a: &StepAnswers) -> String {
     let mut rows = vec![head(["source line", "bytes", "share", "running"])];
     rows.extend(a.source_lines.iter().map(|s| {
         [
-            clip_front(&s.label(), 60),
+            clip_source(&s.label(), 60),
             human_bytes(s.bytes),
             pct(s.percent),
             human_bytes(s.running_bytes),

@@ -198,9 +198,20 @@ fn instruction(m: &Module, value: &Value, complete: bool) -> impl IntoView + use
     let opcode = m.str(i.opcode).to_string();
     let op_name = m.str(i.op_name).to_string();
     // `file:line in function`, or why the frame id is not resolved (no HLO text).
+    // An inferred one says so at the end, with the instruction it is read from.
     let source = query::source_location(m, value).map(|at| match at {
-        SourceLocation::File { function, .. } if !function.is_empty() => {
-            format!("{at} in {function}")
+        SourceLocation::File { file, line, function, inferred } => {
+            let plain = SourceLocation::File { file, line, function, inferred: false };
+            let mut text = plain.to_string();
+            if !function.is_empty() {
+                text = format!("{text} in {function}");
+            }
+            if inferred {
+                let from = query::nearest_of(m, value).map(|n| n.from).unwrap_or_default();
+                text = format!("{text}{} from {from}", query::INFERRED.trim_end_matches(')'));
+                text.push(')');
+            }
+            text
         }
         _ => at.to_string(),
     });

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use bufscope::answers::{categories, groups, padding, xprof};
 use bufscope::export;
 use bufscope::model::memory_space_name;
-use bufscope::text::clip_middle;
+use bufscope::text::{clip_middle, clip_source};
 use bufscope::units;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -135,8 +135,10 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
             .map(|(i, r)| {
                 let place = r.label();
                 view! {
-                    <tr class="source-row" data-i=i.to_string() data-bytes=r.bytes.to_string()>
-                        <td class="mono name" title=clip_middle(&place, CELL_CHARS)>{clip_middle(&place, NAME_CHARS)}</td>
+                    <tr class="source-row" data-i=i.to_string() data-bytes=r.bytes.to_string()
+                        data-inferred=r.inferred.to_string()>
+                        <td class="mono name source-place" class:inferred=r.inferred
+                            title=place.clone()>{clip_source(&place, NAME_CHARS)}</td>
                         <td class="num" title=units::exact_bytes(r.bytes)>{units::human_bytes(r.bytes)}</td>
                         <td class="num">{percent(r.percent)}</td>
                         <td class="num">{units::human_bytes(r.running_bytes)}</td>

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 
 use crate::ui::panels::CELL_CHARS;
 use crate::ui::state::Focus;
-use bufscope::text::clip_middle;
+use bufscope::text::{clip_middle, clip_source};
 use bufscope::units;
 
 /// Selects a value and asks the diagrams to show it.
@@ -21,6 +21,9 @@ fn choose(focus: Focus, v: u32) {
     focus.selected.set(Some(v));
     focus.reveal(v);
 }
+
+/// A source cell's text at most (the file name whole, [`clip_source`]).
+const SOURCE_CHARS: usize = 40;
 
 /// One value as a table row. `member`: inside an expanded group (indented).
 pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl IntoView + use<> {
@@ -42,7 +45,9 @@ pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl 
         let clip = |s: &str| clip_middle(s, CELL_CHARS);
         let (name_title, shape_title) = (name.clone(), shape.clone());
         let (op_title, source_title) = (op.clone(), source.clone());
-        let (name, shape, op, source) = (clip(&name), clip(&shape), clip(&op), clip(&source));
+        // The source's directory folded, its file name whole and first (the cell cuts its end).
+        let inferred = source.ends_with(bufscope::query::INFERRED);
+        let (name, shape, op, source) = (clip(&name), clip(&shape), clip(&op), clip_source(&source, SOURCE_CHARS));
         view! {
             <td class="name" title=name_title>{name}</td>
             <td class="num" data-bytes=value.size.to_string()
@@ -51,7 +56,7 @@ pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl 
             <td class="num" title=opt_title(padding)>{opt_bytes(padding)}</td>
             <td class="shape" title=shape_title>{shape}</td>
             <td class="op tail" title=op_title><bdi>{op}</bdi></td>
-            <td class="source tail" title=source_title><bdi>{source}</bdi></td>
+            <td class="source" class:inferred=inferred title=source_title><bdi>{source}</bdi></td>
             <td class="kind" title=kind.label()>{short_kind(kind)}</td>
         }
     });
