@@ -38,7 +38,7 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
   // The message, with what its dump says of its figure.
   await page.locator('.oom .oom-dump').waitFor({ timeout: 10000 });
   const dump = await page.locator('.oom .oom-dump').textContent();
-  assert(dump.includes(`The error's ${used}G required for HLO temporaries is this dump's peak of HBM`), dump);
+  assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
   assert(/temporaries 13\.9 GiB plus arguments and outputs 10\.5 GiB/.test(dump), dump);
   assert(dump.includes(`For it to fit the ${cap}G available`) && /8\.6 GiB must go/.test(dump), dump);
 
@@ -74,7 +74,7 @@ test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capa
     await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
     await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
     const dump = await page.locator('.oom .oom-dump').textContent();
-    assert(dump.includes(`The error's ${used}G required for HLO temporaries is this dump's peak of HBM`), dump);
+    assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
     assert(/8\.6 GiB must go/.test(dump), dump);
     // No red line for the folder's other file (the HLO before optimizations).
     assert((await page.locator('.message.error').count()) === 0, `an error is shown: ${await page.locator('.report').textContent()}`);
