@@ -251,3 +251,35 @@ fn a_message_pairs_with_the_module_it_names_or_the_only_one() {
     assert_eq!(module_of(&["x"], &unnamed), Some(0));
     assert_eq!(module_of(&["x", "y"], &unnamed), None);
 }
+
+#[test]
+fn oom_a_folder_reads_its_compile_log_as_the_error() {
+    let Some(dir) = run_dir("oom_a_folder_reads_its_compile_log") else {
+        return;
+    };
+    // A temp folder: the OOM run's dump, its error copied as `compile.log`, and a log with
+    // no message (skipped and counted, not an error).
+    let tmp = std::env::temp_dir().join(format!("bufscope-oom-log-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for p in &PARTS[..3] {
+        let name = format!("{STEM}.{p}");
+        std::fs::copy(dir.join(&name), tmp.join(&name)).unwrap();
+    }
+    std::fs::copy(dir.join(format!("{STEM}.error.txt")), tmp.join("compile.log")).unwrap();
+    std::fs::write(tmp.join("other.log"), "training started\nstep 1 loss 2.3\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(["summary", "--json"])
+        .arg(&tmp)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("1 other file of the dump folder skipped"), "{stderr}");
+    assert!(!stderr.contains("no XLA out-of-memory message"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hbm = &json["modules"][0]["memory_spaces"][0];
+    assert_eq!(hbm["answers"]["capacity"]["capacity_bytes"], 16_911_433_728u64);
+    assert_eq!(hbm["answers"]["capacity"]["fits"], false);
+    assert_eq!(json["oom_messages"][0]["dump"]["reconciliation"]["figure"], "allocated_total");
+}
