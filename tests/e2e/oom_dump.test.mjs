@@ -93,4 +93,32 @@ test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capa
   app.noNewConsoleErrors(before);
 });
 
+test('the OOM run\'s folder with its error as compile.log: the log read as the error, the capacity set', async () => {
+  if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
+  const before = app.consoleErrors.length;
+  const { used, capBytes } = messageFigures();
+  await app.load();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-log-'));
+  const folder = path.join(dir, 'xla_dump');
+  mkdirSync(folder);
+  for (const p of PARTS.slice(0, 4)) copyFileSync(path.join(DIR, `${STEM}.${p}`), path.join(folder, `${STEM}.${p}`));
+  copyFileSync(path.join(DIR, `${STEM}.error.txt`), path.join(folder, 'compile.log'));
+  try {
+    await page.locator('#dir-input').setInputFiles(folder);
+    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
+    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
+    const dump = await page.locator('.oom .oom-dump').textContent();
+    assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
+    const toggle = page.locator('.answers-toggle');
+    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+    await page.locator('#answers-space').selectOption('0');
+    const verdict = page.locator('#answers-capacity .capacity-verdict');
+    await verdict.waitFor({ timeout: 10000 });
+    assert((await verdict.getAttribute('data-capacity')) === String(capBytes), `capacity ${await verdict.getAttribute('data-capacity')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  app.noNewConsoleErrors(before);
+});
+
 await run(app);
