@@ -120,6 +120,14 @@ impl Pipeline {
         }
     }
 
+    /// The current file is only searched for an out-of-memory message
+    /// ([`Loader::search_only`]).
+    pub fn search_only(&mut self) {
+        if let Some(loader) = self.loader() {
+            loader.search_only();
+        }
+    }
+
     /// More bytes of the current file ([`Loader::feed`]); ignored after the first
     /// [`Pipeline::step`].
     pub fn feed(&mut self, chunk: &[u8]) {

@@ -11,9 +11,10 @@
 
 mod common;
 
-use bufscope::answers::paired::{module_of, Paired};
+use bufscope::answers::paired::{module_of, DumpFigure, Paired};
 use bufscope::parse::oom::read_oom;
 use bufscope::parse::load_files;
+use bufscope::units::group_digits;
 use std::path::PathBuf;
 
 const STEM: &str = "tpu_v5e_lm_scan_remat_OOM";
@@ -38,19 +39,115 @@ fn gib_range(printed: f64) -> (u64, u64) {
     (((printed - 0.005) * g) as u64, ((printed + 0.005) * g) as u64)
 }
 
+/// The dump's allocated total of HBM, summed from its `allocation N: size S, …` lines:
+/// colour 0 (no `color` field), thread-local ones left out.
+fn hbm_allocated(path: &std::path::Path) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("allocation ") && !l.contains("color ") && !l.contains("thread-local"))
+        .map(|l| {
+            let size = l.split("size ").nth(1).unwrap().split(',').next().unwrap();
+            size.trim().parse::<u64>().unwrap()
+        })
+        .sum()
+}
+
+/// The sizes of the dump's `preallocated-temp` allocations of HBM.
+fn hbm_temp_allocated(path: &std::path::Path) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("allocation ") && !l.contains("color ") && l.contains("preallocated-temp"))
+        .map(|l| l.split("size ").nth(1).unwrap().split(',').next().unwrap().trim().parse::<u64>().unwrap())
+        .sum()
+}
+
+/// `load_files` of the files under `dir` named `stem.part`.
+fn load_parts(dir: &std::path::Path, stem: &str, parts: &[&str]) -> bufscope::Load {
+    let files: Vec<(String, Vec<u8>)> = parts
+        .iter()
+        .map(|p| {
+            let name = format!("{stem}.{p}");
+            (name.clone(), std::fs::read(dir.join(&name)).unwrap())
+        })
+        .collect();
+    load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())))
+}
+
+#[test]
+fn oom_the_verbose_message_is_the_allocated_total_and_its_hlo_temp_the_temporaries() {
+    let Some(shared) = common::shared_dumps_or_skip("oom_the_verbose_message") else {
+        return;
+    };
+    let dir = shared.join("tpu-aot/jax0.6.2-libtpu0.0.17");
+    let load = load_parts(&dir, STEM, &["buffer-assignment.txt", "error.txt"]);
+    let module = &load.modules[0];
+    let analysis = bufscope::analysis::analyze(module);
+    let paired = Paired::new(&[(module, &analysis)], &load.oom);
+    let r = paired.pairs[0].reconciliation.as_ref().unwrap();
+    let dump = dir.join(format!("{STEM}.buffer-assignment.txt"));
+    // "Used 24.35G of 15.75G hbm": the allocated total; "HLO temp 13.88G": the
+    // preallocated-temp allocation, to the byte as summed here.
+    assert_eq!((r.what.as_str(), r.figure), ("used", Some(DumpFigure::AllocatedTotal)));
+    assert_eq!(r.allocated_bytes, hbm_allocated(&dump));
+    let temp = r.checks.iter().find(|c| c.label == "HLO temp").unwrap();
+    assert_eq!(temp.figure, Some(DumpFigure::Temporaries));
+    assert_eq!(temp.dump_bytes, Some(hbm_temp_allocated(&dump)));
+    let (lo, hi) = gib_range(13.88);
+    assert!((lo..=hi).contains(&hbm_temp_allocated(&dump)));
+    assert!(r.sentence.contains("The error's 24.35G used = this dump's allocated total of HBM"), "{}", r.sentence);
+    let temp_text = format!("Its HLO temp 13.88G = this dump's temporaries' allocations ({} B)", group_digits(hbm_temp_allocated(&dump)));
+    assert!(r.sentence.contains(&temp_text), "{}", r.sentence);
+}
+
+#[test]
+fn oom_the_error_of_another_compilation_is_none_of_its_figures() {
+    let Some(dir) = run_dir("oom_the_error_of_another_compilation") else {
+        return;
+    };
+    // The error of the OOM config beside the dump of the config that fits, kept under the
+    // OOM run's name so that they pair: no figure of the smaller dump prints as 24.35G.
+    let files = [
+        (format!("{STEM}.buffer-assignment.txt"), std::fs::read(dir.join("tpu_v5e_lm_scan_remat.buffer-assignment.txt")).unwrap()),
+        (format!("{STEM}.error.txt"), std::fs::read(dir.join(format!("{STEM}.error.txt"))).unwrap()),
+    ];
+    let load = load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let module = &load.modules[0];
+    let analysis = bufscope::analysis::analyze(module);
+    let paired = Paired::new(&[(module, &analysis)], &load.oom);
+    let r = paired.pairs[0].reconciliation.as_ref().unwrap();
+    assert!(!r.matches && r.figure.is_none(), "{r:?}");
+    let (lo, _) = gib_range(24.35);
+    assert!(r.allocated_bytes < lo && r.peak_bytes < lo, "{r:?}");
+    assert!(r.sentence.contains("is none of this dump's figures of HBM"), "{}", r.sentence);
+    assert!(r.sentence.contains("may be of another compilation"), "{}", r.sentence);
+}
+
+#[test]
+fn oom_a_folder_pairs_the_error_with_the_dump_of_its_name() {
+    let Some(shared) = common::shared_dumps_or_skip("oom_a_folder_pairs_the_error") else {
+        return;
+    };
+    // Two runs in one folder; the message names jit_train_step, which neither file name
+    // holds: the error pairs with the module of its own stem.
+    let dir = shared.join("tpu-aot/jax0.6.2-libtpu0.0.17");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(["summary", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &json["oom_messages"][0];
+    assert_eq!(m["dump"]["module_name"], STEM, "{m}");
+    assert_eq!(m["dump"]["reconciliation"]["figure"], "allocated_total");
+}
+
 #[test]
 fn the_e1000_message_opens_its_dump_with_its_capacity_and_reconciles() {
     let Some(dir) = run_dir("the_e1000_message_opens_its_dump") else {
         return;
     };
-    let files: Vec<(String, Vec<u8>)> = PARTS
-        .iter()
-        .map(|p| {
-            let name = format!("{STEM}.{p}");
-            (name.clone(), std::fs::read(dir.join(&name)).unwrap())
-        })
-        .collect();
-    let load = load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let load = load_parts(&dir, STEM, &PARTS);
     assert_eq!(load.modules.len(), 1);
     assert_eq!(load.oom.len(), 1, "{:?}", load.errors);
     let module = &load.modules[0];
@@ -83,7 +180,17 @@ fn the_e1000_message_opens_its_dump_with_its_capacity_and_reconciles() {
         r.arguments_bytes
     );
     assert_eq!(r.must_go_bytes, Some(r.peak_bytes - 16_911_433_728));
-    assert!(r.sentence.contains("required for HLO temporaries is this dump's peak of HBM"), "{}", r.sentence);
+    // E1000's figure is the dump's allocated total (every allocation of HBM, arguments and
+    // outputs too), summed here from the dump's own lines.
+    let total = hbm_allocated(&dir.join(format!("{STEM}.buffer-assignment.txt")));
+    assert_eq!(r.allocated_bytes, total);
+    assert_eq!(r.figure, Some(DumpFigure::AllocatedTotal));
+    let text = format!(
+        "The error's 24.35G required for HLO temporaries = this dump's allocated total of HBM, 24.35GiB ({} B,",
+        group_digits(total)
+    );
+    assert!(r.sentence.contains(&text), "{}", r.sentence);
+    assert!(!r.sentence.contains("another compilation"), "{}", r.sentence);
     assert!(r.sentence.contains("temporaries 13.9 GiB plus arguments and outputs 10.5 GiB"), "{}", r.sentence);
     assert!(r.sentence.contains("8.6 GiB must go"), "{}", r.sentence);
 }
@@ -143,4 +250,36 @@ fn a_message_pairs_with_the_module_it_names_or_the_only_one() {
         .remove(0);
     assert_eq!(module_of(&["x"], &unnamed), Some(0));
     assert_eq!(module_of(&["x", "y"], &unnamed), None);
+}
+
+#[test]
+fn oom_a_folder_reads_its_compile_log_as_the_error() {
+    let Some(dir) = run_dir("oom_a_folder_reads_its_compile_log") else {
+        return;
+    };
+    // A temp folder: the OOM run's dump, its error copied as `compile.log`, and a log with
+    // no message (skipped and counted, not an error).
+    let tmp = std::env::temp_dir().join(format!("bufscope-oom-log-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for p in &PARTS[..3] {
+        let name = format!("{STEM}.{p}");
+        std::fs::copy(dir.join(&name), tmp.join(&name)).unwrap();
+    }
+    std::fs::copy(dir.join(format!("{STEM}.error.txt")), tmp.join("compile.log")).unwrap();
+    std::fs::write(tmp.join("other.log"), "training started\nstep 1 loss 2.3\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(["summary", "--json"])
+        .arg(&tmp)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("1 other file of the dump folder skipped"), "{stderr}");
+    assert!(!stderr.contains("no XLA out-of-memory message"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hbm = &json["modules"][0]["memory_spaces"][0];
+    assert_eq!(hbm["answers"]["capacity"]["capacity_bytes"], 16_911_433_728u64);
+    assert_eq!(hbm["answers"]["capacity"]["fits"], false);
+    assert_eq!(json["oom_messages"][0]["dump"]["reconciliation"]["figure"], "allocated_total");
 }

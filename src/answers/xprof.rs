@@ -42,7 +42,7 @@ pub struct XprofFigures {
     pub fragmentation: f64,
 }
 
-fn is_temp(a: &Allocation, color: u32) -> bool {
+pub(crate) fn is_temp(a: &Allocation, color: u32) -> bool {
     a.color == color && a.flags.preallocated_temp
 }
 

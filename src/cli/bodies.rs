@@ -44,7 +44,7 @@ type Bounds = (u64, u64, bool);
 /// Reads, joins and analyses `files` with the `Used values` bodies parsed on a second
 /// thread meanwhile, then completes the modules. `None` when the files must be read again
 /// in one pass (nothing is printed).
-pub fn read(files: &[PathBuf]) -> Option<Loaded> {
+pub fn read(files: &[PathBuf], searched: &[PathBuf]) -> Option<Loaded> {
     // HLO texts are read on a thread of their own from the start, and joined to their
     // modules once these are analysed (nothing before needs them).
     let (texts, files): (Vec<PathBuf>, Vec<PathBuf>) =
@@ -76,7 +76,8 @@ pub fn read(files: &[PathBuf]) -> Option<Loaded> {
     let mut fed = Ok(());
     for (i, path) in files.iter().enumerate() {
         let ahead = (i == 0).then_some(&*ahead);
-        fed = feed_file(&mut loader, (path, ahead), &mut buf, &mut sent, &jobs);
+        let only = searched.contains(path);
+        fed = feed_file(&mut loader, (path, ahead, only), &mut buf, &mut sent, &jobs);
         if fed.is_err() {
             break;
         }
@@ -120,10 +121,11 @@ fn read_texts(paths: &[PathBuf]) -> std::io::Result<Vec<HloRead>> {
 
 /// Streams one file into `loader`, jumping over the first `Used values` body it skips
 /// (to where the body read ahead ends, when that is the one: `ahead`); the bodies it lists
-/// go to `jobs` (`sent`: how many of the loader's went already).
+/// go to `jobs` (`sent`: how many of the loader's went already); `search_only`: a folder's
+/// other text, read only for an out-of-memory message.
 fn feed_file(
     loader: &mut Loader,
-    (path, ahead): (&Path, Option<&OnceLock<Bounds>>),
+    (path, ahead, search_only): (&Path, Option<&OnceLock<Bounds>>, bool),
     buf: &mut [u8],
     sent: &mut usize,
     jobs: &Sender<Job>,
@@ -131,6 +133,9 @@ fn feed_file(
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
     loader.begin_file(&path.to_string_lossy());
+    if search_only {
+        loader.search_only();
+    }
     let mut fed = 0u64;
     let mut looked = false;
     let result = loop {

@@ -76,7 +76,9 @@ pub fn html(args: HtmlArgs) -> CmdResult {
         [] => unreachable!("checked above"),
     };
     let mut files = Vec::new();
-    for path in input::dump_files(&args.paths).0 {
+    let chosen = input::dump_files(&args.paths);
+    // A folder's other texts only where they hold a message: they are left out.
+    for path in chosen.files.into_iter().filter(|p| !chosen.searched.contains(p)) {
         let bytes = std::fs::read(&path)
             .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
         files.push(Embedded {

@@ -15,11 +15,16 @@ use std::path::{Path, PathBuf};
 /// the modules; a file that is not a dump gives its out-of-memory messages. Nothing read
 /// at all is a [`Failure`].
 pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
-    let (files, skipped) = dump_files(paths);
+    let Chosen {
+        files,
+        searched,
+        skipped,
+    } = dump_files(paths);
     if files.is_empty() {
         return Err(Failure("no dump file to read".into()));
     }
-    let mut loaded = super::bodies::read(&files).unwrap_or_else(|| read_one_pass(&files));
+    let mut loaded = super::bodies::read(&files, &searched)
+        .unwrap_or_else(|| read_one_pass(&files, &searched));
     loaded.skipped += skipped;
     for e in &loaded.errors {
         eprintln!("bufscope: {e}");
@@ -43,12 +48,13 @@ pub fn open(paths: &[PathBuf]) -> Result<Loaded, Failure> {
     Ok(loaded)
 }
 
-/// Reads, joins and analyses `files` in one pass, saying on stderr which could not be read.
-pub fn read_one_pass(files: &[PathBuf]) -> Loaded {
+/// Reads, joins and analyses `files` in one pass, saying on stderr which could not be read;
+/// those `searched` are only searched for an out-of-memory message ([`Chosen::searched`]).
+pub fn read_one_pass(files: &[PathBuf], searched: &[PathBuf]) -> Loaded {
     let mut pipeline = Pipeline::new();
     let mut buf = vec![0u8; CHUNK];
     for path in files {
-        if let Err(e) = feed_file(&mut pipeline, path, &mut buf) {
+        if let Err(e) = feed_file(&mut pipeline, path, searched.contains(path), &mut buf) {
             eprintln!("bufscope: cannot read {}: {e}", path.display());
         }
     }
@@ -56,47 +62,69 @@ pub fn read_one_pass(files: &[PathBuf]) -> Loaded {
 }
 
 /// Streams one file into the pipeline, `buf.len()` bytes at a time.
-fn feed_file(pipeline: &mut Pipeline, path: &Path, buf: &mut [u8]) -> std::io::Result<()> {
+fn feed_file(
+    pipeline: &mut Pipeline,
+    path: &Path,
+    search_only: bool,
+    buf: &mut [u8],
+) -> std::io::Result<()> {
     let mut file = File::open(path)?;
     pipeline.begin_file(&path.to_string_lossy());
+    if search_only {
+        pipeline.search_only();
+    }
     let result = super::stream(&mut file, buf, |chunk| pipeline.feed(chunk));
     pipeline.end_file();
     result
 }
 
 
-/// The files to read: each file operand as is, and the dump files of each folder operand
-/// in name order, then their HLO texts; and how many other files the folders hold
-/// (skipped). Operands that are neither are reported on stderr.
-pub fn dump_files(paths: &[PathBuf]) -> (Vec<PathBuf>, usize) {
-    let mut files = Vec::new();
-    let mut skipped = 0;
+/// The files to read ([`dump_files`]).
+#[derive(Default)]
+pub struct Chosen {
+    /// Each file operand as is, and the dump files of each folder operand in name order,
+    /// then their other texts, then their HLO texts.
+    pub files: Vec<PathBuf>,
+    /// The folders' other texts (a `compile.log`: [`bufscope::parse::is_other_text`]),
+    /// read only for an out-of-memory message.
+    pub searched: Vec<PathBuf>,
+    /// How many other files the folders hold (with the texts past
+    /// [`bufscope::parse::MAX_SEARCHED_TEXT`]).
+    pub skipped: usize,
+}
+
+/// The files to read ([`Chosen`]). Operands that are neither file nor folder are reported
+/// on stderr.
+pub fn dump_files(paths: &[PathBuf]) -> Chosen {
+    let mut chosen = Chosen::default();
     for path in paths {
         let p = path.display();
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => match folder_dumps(path) {
-                Ok((found, 0)) if found.is_empty() => {
+                Ok(found) if found.files.is_empty() && found.skipped == 0 => {
                     eprintln!("bufscope: no dump files in {p} (no .txt or .txt.gz file)")
                 }
-                Ok((found, n)) if found.is_empty() && n > 0 => {
-                    eprintln!("bufscope: no dump files in {p} ({n} other files)")
+                Ok(found) if found.files.is_empty() => {
+                    eprintln!("bufscope: no dump files in {p} ({} other files)", found.skipped)
                 }
-                Ok((found, n)) => {
-                    files.extend(found);
-                    skipped += n;
+                Ok(found) => {
+                    chosen.files.extend(found.files);
+                    chosen.searched.extend(found.searched);
+                    chosen.skipped += found.skipped;
                 }
                 Err(e) => eprintln!("bufscope: cannot list {p}: {e}"),
             },
-            Ok(_) => files.push(path.clone()),
+            Ok(_) => chosen.files.push(path.clone()),
             Err(e) => eprintln!("bufscope: cannot read {p}: {e}"),
         }
     }
-    (files, skipped)
+    chosen
 }
 
-/// The dump files of a folder in name order, then its HLO texts, and how many other files
-/// it holds ([`bufscope::parse::folder_plan`]).
-fn folder_dumps(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
+/// The dump files of a folder in name order, then its other texts up to
+/// [`bufscope::parse::MAX_SEARCHED_TEXT`], then its HLO texts, and how many other files it
+/// holds ([`bufscope::parse::folder_plan`]).
+fn folder_dumps(dir: &Path) -> std::io::Result<Chosen> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
@@ -114,12 +142,19 @@ fn folder_dumps(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
         })
         .collect();
     let plan = bufscope::parse::folder_plan(&names);
-    let chosen = plan
-        .dumps
-        .iter()
-        .chain(&plan.hlo)
-        .map(|&i| files[i].clone());
-    Ok((chosen.collect(), plan.skipped))
+    let (searched, too_big): (Vec<PathBuf>, Vec<PathBuf>) = (plan.texts.iter())
+        .map(|&i| files[i].clone())
+        .partition(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.len() <= bufscope::parse::MAX_SEARCHED_TEXT)
+        });
+    let chosen = (plan.dumps.iter().map(|&i| files[i].clone()))
+        .chain(searched.iter().cloned())
+        .chain(plan.hlo.iter().map(|&i| files[i].clone()));
+    Ok(Chosen {
+        files: chosen.collect(),
+        searched,
+        skipped: plan.skipped + too_big.len(),
+    })
 }
 
 /// The module called `name` (or, failing that, the only one whose name contains it); by

@@ -40,6 +40,14 @@ fn module_number(name: &str) -> Option<&str> {
     (digits > 0).then(|| &name[at..at + digits])
 }
 
+/// The GPU target of a dump's name (`sm_9.0a` of `….sm_9.0a_gpu_after_optimizations`,
+/// `gfx90a` of a ROCm one).
+fn gpu_target(name: &str) -> Option<&str> {
+    let head = name.strip_suffix("_gpu_after_optimizations")?;
+    let at = head.rfind(".sm_").or_else(|| head.rfind(".gfx"))?;
+    Some(&head[at + 1..])
+}
+
 /// A module named as XLA names it in its `HloModule` line: the dump's file stem without
 /// the compilation's parts ([`without_compilation_parts`]) and the compiler pipeline's
 /// suffix (`.cpu_after_optimizations`, `.sm_9.0a_gpu_after_optimizations`,
@@ -74,9 +82,17 @@ pub fn xla_module_name(name: &str) -> String {
 pub fn shown_module_names<S: AsRef<str>>(names: &[S]) -> Vec<String> {
     let short: Vec<String> = names.iter().map(|n| xla_module_name(n.as_ref())).collect();
     let twice = |list: &[String], s: &str| list.iter().filter(|o| o.as_str() == s).count() > 1;
+    // Two of one name compiled for two GPU targets are told apart by target first.
+    let targets_differ = |s: &str| {
+        let of = (names.iter().zip(&short)).filter(|(_, o)| o.as_str() == s);
+        let mut ts = of.map(|(n, _)| gpu_target(n.as_ref()));
+        let first = ts.next().flatten();
+        first.is_some() && ts.any(|t| t != first)
+    };
     let numbered: Vec<String> = (names.iter().zip(&short))
-        .map(|(n, s)| match module_number(n.as_ref()) {
-            Some(k) if twice(&short, s) => format!("{s} ({k})"),
+        .map(|(n, s)| match (module_number(n.as_ref()), gpu_target(n.as_ref())) {
+            (_, Some(t)) if twice(&short, s) && targets_differ(s) => format!("{s} ({t})"),
+            (Some(k), _) if twice(&short, s) => format!("{s} ({k})"),
             _ => s.clone(),
         })
         .collect();
@@ -93,6 +109,20 @@ pub fn shown_module_names<S: AsRef<str>>(names: &[S]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn gpu_targets_tell_one_module_apart() {
+        let names = [
+            "module_0037.jit__full_run.sm_8.0_gpu_after_optimizations",
+            "module_0041.jit__full_run.sm_9.0a_gpu_after_optimizations",
+            "module_0001.jit_f.cpu_after_optimizations",
+            "module_0002.jit_f.cpu_after_optimizations",
+        ];
+        assert_eq!(
+            super::shown_module_names(&names),
+            ["jit__full_run (sm_8.0)", "jit__full_run (sm_9.0a)", "jit_f (0001)", "jit_f (0002)"]
+        );
+    }
+
     #[test]
     fn modules_are_named_as_xla_names_them() {
         use super::{shown_module_names, xla_module_name as x};

@@ -53,6 +53,8 @@ pub(super) struct File {
     fed: u64,
     /// An HLO module text (its first line `HloModule …`) goes to its own reader.
     hlo: Hlo,
+    /// Only searched for an out-of-memory message ([`super::Loader::search_only`]).
+    pub search_only: bool,
 }
 
 /// Whether a file is an HLO module text, told by its first line.
@@ -75,6 +77,7 @@ impl File {
             head: Vec::new(),
             fed: 0,
             hlo: Hlo::Undecided,
+            search_only: false,
         }
     }
 
@@ -122,7 +125,7 @@ impl File {
     }
 
     /// The end of the file; the `Used values` bodies it skipped go to `deferred`, an HLO
-    /// text read to `hlos`.
+    /// text read to `hlos`. True when it was only searched and held nothing: skipped.
     pub fn finish(
         mut self,
         builders: &mut Vec<Builder>,
@@ -130,7 +133,7 @@ impl File {
         ooms: &mut Vec<OomFile>,
         deferred: &mut Vec<DeferredUses>,
         hlos: &mut Vec<HloRead>,
-    ) {
+    ) -> bool {
         let (lines, oom, hlo) = (&mut self.lines, &mut self.oom, &mut self.hlo);
         if let Some(last) = self
             .input
@@ -151,7 +154,7 @@ impl File {
                 });
             }
             hlos.push(read);
-            return;
+            return false;
         }
         if self.input.gz_failed() {
             lines.warn_file(
@@ -165,6 +168,7 @@ impl File {
         if !lines.recognised {
             match std::mem::take(&mut self.oom).finish(&lines.notes.file) {
                 Ok(found) => ooms.push(found),
+                Err(_) if self.search_only => return true,
                 Err(no_oom) => errors.push(self.input.not_a_dump(&lines.notes.file, no_oom)),
             }
         } else if lines.notes.suppressed > 0 {
@@ -175,6 +179,7 @@ impl File {
             lines.notes.suppressed = 0;
             lines.warn_file(builders, msg);
         }
+        false
     }
 }
 

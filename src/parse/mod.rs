@@ -52,7 +52,7 @@ pub use input::is_gzip;
 pub use lex::numbered_name;
 pub use names::{
     folder_plan, folder_selection, hlo_module_names, is_error_text, is_hlo_text, is_ours,
-    module_name, skipped_sentence, FolderPlan,
+    is_other_text, module_name, skipped_sentence, FolderPlan, MAX_SEARCHED_TEXT,
 };
 pub use oom_search::OomFile;
 
@@ -137,16 +137,25 @@ impl Loader {
         }
     }
 
+    /// The current file is one of a folder's other texts ([`FolderPlan::texts`]), read only
+    /// for an out-of-memory message: with none (and no dump section), it is skipped and
+    /// counted ([`Load::skipped`]) rather than an error.
+    pub fn search_only(&mut self) {
+        if let Some(file) = self.file.as_mut() {
+            file.search_only = true;
+        }
+    }
+
     /// Ends the current file.
     pub fn end_file(&mut self) {
         if let Some(file) = self.file.take() {
-            file.finish(
+            self.skipped += usize::from(file.finish(
                 &mut self.builders,
                 &mut self.errors,
                 &mut self.oom,
                 &mut self.deferred,
                 &mut self.hlo,
-            );
+            ));
         }
     }
 

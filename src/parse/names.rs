@@ -90,16 +90,51 @@ pub struct FolderPlan {
     pub dumps: Vec<usize>,
     /// HLO module texts ([`is_hlo_text`]), read after the dumps.
     pub hlo: Vec<usize>,
+    /// Other text files ([`is_other_text`]: a `compile.log`, a job's `.out`), read after the
+    /// dumps only to be searched for an XLA memory message (`Loader::search_only`): one
+    /// that holds none is skipped and counted, not an error. Not in `skipped`; the reader
+    /// skips and counts those past [`MAX_SEARCHED_TEXT`] itself.
+    pub texts: Vec<usize>,
     /// Files XLA writes beside a dump that bufscope does not read (`*.debug_options`,
     /// `*before_optimizations*`, `*.mlir`, …): skipped silently, counted.
     pub skipped: usize,
 }
 
+/// A text file of a folder that is neither a dump nor an HLO text nor XLA's other output
+/// (options, HLO before optimizations, code): `.txt`, `.log`, `.out`, `.err`, `.md` (maybe
+/// `.gz`), where a job's log or a compile error may hold an out-of-memory message.
+pub fn is_other_text(file: &str) -> bool {
+    const TEXT: [&str; 7] = [".txt", ".log", ".out", ".err", ".md", ".stderr", ".stdout"];
+    const XLA_OWN: [&str; 11] = [
+        "before_optimizations",
+        "after_codegen",
+        "buffer_assignment.txt",
+        "hlo_module_config",
+        "target_arguments",
+        "tpu_comp_env",
+        "execution_options",
+        "transfer_stats",
+        "basic_compiler_metadata",
+        "debug_options",
+        "flagfile",
+    ];
+    let name = strip_gz(base(file));
+    TEXT.iter().any(|e| name.ends_with(e))
+        && !XLA_OWN.iter().any(|x| name.contains(x))
+        && !is_ours(file)
+        && !is_hlo_text(file)
+}
+
+/// The largest file of a folder searched for an out-of-memory message
+/// ([`FolderPlan::texts`]): the text the search keeps ([`super::oom_search::MAX_OOM_TEXT`]).
+pub const MAX_SEARCHED_TEXT: u64 = super::oom_search::MAX_OOM_TEXT as u64;
+
 /// Which files of a dump folder to read, given their names: those named like dumps
 /// ([`is_ours`]) and `*.error.txt` (an OOM message may be in it), with the HLO texts
 /// apart; when none is named like a dump (renamed dumps, such as the TPU examples), every
-/// `.txt` and `.txt.gz` that is not an HLO text, each then judged by its content. Every
-/// other file is skipped and counted.
+/// `.txt` and `.txt.gz` that is not an HLO text, each then judged by its content. Other
+/// text files ([`is_other_text`]) are searched for an out-of-memory message; every other
+/// file is skipped and counted.
 pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
     let name = |i: usize| names[i].as_ref();
     let hlo: Vec<usize> = (0..names.len()).filter(|&i| is_hlo_text(name(i))).collect();
@@ -115,10 +150,14 @@ pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
             }
         })
         .collect();
-    let skipped = names.len() - dumps.len() - hlo.len();
+    let texts: Vec<usize> = (0..names.len())
+        .filter(|&i| is_other_text(name(i)) && !dumps.contains(&i))
+        .collect();
+    let skipped = names.len() - dumps.len() - hlo.len() - texts.len();
     FolderPlan {
         dumps,
         hlo,
+        texts,
         skipped,
     }
 }
@@ -126,7 +165,7 @@ pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
 /// The one sentence for files skipped ([`FolderPlan::skipped`], `Load::skipped`).
 pub fn skipped_sentence(n: usize) -> String {
     let files = if n == 1 { "file" } else { "files" };
-    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO before optimizations, MLIR, object code, …)")
+    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO before optimizations, MLIR, object code, …; logs with no out-of-memory message)")
 }
 
 /// Whether the name says memory-usage report.
@@ -190,6 +229,7 @@ mod tests {
         assert_eq!(plan.dumps, [0, 4, 6]);
         assert_eq!(plan.hlo, [1]);
         assert_eq!(plan.skipped, 3);
+        assert!(plan.texts.is_empty());
         let renamed = [
             "a.buffer-assignment.txt",
             "a.after_optimizations.txt",
@@ -199,8 +239,23 @@ mod tests {
         ];
         let plan = folder_plan(&renamed);
         assert_eq!(
-            (plan.dumps, plan.hlo, plan.skipped),
-            (vec![0, 3], vec![1], 2)
+            (plan.dumps, plan.hlo, plan.texts, plan.skipped),
+            (vec![0, 3], vec![1], vec![4], 1)
+        );
+        let logs = [
+            "m.buffer-assignment.txt",
+            "compile.log",
+            "job-123.out",
+            "stderr.txt",
+            "m.RESULT.json",
+            "m.tpu_comp_env.txt",
+            "train.log.gz",
+            "m.ll",
+        ];
+        let plan = folder_plan(&logs);
+        assert_eq!(
+            (plan.dumps, plan.hlo, plan.texts, plan.skipped),
+            (vec![0], vec![], vec![1, 2, 3, 6], 3)
         );
         let unnamed = [
             "000_x.txt",
@@ -210,5 +265,6 @@ mod tests {
         ];
         let plan = folder_plan(&unnamed);
         assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0], vec![1], 2));
+        assert!(plan.texts.is_empty());
     }
 }

@@ -41,6 +41,7 @@ pub fn open_example(st: AppState) {
                     name: EXAMPLE_NAME.into(),
                     file,
                     in_folder: false,
+                    searched: false,
                 }],
             ),
             Err(e) => report_failure(
@@ -76,6 +77,7 @@ pub fn open_embedded(st: AppState) {
                 name,
                 file,
                 in_folder: false,
+                searched: false,
             }),
             Err(e) => errors.push(format!("{name} could not be unpacked from the page: {e}.")),
         }

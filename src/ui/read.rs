@@ -44,6 +44,9 @@ pub struct Picked {
     pub file: File,
     /// Found inside a folder (picked or dropped) rather than chosen one by one.
     pub in_folder: bool,
+    /// One of a folder's other texts, read only for an out-of-memory message
+    /// ([`bufscope::parse::FolderPlan::texts`], `Loader::search_only`).
+    pub searched: bool,
 }
 
 /// The files of a `FileList` (from an `<input type=file>`, or a drop without folders).
@@ -62,6 +65,7 @@ pub fn files_of(list: Option<FileList>) -> Vec<Picked> {
                 name: path.unwrap_or_else(|| file.name()),
                 file,
                 in_folder,
+                searched: false,
             }
         })
         .collect()
@@ -127,6 +131,7 @@ pub async fn walk(entries: Vec<FileSystemEntry>) -> Result<Vec<Picked>, String> 
                 name,
                 file,
                 in_folder,
+                searched: false,
             });
         }
     }
@@ -152,8 +157,10 @@ async fn callback_promise(
 /// of a folder ([`bufscope::parse::folder_plan`]: the ones named like dumps and `.error.txt`,
 /// else the `.txt` files, such as renamed TPU dumps; XLA's other output skipped). HLO texts
 /// (`*after_optimizations.txt`, [`bufscope::parse::is_hlo_text`]) apart, to be read after
-/// the diagrams. Returns the files to read (sorted by path when folders are involved), the
-/// HLO texts, and how many were skipped.
+/// the diagrams. A folder's other texts (a `compile.log`, up to
+/// [`bufscope::parse::MAX_SEARCHED_TEXT`]) come after its dumps, marked `searched`. Returns
+/// the files to read (sorted by path when folders are involved), the HLO texts, and how
+/// many were skipped.
 pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, Vec<Picked>, usize) {
     if files.iter().any(|p| p.in_folder) {
         // Browsers list a folder in no particular order.
@@ -165,7 +172,8 @@ pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, Vec<Picked>, usize) {
         .map(|p| p.name.as_str())
         .collect();
     let plan = bufscope::parse::folder_plan(&in_folders);
-    let (mut dumps, mut hlo) = (Vec::new(), Vec::new());
+    let (mut dumps, mut hlo, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+    let mut skipped = plan.skipped;
     let mut folder_index = 0;
     for p in files {
         let is_hlo = bufscope::parse::is_hlo_text(&p.name);
@@ -176,6 +184,12 @@ pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, Vec<Picked>, usize) {
                 hlo.push(p);
             } else if plan.dumps.contains(&k) {
                 dumps.push(p);
+            } else if plan.texts.contains(&k) {
+                if p.file.size() <= bufscope::parse::MAX_SEARCHED_TEXT as f64 {
+                    texts.push(Picked { searched: true, ..p });
+                } else {
+                    skipped += 1;
+                }
             }
         } else if is_hlo {
             // Picked one by one: always read, an HLO text after the dumps.
@@ -184,7 +198,8 @@ pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, Vec<Picked>, usize) {
             dumps.push(p);
         }
     }
-    (dumps, hlo, plan.skipped)
+    dumps.append(&mut texts);
+    (dumps, hlo, skipped)
 }
 
 /// The files fed to a [`Loader`], not yet finished: joining and checking
@@ -233,6 +248,9 @@ pub async fn read_files(
     progress(0.0);
     for picked in files {
         fed.loader.begin_file(&picked.name);
+        if picked.searched {
+            fed.loader.search_only();
+        }
         let size = picked.file.size();
         let mut from = 0.0;
         // Once a `Used values` body is being skipped, its end is looked for (once) from

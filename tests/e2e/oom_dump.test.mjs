@@ -26,6 +26,16 @@ function messageFigures() {
   return { used, cap, capBytes: Math.round(Number(cap) * 2 ** 30) };
 }
 
+/** The answers' capacity verdict on HBM holds `capBytes`. */
+async function hbmCapacityIs(capBytes) {
+  const toggle = page.locator('.answers-toggle');
+  if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  await page.locator('#answers-space').selectOption('0');
+  const verdict = page.locator('#answers-capacity .capacity-verdict');
+  await verdict.waitFor({ timeout: 10000 });
+  assert((await verdict.getAttribute('data-capacity')) === String(capBytes), `capacity ${await verdict.getAttribute('data-capacity')}`);
+}
+
 test('the OOM run dropped together: its capacity on the HBM curve and the reconciliation beside the message', async () => {
   if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
   const before = app.consoleErrors.length;
@@ -38,7 +48,7 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
   // The message, with what its dump says of its figure.
   await page.locator('.oom .oom-dump').waitFor({ timeout: 10000 });
   const dump = await page.locator('.oom .oom-dump').textContent();
-  assert(dump.includes(`The error's ${used}G required for HLO temporaries is this dump's peak of HBM`), dump);
+  assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
   assert(/temporaries 13\.9 GiB plus arguments and outputs 10\.5 GiB/.test(dump), dump);
   assert(dump.includes(`For it to fit the ${cap}G available`) && /8\.6 GiB must go/.test(dump), dump);
 
@@ -74,19 +84,37 @@ test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capa
     await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
     await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
     const dump = await page.locator('.oom .oom-dump').textContent();
-    assert(dump.includes(`The error's ${used}G required for HLO temporaries is this dump's peak of HBM`), dump);
+    assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
     assert(/8\.6 GiB must go/.test(dump), dump);
     // No red line for the folder's other file (the HLO before optimizations).
     assert((await page.locator('.message.error').count()) === 0, `an error is shown: ${await page.locator('.report').textContent()}`);
-    const toggle = page.locator('.answers-toggle');
-    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
-    await page.locator('#answers-space').selectOption('0');
-    const verdict = page.locator('#answers-capacity .capacity-verdict');
-    await verdict.waitFor({ timeout: 10000 });
-    assert((await verdict.getAttribute('data-capacity')) === String(capBytes), `capacity ${await verdict.getAttribute('data-capacity')}`);
+    await hbmCapacityIs(capBytes);
     await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
     await frame();
     assert(await capacityLineAt(page, 0, capBytes), `no capacity line at ${cap}G on the HBM curve`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  app.noNewConsoleErrors(before);
+});
+
+test('the OOM run\'s folder with its error as compile.log: the log read as the error, the capacity set', async () => {
+  if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
+  const before = app.consoleErrors.length;
+  const { used, capBytes } = messageFigures();
+  await app.load();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-log-'));
+  const folder = path.join(dir, 'xla_dump');
+  mkdirSync(folder);
+  for (const p of PARTS.slice(0, 4)) copyFileSync(path.join(DIR, `${STEM}.${p}`), path.join(folder, `${STEM}.${p}`));
+  copyFileSync(path.join(DIR, `${STEM}.error.txt`), path.join(folder, 'compile.log'));
+  try {
+    await page.locator('#dir-input').setInputFiles(folder);
+    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
+    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
+    const dump = await page.locator('.oom .oom-dump').textContent();
+    assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
+    await hbmCapacityIs(capBytes);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
