@@ -227,8 +227,9 @@ mod tests {
         ] {
             std::fs::write(dir.join(name), b"").unwrap();
         }
-        let (found, _) = folder_dumps(&dir).unwrap();
-        let names: Vec<_> = found
+        let chosen = folder_dumps(&dir).unwrap();
+        let names: Vec<_> = chosen
+            .files
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
@@ -239,8 +240,12 @@ mod tests {
                 "a.buffer-assignment-values.txt",
                 "a.buffer-assignment.txt",
                 "a.memory-usage-report.txt",
-                "b.live-range.txt.gz"
+                "b.live-range.txt.gz",
+                "notes.txt"
             ]
         );
+        // A text that is no dump is read only for an out-of-memory message.
+        assert_eq!(chosen.searched.len(), 1);
+        assert!(chosen.searched[0].ends_with("notes.txt"));
     }
 }
