@@ -74,6 +74,37 @@ class Dumps(unittest.TestCase):
         self.assertNotEqual(again.folder, a.folder)
         self.assertEqual(list(peaks(again.summary()).values()), [pa])
 
+    def test_dumps_into_a_users_folder_touch_nothing_of_theirs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            mine = os.path.join(tmp, "notes.txt")
+            with open(mine, "w") as f:
+                f.write("keep me")
+            os.makedirs(os.path.join(tmp, "src", "pkg"))
+            with open(os.path.join(tmp, "src", "pkg", "model.py"), "w") as f:
+                f.write("x = 1")
+            # XLA's leftovers from an earlier run, which bufscope did not write this time.
+            with open(os.path.join(tmp, "module_0001.jit_old.cpu_after_optimizations.txt"), "w") as f:
+                f.write("HloModule jit_old")
+            before = sorted(os.listdir(tmp))
+            a = bufscope.jax.dump(mlp, self.x, self.x, self.x, folder=tmp)
+            b = bufscope.jax.dump(mlp, self.x, self.x, self.x, folder=tmp)
+            c = bufscope.jax.dump(mlp, self.x, self.x, self.x, folder=tmp, label="lr 1e-3/run")
+            with open(mine) as f:
+                self.assertEqual(f.read(), "keep me")
+            with open(os.path.join(tmp, "src", "pkg", "model.py")) as f:
+                self.assertEqual(f.read(), "x = 1")
+            # Each dump in a new subfolder of its own, beside what was there.
+            subfolders = {a.folder, b.folder, c.folder}
+            self.assertEqual(len(subfolders), 3)
+            self.assertEqual({os.path.dirname(s) for s in subfolders}, {tmp})
+            self.assertEqual(sorted(os.listdir(tmp)), sorted(before + [os.path.basename(s) for s in subfolders]))
+            self.assertTrue(os.path.basename(a.folder).startswith("jit_mlp-"), a.folder)
+            self.assertEqual(os.path.basename(c.folder), "lr_1e-3_run")
+            for d in (a, b, c):
+                self.assertEqual(sorted(os.listdir(d.folder)), sorted(os.path.basename(p) for p in d.paths))
+                self.assertEqual(len(d.paths), 5)
+            self.assertEqual(list(peaks(a.summary()).values()), list(peaks(b.summary()).values()))
+
     def test_a_persistent_cache_hit_still_dumps(self):
         with tempfile.TemporaryDirectory() as cache:
             old = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs,

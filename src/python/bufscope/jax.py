@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from typing import Any, Callable
 
 try:
@@ -64,10 +65,17 @@ def dump(
     *args: Any,
     static_argnums: int | tuple[int, ...] | None = None,
     folder: str | None = None,
+    label: str | None = None,
     **jit_kwargs: Any,
 ) -> Dump:
     """Compiles `jax.jit(fn, static_argnums=…, **jit_kwargs)` for `args` with XLA dumping into
-    `folder` (a new temporary folder by default) and returns the compiled module's `Dump`.
+    a new subfolder of `folder` (a new temporary folder by default) and returns the compiled
+    module's `Dump`.
+
+    The subfolder is named `label` or, without one, by the module and the time
+    (`jit_step-20261206-181502`), with `-2`, `-3`, … when taken, so that the dumps of a sweep
+    can share `folder`. Nothing outside it is touched: inside it, what XLA wrote besides the
+    files bufscope reads is removed.
 
     A function already jitted is lowered as it is when no jit option is given. A compile
     that fails after buffer assignment (out of memory on a TPU) still gives its dump, with
@@ -81,8 +89,10 @@ def dump(
         jitted = _jax.jit(fn, **jit_kwargs)
     lowered = jitted.lower(*args)
     name = _module_name(lowered)
-    folder = folder or tempfile.mkdtemp(prefix="bufscope-jax-")
-    os.makedirs(folder, exist_ok=True)
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="bufscope-jax-")
+    else:
+        folder = _new_subfolder(folder, label or f"{name or 'module'}-{time.strftime('%Y%m%d-%H%M%S')}")
     error = None
     with _persistent_cache_off():
         try:
@@ -104,6 +114,21 @@ def dump(
 def show(fn: Callable[..., Any], *args: Any, height: int = DEFAULT_HEIGHT, **kwargs: Any) -> Report:
     """`dump(fn, *args, **kwargs).show(height=height)`: the compiled module in the notebook."""
     return dump(fn, *args, **kwargs).show(height=height)
+
+
+def _new_subfolder(parent: str, name: str) -> str:
+    """A folder made now in `parent` (made if missing) and named `name` (`-2`, `-3`, … when
+    taken): the only place this dump writes into and removes from."""
+    name = re.sub(r"[^\w.+=-]+", "_", name).strip("._") or "dump"
+    os.makedirs(parent, exist_ok=True)
+    for n in range(1, 10_000):
+        path = os.path.join(parent, name if n == 1 else f"{name}-{n}")
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"{parent} has 9,999 folders named {name}-N: give dump() another label=")
 
 
 def _module_name(lowered: Any) -> str | None:
@@ -134,7 +159,8 @@ def _pick(folder: str, name: str | None) -> str:
 
 
 def _keep(folder: str, prefix: str) -> list[str]:
-    """The files of `prefix` that bufscope reads, in name order; every other file goes."""
+    """The files of `prefix` that bufscope reads, in name order; every other file goes.
+    `folder` is the one this call made (`_new_subfolder` or `mkdtemp`): XLA's output alone."""
     kept = []
     for f in sorted(os.listdir(folder)):
         path = os.path.join(folder, f)
