@@ -67,6 +67,19 @@ const TEXTS: &[(&str, usize, usize, &str, Option<u32>, usize)] = &[
     ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_remat_b32.after_optimizations.txt", 292, 2574, "main.26_spmd", Some(4), 125),
     ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_remat_b8.after_optimizations.txt", 284, 2490, "main.26_spmd", Some(4), 125),
     ("tpu-aot/remat-ladder/tpu_v5e_lm_scan_save_qkv.after_optimizations.txt", 291, 2534, "main.26_spmd", Some(4), 128),
+    ("tpu-aot/turn4/raw_folder_multi/module_0003.jit_init.cl_1004524046.after_optimizations.txt", 33, 2840, "main.2_spmd", Some(4), 11),
+    ("tpu-aot/turn4/raw_folder_multi/module_0044.jit_train_step.cl_1004524046.after_optimizations.txt", 323, 2696, "main.26_spmd", Some(4), 123),
+    ("tpu-aot/turn4/raw_folder_multi/module_0188.jit_eval_step.cl_1004524046.after_optimizations.txt", 82, 744, "main.12_spmd", Some(4), 78),
+    ("tpu-aot/turn4/tpu_tpu7x_lm_scan_remat.after_optimizations.txt", 338, 2615, "main.26_spmd", Some(8), 123),
+    ("tpu-aot/turn4/tpu_v5e_lm_scan_offload_dots.after_optimizations.txt", 522, 3987, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/tpu_v5e_lm_scan_offload_qkv.after_optimizations.txt", 544, 4059, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/tpu_v5e_lm_scan_remat_b48.after_optimizations.txt", 288, 2559, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/tpu_v5e_lm_scan_remat_b64.after_optimizations.txt", 312, 2661, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/tpu_v5e_lm_scan_remat_s512.after_optimizations.txt", 304, 2612, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/tpu_v5p-16_maxtext_llama2-7b_pdb1_pp4.after_optimizations.txt", 341, 3887, "main.85_spmd", Some(8), 569),
+    ("tpu-aot/turn4/waste_baseline.after_optimizations.txt", 312, 2637, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/waste_lmhead_replicated.after_optimizations.txt", 298, 2513, "main.26_spmd", Some(4), 125),
+    ("tpu-aot/turn4/waste_no_donation.after_optimizations.txt", 316, 2634, "main.26_spmd", Some(4), 125),
 ];
 
 fn instruction_count(r: &HloRead) -> usize {

@@ -168,9 +168,19 @@ pub fn modules_under(root: &Path, keep: impl Fn(&str, &str) -> bool) -> Vec<Modu
         let stem = stem_of(&name).to_string();
         groups.entry((folder, stem)).or_default().push(p);
     }
+    // In a folder as XLA lays it out (`module_NNNN.name.…`), a module number whose files
+    // hold no buffer assignment is a compilation XLA stopped before it (jax's `jit_init`
+    // writes its `before_optimizations` under one number and its dump under another): no
+    // module to read.
+    let xla_without_dump = |stem: &str, paths: &[PathBuf]| {
+        stem.starts_with("module_")
+            && !paths
+                .iter()
+                .any(|p| p.to_string_lossy().contains("buffer-assignment"))
+    };
     groups
         .into_iter()
-        .filter(|((folder, stem), _)| keep(folder, stem))
+        .filter(|((folder, stem), paths)| keep(folder, stem) && !xla_without_dump(stem, paths))
         .map(|((folder, stem), paths)| ModuleFiles {
             label: format!("{folder}/{stem}"),
             files: paths
