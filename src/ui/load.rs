@@ -80,7 +80,7 @@ fn start(st: AppState, files: Vec<Picked>, target: Target, defer: bool) {
         defer,
         generation,
         names: files.iter().map(|p| p.name.clone()).collect(),
-        skipped,
+        skipped: std::cell::Cell::new(skipped),
         hlo,
         reading: Reading {
             files: files.len(),
@@ -154,7 +154,9 @@ struct PageRead {
     /// The names of the files read.
     names: Vec<String>,
     /// Files of folders not read (XLA's other output, [`bufscope::parse::folder_plan`]).
-    skipped: usize,
+    /// Files of the folders skipped: XLA's other output, then the texts searched that held
+    /// no out-of-memory message (added once read, `Loaded::skipped`).
+    skipped: std::cell::Cell<usize>,
     /// The HLO texts, read after the diagrams ([`PageRead::read_hlo`]).
     hlo: Vec<Picked>,
     reading: Reading,
@@ -294,6 +296,7 @@ impl PageRead {
         }
         timings.analyse = js_sys::Date::now() - t;
         let loaded = pipeline.finish();
+        self.skipped.set(self.skipped.get() + loaded.skipped);
         let mut errors = loaded.errors;
         errors.extend(fed.errors);
         let deferred = loaded.deferred;
@@ -326,8 +329,9 @@ impl PageRead {
                 if n == 1 { "" } else { "s" }
             ));
         }
-        if self.skipped > 0 {
-            line.push_str(&format!("; {}", bufscope::parse::skipped_sentence(self.skipped)));
+        let skipped = self.skipped.get();
+        if skipped > 0 {
+            line.push_str(&format!("; {}", bufscope::parse::skipped_sentence(skipped)));
         }
         if modules.is_empty() && oom {
             // Only out-of-memory messages: their view is the outcome; the module stays.
