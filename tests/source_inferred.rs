@@ -11,22 +11,8 @@ use bufscope::model::Module;
 
 /// The module of `stem` (under `../shared/dumps`) read with its HLO text.
 fn load(dir: &std::path::Path, stem: &str) -> Module {
-    let files: Vec<(String, Vec<u8>)> = [
-        ".buffer-assignment.txt",
-        ".buffer-assignment-values.txt",
-        ".live-range.txt",
-        ".after_optimizations.txt",
-    ]
-    .iter()
-    .filter_map(|s| {
-        let name = format!("{stem}{s}");
-        std::fs::read(dir.join(&name)).ok().map(|b| (name, b))
-    })
-    .collect();
-    let mut load = bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
-    assert!(load.errors.is_empty(), "{stem}: {:?}", load.errors);
-    assert!(load.modules[0].hlo.is_some(), "{stem}: no HLO text joined");
-    load.modules.remove(0)
+    let (folder, name) = stem.rsplit_once('/').unwrap_or(("", stem));
+    common::load_stem(&dir.join(folder), &format!("{name}."))
 }
 
 /// The LM of `programs/tpu_programs.py` (8 layers in `lax.scan` with remat): the forward
