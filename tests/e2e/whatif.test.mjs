@@ -95,6 +95,10 @@ test('Fit to capacity on lm_scan_plain ticks the plan\'s loop outputs, the estim
   assert((await verdict.getAttribute('data-fits')) === 'true', await verdict.textContent());
   const peak = Number(await verdict.getAttribute('data-peak'));
   assert(peak === 4090128896, `estimated peak ${peak}`);
+  // The plan in code terms, as `bufscope fit --json --capacity 4GiB` names it.
+  const code = await page.locator('#whatif-code').textContent();
+  assert(code.includes('In code: jax.checkpoint(layer, policy=jax.checkpoint_policies.dots_saveable)'), code);
+  assert(code.includes('decoder_layer_input'), code);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.waitForTimeout(300);
   await page.locator('#answers').scrollIntoViewIfNeeded();

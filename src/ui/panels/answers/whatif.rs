@@ -4,7 +4,8 @@
 //! estimated curve after them ([`bufscope::answers::whatif`], drawn dashed over the real curve through
 //! [`Focus::estimates`](crate::ui::state::Focus::estimates)), the new peak and the capacity
 //! verdict, labelled an estimate; "Fit to capacity" ticks the plan of
-//! [`fit`](bufscope::answers::whatif::fit); the plan exports as JSON.
+//! [`fit`](bufscope::answers::whatif::fit) and says it in code terms (the checkpoint policy,
+//! how many devices) while the ticks are the plan's; the plan exports as JSON.
 
 use std::sync::Arc;
 
@@ -130,8 +131,9 @@ pub(super) fn loops_tick(ans: Ans, names: Vec<String>, id: Option<&'static str>)
 }
 
 /// The ticks of the smallest plan that fits the capacity set on the panel's memory space
-/// ([`fit`]); `None` without a capacity there.
-fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<WhatIfTicks> {
+/// ([`fit`]) and the plan in code terms (its policy's snippet and why, how many devices);
+/// `None` without a capacity there.
+fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<(WhatIfTicks, Vec<String>)> {
     let focus = ans.focus;
     let shown = focus.shown_untracked();
     let color = ans.space.get_untracked();
@@ -139,7 +141,13 @@ fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<WhatIfTicks> {
     let space = shown.analysis.space(color)?;
     let index = uses::schedule_index(&shown);
     let plan = fit(&shown.module, space, &index, stacked, &cap, FitOptions::default());
-    Some(WhatIfTicks::from_plan(&plan.plan, stacked))
+    let mut code = Vec::new();
+    if let Some(p) = &plan.policy {
+        code.push(format!("In code: {} (MaxText {}). {}", p.snippet, p.maxtext, p.why));
+        code.extend(p.also.iter().cloned());
+    }
+    code.extend(plan.devices_needed.as_ref().map(|d| d.sentence.clone()));
+    Some((WhatIfTicks::from_plan(&plan.plan, stacked), code))
 }
 
 /// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict.
@@ -226,11 +234,21 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
                 data-ticks=ticks.to_string() data-changed=changed.to_string() data-area=area>{text}</p>
         })
     };
+    // The plan in code terms, shown while the ticks are the plan's.
+    let code = RwSignal::new(None::<(Arc<WhatIfTicks>, Vec<String>)>);
     let on_fit = move |_| {
-        if let Some(t) = planned_ticks(ans, &stacked.get_untracked()) {
+        if let Some((t, lines)) = planned_ticks(ans, &stacked.get_untracked()) {
             ans.idle_open.set(true);
-            focus.whatif.set(Arc::new(t));
+            let t = Arc::new(t);
+            code.set(Some((t.clone(), lines)));
+            focus.whatif.set(t);
         }
+    };
+    let code_lines = move || {
+        let ticks = focus.whatif.get();
+        let lines = code.with(|c| c.as_ref().filter(|(t, _)| Arc::ptr_eq(t, &ticks)).map(|c| c.1.clone()))?;
+        let items = lines.into_iter().map(|l| view! { <li>{l}</li> }).collect::<Vec<_>>();
+        Some(view! { <ul class="whatif-code note" id="whatif-code">{items}</ul> })
     };
     let has_capacity = move || focus.capacity.with(|m| m.contains_key(&ans.space.get()));
     let on_clear = move |_| focus.whatif.set(Arc::new(WhatIfTicks::default()));
@@ -248,6 +266,7 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
             {loops_box}
             <p class="note">"Tick values in the idle stretches, categories, a loop, or the op_name frame chosen below to rematerialise or offload them."</p>
             {verdict}
+            {code_lines}
             <div class="whatif-actions">
                 <button type="button" class="button" id="whatif-fit" prop:disabled=move || !has_capacity()
                     title="Choose a capacity above first" on:click=on_fit>"Fit to capacity"</button>
