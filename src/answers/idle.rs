@@ -385,3 +385,39 @@ pub fn idle_ranking(module: &Module, index: &ScheduleIndex, live: &LiveSet) -> I
         rows,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_use_inside_the_body_is_a_use_on_every_iteration() {
+        let mut m = crate::answers::loops::tests::scan_module();
+        // w8{} (live 1–18) is used by x at step 14, in the body (steps 10–16 of the loop 6–17).
+        let uses = format!("{}\nx, operand 0", crate::model::USES_MARK);
+        m.values[3].uses_text = m.uses_strings.push(&uses);
+        let index = ScheduleIndex::new(&m);
+        let u = value_uses(&m, &index, 3).unwrap();
+        let got: Vec<_> = u.stretches.iter().map(|s| (s.from, s.to, s.idle_steps)).collect();
+        // Touched at 1 (defined), 6 (the loop's first step), 14 (the use), 17 (the while),
+        // 18 (its end), nothing idle between 6 and 17 (used every iteration); without the
+        // loop it would be idle 12 steps from 1 to 14.
+        assert_eq!(got, vec![(1, 6, 4)]);
+        // At step 18, the carry while.1{1} is no candidate, the stack while.1{2} is.
+        for v in [1, 2] {
+            m.values[v].uses_text = m.uses_strings.push(crate::model::USES_MARK);
+        }
+        let index = ScheduleIndex::new(&m);
+        assert!(index.is_carry(1) && !index.is_carry(2) && !index.is_carry(3));
+        let live = crate::answers::LiveSet {
+            step: 18,
+            values: [1u32, 2]
+                .iter()
+                .map(|&v| crate::answers::LiveValue { value: v, size: m.values[v as usize].size, bytes: 0 })
+                .collect(),
+            ..Default::default()
+        };
+        let rows: Vec<u32> = idle_ranking(&m, &index, &live).rows.iter().map(|r| r.value).collect();
+        assert!(!rows.contains(&1), "{rows:?}");
+    }
+}
