@@ -120,11 +120,11 @@ impl Pipeline {
         }
     }
 
-    /// The current file is only searched for an out-of-memory message
+    /// Whether the current file is only searched for an out-of-memory message
     /// ([`Loader::search_only`]).
-    pub fn search_only(&mut self) {
+    pub fn search_only(&mut self, only: bool) {
         if let Some(loader) = self.loader() {
-            loader.search_only();
+            loader.search_only(only);
         }
     }
 

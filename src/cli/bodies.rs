@@ -133,9 +133,7 @@ fn feed_file(
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
     loader.begin_file(&path.to_string_lossy());
-    if search_only {
-        loader.search_only();
-    }
+    loader.search_only(search_only);
     let mut fed = 0u64;
     let mut looked = false;
     let result = loop {

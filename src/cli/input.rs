@@ -70,9 +70,7 @@ fn feed_file(
 ) -> std::io::Result<()> {
     let mut file = File::open(path)?;
     pipeline.begin_file(&path.to_string_lossy());
-    if search_only {
-        pipeline.search_only();
-    }
+    pipeline.search_only(search_only);
     let result = super::stream(&mut file, buf, |chunk| pipeline.feed(chunk));
     pipeline.end_file();
     result

@@ -137,12 +137,12 @@ impl Loader {
         }
     }
 
-    /// The current file is one of a folder's other texts ([`FolderPlan::texts`]), read only
-    /// for an out-of-memory message: with none (and no dump section), it is skipped and
-    /// counted ([`Load::skipped`]) rather than an error.
-    pub fn search_only(&mut self) {
+    /// Whether the current file is one of a folder's other texts ([`FolderPlan::texts`]),
+    /// read only for an out-of-memory message: with none (and no dump section), it is
+    /// skipped and counted ([`Load::skipped`]) rather than an error.
+    pub fn search_only(&mut self, only: bool) {
         if let Some(file) = self.file.as_mut() {
-            file.search_only = true;
+            file.search_only = only;
         }
     }
 

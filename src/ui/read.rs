@@ -248,13 +248,10 @@ pub async fn read_files(
     progress(0.0);
     for picked in files {
         fed.loader.begin_file(&picked.name);
-        if picked.searched {
-            fed.loader.search_only();
-        }
+        fed.loader.search_only(picked.searched);
         let size = picked.file.size();
         let mut from = 0.0;
-        // Once a `Used values` body is being skipped, its end is looked for (once) from
-        // the end of the file, and reading goes on there.
+        // A `Used values` body being skipped: its end is looked for once from the file's end.
         let mut look = defer;
         let mut tail = tail::Tail::new(defer);
         loop {
