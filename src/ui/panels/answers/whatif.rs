@@ -150,6 +150,19 @@ fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<(WhatIfTicks, Ve
     Some((WhatIfTicks::from_plan(&plan.plan, stacked), code))
 }
 
+/// A fitted plan, its ticks and what it says in code terms ([`planned_ticks`]).
+type Fitted = RwSignal<Option<(Arc<WhatIfTicks>, Vec<String>)>>;
+
+/// The fitted plan in code terms, while the ticks are still the plan's.
+fn code_lines(ans: Ans, code: Fitted) -> impl Fn() -> Option<AnyView> {
+    move || {
+        let ticks = ans.focus.whatif.get();
+        let lines = code.with(|c| c.as_ref().filter(|(t, _)| Arc::ptr_eq(t, &ticks)).map(|c| c.1.clone()))?;
+        let items = lines.into_iter().map(|l| view! { <li>{l}</li> }).collect::<Vec<_>>();
+        Some(view! { <ul class="whatif-code note" id="whatif-code">{items}</ul> }.into_any())
+    }
+}
+
 /// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict.
 fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>) -> String {
     let step = e.step_after.map_or("-".to_string(), |t| units::group_digits(u64::from(t)));
@@ -234,8 +247,7 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
                 data-ticks=ticks.to_string() data-changed=changed.to_string() data-area=area>{text}</p>
         })
     };
-    // The plan in code terms, shown while the ticks are the plan's.
-    let code = RwSignal::new(None::<(Arc<WhatIfTicks>, Vec<String>)>);
+    let code: Fitted = RwSignal::new(None);
     let on_fit = move |_| {
         if let Some((t, lines)) = planned_ticks(ans, &stacked.get_untracked()) {
             ans.idle_open.set(true);
@@ -243,12 +255,6 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
             code.set(Some((t.clone(), lines)));
             focus.whatif.set(t);
         }
-    };
-    let code_lines = move || {
-        let ticks = focus.whatif.get();
-        let lines = code.with(|c| c.as_ref().filter(|(t, _)| Arc::ptr_eq(t, &ticks)).map(|c| c.1.clone()))?;
-        let items = lines.into_iter().map(|l| view! { <li>{l}</li> }).collect::<Vec<_>>();
-        Some(view! { <ul class="whatif-code note" id="whatif-code">{items}</ul> })
     };
     let has_capacity = move || focus.capacity.with(|m| m.contains_key(&ans.space.get()));
     let on_clear = move |_| focus.whatif.set(Arc::new(WhatIfTicks::default()));
@@ -266,7 +272,7 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
             {loops_box}
             <p class="note">"Tick values in the idle stretches, categories, a loop, or the op_name frame chosen below to rematerialise or offload them."</p>
             {verdict}
-            {code_lines}
+            {code_lines(ans, code)}
             <div class="whatif-actions">
                 <button type="button" class="button" id="whatif-fit" prop:disabled=move || !has_capacity()
                     title="Choose a capacity above first" on:click=on_fit>"Fit to capacity"</button>
