@@ -67,34 +67,41 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
   app.noNewConsoleErrors(before);
 });
 
+/** Picks a folder holding `files` ([name in the folder, path to copy]) and returns the OOM
+ *  view's sentence about its dump, once the module is open; the folder goes afterwards. */
+async function pickFolder(files) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-'));
+  const folder = path.join(dir, 'xla_dump');
+  mkdirSync(folder);
+  for (const [name, from] of files) copyFileSync(from, path.join(folder, name));
+  try {
+    await page.locator('#dir-input').setInputFiles(folder);
+    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
+    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
+    return await page.locator('.oom .oom-dump').textContent();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The run's own file of this part, under its own name. */
+const part = (p) => [`${STEM}.${p}`, path.join(DIR, `${STEM}.${p}`)];
+
 test('the OOM run\'s folder picked whole (dump, error, HLO texts): the same capacity and sentence', async () => {
   if (!existsSync(path.join(DIR, `${STEM}.error.txt`))) skip('../shared/dumps/tpu-aot/jax0.12-libtpu0.0.50');
   const before = app.consoleErrors.length;
   const { used, cap, capBytes } = messageFigures();
   await app.load();
   // The run's folder as --xla_dump_to leaves it: the dump, the error, the HLO texts.
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-'));
-  const folder = path.join(dir, 'xla_dump');
-  mkdirSync(folder);
-  for (const p of [...PARTS, 'after_optimizations.txt', 'before_optimizations.txt']) {
-    copyFileSync(path.join(DIR, `${STEM}.${p}`), path.join(folder, `${STEM}.${p}`));
-  }
-  try {
-    await page.locator('#dir-input').setInputFiles(folder);
-    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
-    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
-    const dump = await page.locator('.oom .oom-dump').textContent();
-    assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
-    assert(/8\.6 GiB must go/.test(dump), dump);
-    // No red line for the folder's other file (the HLO before optimizations).
-    assert((await page.locator('.message.error').count()) === 0, `an error is shown: ${await page.locator('.report').textContent()}`);
-    await hbmCapacityIs(capBytes);
-    await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
-    await frame();
-    assert(await capacityLineAt(page, 0, capBytes), `no capacity line at ${cap}G on the HBM curve`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dump = await pickFolder([...PARTS, 'after_optimizations.txt', 'before_optimizations.txt'].map(part));
+  assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
+  assert(/8\.6 GiB must go/.test(dump), dump);
+  // No red line for the folder's other file (the HLO before optimizations).
+  assert((await page.locator('.message.error').count()) === 0, `an error is shown: ${await page.locator('.report').textContent()}`);
+  await hbmCapacityIs(capBytes);
+  await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();
+  await frame();
+  assert(await capacityLineAt(page, 0, capBytes), `no capacity line at ${cap}G on the HBM curve`);
   app.noNewConsoleErrors(before);
 });
 
@@ -103,21 +110,9 @@ test('the OOM run\'s folder with its error as compile.log: the log read as the e
   const before = app.consoleErrors.length;
   const { used, capBytes } = messageFigures();
   await app.load();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-log-'));
-  const folder = path.join(dir, 'xla_dump');
-  mkdirSync(folder);
-  for (const p of PARTS.slice(0, 4)) copyFileSync(path.join(DIR, `${STEM}.${p}`), path.join(folder, `${STEM}.${p}`));
-  copyFileSync(path.join(DIR, `${STEM}.error.txt`), path.join(folder, 'compile.log'));
-  try {
-    await page.locator('#dir-input').setInputFiles(folder);
-    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
-    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
-    const dump = await page.locator('.oom .oom-dump').textContent();
-    assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
-    await hbmCapacityIs(capBytes);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dump = await pickFolder([...PARTS.slice(0, 4).map(part), ['compile.log', path.join(DIR, `${STEM}.error.txt`)]]);
+  assert(dump.includes(`The error's ${used}G required for HLO temporaries = this dump's allocated total of HBM`), dump);
+  await hbmCapacityIs(capBytes);
   app.noNewConsoleErrors(before);
 });
 
