@@ -113,18 +113,29 @@ fn every_real_message_reads_with_its_figures() {
     let Some(files) = shared_oom() else { return };
     for (name, text) in &files {
         let log = read_oom(text).unwrap_or_else(|| panic!("{name}: no message read"));
+        // A message printed again (the Python exception after its traceback) is counted
+        // once: what follows is checked on the text before the first repeat
+        // (tests/oom_failures.rs checks the repeats).
+        let again = log.messages.iter().flat_map(|m| &m.printed_again).min();
+        let kept: String = match again {
+            Some(&n) => text.lines().take(n - 1).map(|l| format!("{l}\n")).collect(),
+            None => text.clone(),
+        };
+        let text = &kept;
         let buffers = all_buffers(&log);
-        // The BFC allocator's line before a GPU message is a message of its own, one per
-        // line that says so, its request the rounded count it prints.
+        // The BFC allocator's line is a message of its own only when no runtime status
+        // follows it within 5 lines (the failure's status takes it in), its request the
+        // rounded count it prints.
         let (bfc, messages): (Vec<&OomMessage>, Vec<&OomMessage>) = log
             .messages
             .iter()
             .partition(|m| m.form == OomForm::GpuBfcAllocator);
-        let bfc_lines: Vec<i64> = text
-            .lines()
-            .filter(|l| l.contains("ran out of memory trying to allocate"))
-            .map(|l| {
-                let n = after(l, "(rounded to ").unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let bfc_lines: Vec<i64> = (0..lines.len())
+            .filter(|&i| lines[i].contains("ran out of memory trying to allocate"))
+            .filter(|&i| !lines[i + 1..(i + 7).min(lines.len())].iter().any(|l| l.contains("while trying to allocate")))
+            .map(|i| {
+                let n = after(lines[i], "(rounded to ").unwrap();
                 n[..n.find(')').unwrap()].parse().unwrap()
             })
             .collect();

@@ -234,7 +234,7 @@ type Said<'a> = (String, &'a ByteSize, &'static [DumpFigure]);
 fn said(m: &OomMessage) -> Vec<Said<'_>> {
     let mut out: Vec<Said<'_>> = Vec::new();
     let used = m.capacity.as_ref().and_then(|c| c.used.as_ref());
-    if let Some(used) = used.filter(|_| m.form != OomForm::GpuBfcAllocator) {
+    if let Some(used) = used.filter(|_| m.allocator.is_none()) {
         let what = figure_name(m);
         let order: &'static [DumpFigure] = if what == "used" {
             &[AllocatedTotal, Peak]

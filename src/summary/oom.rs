@@ -358,6 +358,9 @@ fn message_text(out: &mut String, r: &OomReport) {
     for n in &m.notes {
         let _ = writeln!(out, "  {}", printable(n));
     }
+    if let Some(again) = printed_again(m) {
+        let _ = writeln!(out, "  {again}");
+    }
     buffers_text(out, r);
     for (title, groups) in [
         ("by op_name (numbered layers folded)", &r.by_op_name),
@@ -380,6 +383,20 @@ fn message_text(out: &mut String, r: &OomReport) {
         };
         out.push_str(&super::wrap(&printable(&said), 96, &head, "    "));
     }
+}
+
+/// Where the log prints the same message again (`printed again at lines 107 and 230; one
+/// failure`), if it does.
+pub fn printed_again(m: &OomMessage) -> Option<String> {
+    let (last, rest) = m.printed_again.split_last()?;
+    let lines = match rest {
+        [] => format!("line {last}"),
+        _ => {
+            let rest: Vec<String> = rest.iter().map(usize::to_string).collect();
+            format!("lines {} and {last}", rest.join(", "))
+        }
+    };
+    Some(format!("printed again at {lines} (the same failure, counted once)"))
 }
 
 fn verdict_text(out: &mut String, m: &OomMessage) {

@@ -115,6 +115,7 @@ pub(crate) fn read(lines: &[Line], i: usize) -> (OomMessage, usize) {
         .map(|p| &t[p + "Allocator (".len()..])
         .and_then(|r| r.split(')').next())
         .map(str::to_string);
+    m.allocator = m.memory_space.clone();
     m.request = t.find(HEAD).and_then(|p| request(&t[p + HEAD.len()..]));
     if m.request.is_none() {
         m.warnings

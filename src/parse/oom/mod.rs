@@ -10,12 +10,15 @@
 //! (size=…) would exceed memory`, the GPU runtime's bare status); `notes` reads the
 //! compile-log lines about memory that are no OOM message ([`CompilerNote`]). `lines` cleans the lines, `size`
 //! reads sizes, `fields` and `entries` the parts both forms share, [`group`] adds the
-//! listed buffers up by op_name and source line; `model` holds the result types. A message cut by the log keeps what was
+//! listed buffers up by op_name and source line; `fold` makes one message of one failure
+//! printed several times (the BFC allocator's warning, the runtime's status, the Python
+//! exception); `model` holds the result types. A message cut by the log keeps what was
 //! read, and its `warnings` name what is missing. Nothing here panics on any input.
 
 mod bfc;
 mod entries;
 mod fields;
+mod fold;
 mod gpu;
 pub mod group;
 mod lines;
@@ -66,7 +69,7 @@ pub fn read_oom(log: &str) -> Option<OomLog> {
                 if message.module.is_none() {
                     message.module = message.error.as_deref().and_then(short::module_named);
                 }
-                messages.push(message);
+                messages.push((message, fold::raised(&lines[i].text)));
                 i = next.max(i + 1);
             }
             None => {
@@ -75,6 +78,7 @@ pub fn read_oom(log: &str) -> Option<OomLog> {
             }
         }
     }
+    let messages = fold::one_per_failure(messages);
     (!messages.is_empty() || !compiler_notes.is_empty()).then_some(OomLog {
         messages,
         compiler_notes,
@@ -92,12 +96,14 @@ fn new_message(form: OomForm, first_line: usize) -> OomMessage {
         form,
         first_line,
         last_line: first_line,
+        printed_again: Vec::new(),
         error: None,
         code: None,
         module: None,
         request: None,
         memory_space: None,
         capacity: None,
+        allocator: None,
         sections: Vec::new(),
         notes: Vec::new(),
         buffers: Vec::new(),

@@ -66,6 +66,9 @@ pub struct OomMessage {
     pub first_line: usize,
     /// 1-based line of its last recognised line.
     pub last_line: usize,
+    /// 1-based lines where the same message is printed again (the Python exception repeats
+    /// the runtime's status and its buffers), in order.
+    pub printed_again: Vec<usize>,
     /// The status line as printed (from `RESOURCE_EXHAUSTED` or the sentence that names the
     /// failure), without the log's prefix.
     pub error: Option<String>,
@@ -79,6 +82,10 @@ pub struct OomMessage {
     pub request: Option<ByteSize>,
     /// `hbm`, `vmem`, … for TPU messages; none for GPU ones (they name no memory space).
     pub memory_space: Option<String>,
+    /// The GPU BFC allocator that reported the failure (`GPU_0_bfc`) when its warning is
+    /// part of the message; `capacity` then holds its `Limit` and `InUse`, figures of the
+    /// running process (every live buffer), not of one compilation.
+    pub allocator: Option<String>,
     pub capacity: Option<Capacity>,
     /// The stats blocks in the order printed (`BufferAssignment stats`, `Total hbm usage`,
     /// `Program hbm requirement`, `HBM capacity`, `Heap allocator status`, …).

@@ -4,7 +4,7 @@
 //! how to get the full picture (a dump).
 
 use bufscope::parse::oom::{ByteSize, CompilerNote, OomForm, OomMessage, StatSection};
-use bufscope::summary::oom::note_sentence;
+use bufscope::summary::oom::{note_sentence, printed_again};
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
 
@@ -40,11 +40,14 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize, dump: Option<&str>) -> im
         view! { <p class="oom-module">"Program (HLO module): "<code>{name.clone()}</code></p> }
     });
     let number = (n > 1).then(|| format!("Message {} of {n}: ", i + 1));
-    let lines = if m.first_line == m.last_line {
-        format!("line {}", m.first_line)
+    let mut lines = if m.first_line == m.last_line {
+        format!("line {} of the text", m.first_line)
     } else {
-        format!("lines {}–{}", m.first_line, m.last_line)
+        format!("lines {}–{} of the text", m.first_line, m.last_line)
     };
+    if let Some(again) = printed_again(m) {
+        lines = format!("{lines}; {again}");
+    }
     let error = m.error.as_ref().map(|e| {
         view! { <p class="oom-error" title=e.clone()><code>{clip_middle(e, ERROR_CHARS)}</code></p> }
     });
@@ -61,7 +64,7 @@ pub(super) fn view(m: &OomMessage, i: usize, n: usize, dump: Option<&str>) -> im
     });
     view! {
         <article class="oom-message">
-            <h3>{number}{what}<span class="oom-lines">{format!(" ({lines} of the text)")}</span></h3>
+            <h3>{number}{what}<span class="oom-lines">{format!(" ({lines})")}</span></h3>
             {error}
             {module}
             <p class="oom-verdict">{verdict(m)}</p>
