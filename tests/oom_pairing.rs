@@ -61,25 +61,13 @@ fn hbm_temp_allocated(path: &std::path::Path) -> u64 {
         .sum()
 }
 
-/// `load_files` of the files under `dir` named `stem.part`.
-fn load_parts(dir: &std::path::Path, stem: &str, parts: &[&str]) -> bufscope::Load {
-    let files: Vec<(String, Vec<u8>)> = parts
-        .iter()
-        .map(|p| {
-            let name = format!("{stem}.{p}");
-            (name.clone(), std::fs::read(dir.join(&name)).unwrap())
-        })
-        .collect();
-    load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())))
-}
-
 #[test]
 fn oom_the_verbose_message_is_the_allocated_total_and_its_hlo_temp_the_temporaries() {
     let Some(shared) = common::shared_dumps_or_skip("oom_the_verbose_message") else {
         return;
     };
     let dir = shared.join("tpu-aot/jax0.6.2-libtpu0.0.17");
-    let load = load_parts(&dir, STEM, &["buffer-assignment.txt", "error.txt"]);
+    let load = common::load_parts(&dir, STEM, &["buffer-assignment.txt", "error.txt"]);
     let module = &load.modules[0];
     let analysis = bufscope::analysis::analyze(module);
     let paired = Paired::new(&[(module, &analysis)], &load.oom);
@@ -147,7 +135,7 @@ fn the_e1000_message_opens_its_dump_with_its_capacity_and_reconciles() {
     let Some(dir) = run_dir("the_e1000_message_opens_its_dump") else {
         return;
     };
-    let load = load_parts(&dir, STEM, &PARTS);
+    let load = common::load_parts(&dir, STEM, &PARTS);
     assert_eq!(load.modules.len(), 1);
     assert_eq!(load.oom.len(), 1, "{:?}", load.errors);
     let module = &load.modules[0];

@@ -353,8 +353,11 @@ fn change_row(row: &ValueChange) -> String {
     };
     let rule = match row.rule {
         Some(MatchRule::OpNameShape) => "op_name+shape",
-        Some(MatchRule::Name) => "name",
+        Some(MatchRule::Parameter) => "parameter",
         Some(MatchRule::SourceShape) => "source+shape",
+        Some(MatchRule::Name) => "name",
+        Some(MatchRule::RoleShape) => "role+shape",
+        Some(MatchRule::TupleTable) => "tuple table",
         None => "-",
     };
     let name = match (&row.base, &row.new) {

@@ -1,16 +1,28 @@
 //! The values live at each side's peak, matched across the two and classified.
 //!
-//! **Matching.** Three rules, in order; each value is matched at most once, and a rule only
-//! sees the values the rules before it left:
+//! **Matching.** Six rules, in order; each value is matched at most once, and a rule only
+//! sees the values the rules before it left. They pair by what survives a recompile for
+//! another target (H100 vs A100, v5e vs v6e), where XLA numbers its instructions anew
+//! (`fusion.12` is `fusion.15` there) and fuses differently:
 //! 1. [`MatchRule::OpNameShape`]: same op_name (not empty) and same shape;
-//! 2. [`MatchRule::Name`]: same value name, `instruction{index}` as XLA prints it;
-//! 3. [`MatchRule::SourceShape`]: same source `file:line` (not empty) and same shape.
+//! 2. [`MatchRule::Parameter`]: the same entry parameter (number and shape index), any shape;
+//! 3. [`MatchRule::SourceShape`]: same source `file:line` and same shape: printed, resolved
+//!    from a stack frame, or inferred through the HLO text ([`query::source_location`]);
+//! 4. [`MatchRule::Name`]: same value name, `instruction{index}` as XLA prints it, and same
+//!    shape, unless the names are trusted: when nine in ten of the pairs of rule 1 have the
+//!    same name on both sides (the numbering did not shift), the name alone;
+//! 5. [`MatchRule::RoleShape`]: same role ([`crate::analysis::ValueKind`]: temporary,
+//!    output, …) and same shape, for the values no metadata names (`copy-start.14{0}`,
+//!    `convert.75`);
+//! 6. [`MatchRule::TupleTable`]: a tuple's table of pointers (a tuple-shaped value, 512 B
+//!    on v5e, 32 B on v6e, whose elements each target lays out its own way:
+//!    `(f32[8,1024,8,64])` is `(s8[16777216])` there): same role, opcode, shape index and
+//!    number of elements.
 //!
 //! Shapes are compared without their layouts (`f32[8,128]{1,0}` → `f32[8,128]`), so a value
 //! whose layout or padding changed is still matched, and shows as grown or shrunk. Source
 //! files are compared from the package root: everything up to the last `site-packages/` or
 //! `dist-packages/` is dropped, so the same library in two virtual environments matches.
-//! Values known only by a stack frame id (new XLA) have no file:line here.
 //!
 //! **Several values with one key** (a scan's layers, or one op_name and shape computed at
 //! several places of the program): both sides' values of the key are ordered by relative program position of their
@@ -36,7 +48,7 @@ use std::cmp::Reverse;
 use hashbrown::HashMap;
 use serde::Serialize;
 
-use crate::analysis::value_kind;
+use crate::analysis::{value_kind, ValueKind};
 use crate::model::{Module, Value};
 use crate::query;
 
@@ -48,8 +60,11 @@ use super::Side;
 #[serde(rename_all = "snake_case")]
 pub enum MatchRule {
     OpNameShape,
-    Name,
+    Parameter,
     SourceShape,
+    Name,
+    RoleShape,
+    TupleTable,
 }
 
 impl MatchRule {
@@ -57,8 +72,11 @@ impl MatchRule {
     pub fn label(self) -> &'static str {
         match self {
             MatchRule::OpNameShape => "op_name + shape",
-            MatchRule::Name => "name",
+            MatchRule::Parameter => "parameter",
             MatchRule::SourceShape => "source line + shape",
+            MatchRule::Name => "name",
+            MatchRule::RoleShape => "role + shape",
+            MatchRule::TupleTable => "tuple table",
         }
     }
 }
@@ -174,23 +192,39 @@ pub fn shape_without_layout(shape: &str) -> String {
     out
 }
 
-/// The source `file:line` of a value's instruction, from the package root (see the module
-/// doc); `None` without a source file.
-pub fn source_key(module: &Module, v: &Value) -> Option<String> {
-    let i = module.instructions.get(v.instruction as usize)?;
-    let file = module.str(i.source_file);
-    if file.is_empty() {
-        return None;
-    }
+/// `file` from the package root: everything up to the last `site-packages/` or
+/// `dist-packages/` dropped.
+fn package_relative(file: &str) -> &str {
     let root = ["site-packages/", "dist-packages/"]
         .iter()
         .filter_map(|m| file.rfind(m).map(|at| at + m.len()))
         .max()
         .unwrap_or(0);
-    Some(match i.source_line {
-        0 => file[root..].to_string(),
-        line => format!("{}:{line}", &file[root..]),
-    })
+    &file[root..]
+}
+
+/// `file:line` (`file` without a line) from the package root.
+fn file_line(file: &str, line: u32) -> String {
+    match line {
+        0 => package_relative(file).to_string(),
+        line => format!("{}:{line}", package_relative(file)),
+    }
+}
+
+/// The source `file:line` of a value's instruction as the dump printed it, from the package
+/// root (see the module doc); `None` without a source file.
+pub fn source_key(module: &Module, v: &Value) -> Option<String> {
+    let i = module.instructions.get(v.instruction as usize)?;
+    let file = module.str(i.source_file);
+    (!file.is_empty()).then(|| file_line(file, i.source_line))
+}
+
+/// The source a value is matched by (rule 3): printed, resolved or inferred.
+fn match_source(module: &Module, v: &Value) -> Option<String> {
+    match query::source_location(module, v)? {
+        query::SourceLocation::File { file, line, .. } => Some(file_line(file, line)),
+        query::SourceLocation::StackFrame(_) => None,
+    }
 }
 
 /// A value and its order within a key.
@@ -223,9 +257,10 @@ fn ordered(side: &Side, values: &[u32]) -> Vec<Ordered> {
     out
 }
 
-/// A value's key under `rule` (`None`: the rule does not apply to it). Computed only for
-/// the values the rules before left, which are few once op_names match.
-fn key(m: &Module, x: u32, rule: MatchRule) -> Option<String> {
+/// A value's key under `rule` (`None`: the rule does not apply to it); `names_trusted`:
+/// rule 4 takes the name alone. Computed only for the values the rules before left, which
+/// are few once op_names match.
+fn key(m: &Module, x: u32, rule: MatchRule, names_trusted: bool) -> Option<String> {
     let v = &m.values[x as usize];
     let shape = || shape_without_layout(m.str(v.shape));
     match rule {
@@ -233,9 +268,32 @@ fn key(m: &Module, x: u32, rule: MatchRule) -> Option<String> {
             let op = query::op_name(m, v);
             (!op.is_empty()).then(|| format!("{op}\u{0}{}", shape()))
         }
-        MatchRule::Name => Some(m.value_name(v)),
-        MatchRule::SourceShape => source_key(m, v).map(|s| format!("{s}\u{0}{}", shape())),
+        MatchRule::Parameter => {
+            let p = m.allocation_of(v).parameter.as_ref()?;
+            (value_kind(m, v) == ValueKind::Parameter)
+                .then(|| format!("{}\u{0}{}", p.number, m.str(p.shape_index)))
+        }
+        MatchRule::SourceShape => match_source(m, v).map(|s| format!("{s}\u{0}{}", shape())),
+        MatchRule::Name if names_trusted => Some(m.value_name(v)),
+        MatchRule::Name => Some(format!("{}\u{0}{}", m.value_name(v), shape())),
+        MatchRule::RoleShape => Some(format!("{}\u{0}{}", value_kind(m, v).label(), shape())),
+        MatchRule::TupleTable => {
+            let elements = crate::shape::tuple_elements(m.str(v.shape))?.len();
+            let opcode = m.instructions.get(v.instruction as usize).map_or("", |i| m.str(i.opcode));
+            let index = m.str(v.index);
+            Some(format!("{}\u{0}{opcode}\u{0}{index}\u{0}{elements}", value_kind(m, v).label()))
+        }
     }
+}
+
+/// Whether the two sides number their instructions alike: nine in ten of the pairs found
+/// by op_name and shape have one name (and there are such pairs).
+fn names_trusted(base: &Module, new: &Module, pairs: &[(u32, u32, MatchRule)]) -> bool {
+    let same = pairs
+        .iter()
+        .filter(|(b, n, _)| base.value_name(&base.values[*b as usize]) == new.value_name(&new.values[*n as usize]))
+        .count();
+    !pairs.is_empty() && same * 10 >= pairs.len() * 9
 }
 
 /// What [`match_values`] found: values as indices into each module's values.
@@ -250,20 +308,27 @@ pub struct Matching {
 }
 
 /// Matches the two sides' values (indices into each module's values; those that are not
-/// the module's are passed over) by the three rules of the module doc.
+/// the module's are passed over) by the six rules of the module doc.
 pub fn match_values(base: &Side, base_values: &[u32], new: &Side, new_values: &[u32]) -> Matching {
     let (mut b_left, mut n_left) = (ordered(base, base_values), ordered(new, new_values));
     let mut pairs = Vec::new();
     let rules = [
         MatchRule::OpNameShape,
-        MatchRule::Name,
+        MatchRule::Parameter,
         MatchRule::SourceShape,
+        MatchRule::Name,
+        MatchRule::RoleShape,
+        MatchRule::TupleTable,
     ];
+    let mut trusted = false;
     for rule in rules {
+        if rule == MatchRule::Parameter {
+            trusted = names_trusted(base.module, new.module, &pairs);
+        }
         // Each key's base values, in order; taken from the front as new values claim them.
         let b_keys: Vec<Option<String>> = b_left
             .iter()
-            .map(|o| key(base.module, o.value, rule))
+            .map(|o| key(base.module, o.value, rule, trusted))
             .collect();
         let mut by_key: HashMap<&str, (usize, Vec<usize>)> = HashMap::new();
         for (i, k) in b_keys.iter().enumerate() {
@@ -274,7 +339,7 @@ pub fn match_values(base: &Side, base_values: &[u32], new: &Side, new_values: &[
         let mut b_taken = vec![false; b_left.len()];
         let mut n_rest = Vec::with_capacity(n_left.len());
         for o in n_left {
-            let claimed = key(new.module, o.value, rule).and_then(|k| {
+            let claimed = key(new.module, o.value, rule, trusted).and_then(|k| {
                 let (next, list) = by_key.get_mut(k.as_str())?;
                 let i = *list.get(*next)?;
                 *next += 1;
@@ -314,7 +379,7 @@ fn info(side: &Side, x: u32) -> ValueInfo {
 }
 
 /// The values of one memory space found on one side only: every value of the space on
-/// either side (live at the peak or not, drawn or thread-local), matched by the three rules
+/// either side (live at the peak or not, drawn or thread-local), matched by the six rules
 /// of the module doc; what is left unmatched on each side, largest first, then by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct OneSide {

@@ -101,6 +101,18 @@ pub fn shared_dumps_or_skip(test: &str) -> Option<PathBuf> {
     dir
 }
 
+/// `load_files` of the files under `dir` named `stem.part`, one for each of `parts`.
+pub fn load_parts(dir: &Path, stem: &str, parts: &[&str]) -> bufscope::Load {
+    let files: Vec<(String, Vec<u8>)> = parts
+        .iter()
+        .map(|p| {
+            let name = format!("{stem}.{p}");
+            (name.clone(), std::fs::read(dir.join(&name)).unwrap())
+        })
+        .collect();
+    bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())))
+}
+
 /// The files of `../shared/dumps/oom` (real out-of-memory messages; its README left out), in
 /// name order, or `None` after reporting `test` as skipped ([`skip`]).
 pub fn shared_oom_or_skip(test: &str) -> Option<Vec<PathBuf>> {
