@@ -5,9 +5,9 @@
 // The messages are the hand-written inputs of tests/fixtures/oom/; every figure checked is
 // read from the fixture's text here, not from the app. Screenshots go to target/ (the
 // 1280×720 view, oom-view.png) and tests/artifacts/.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TPU, assert, dumpFile, fixture, open, repo, run, test } from './harness.mjs';
+import { SHARED, TPU, assert, dumpFile, fixture, open, repo, run, skip, test } from './harness.mjs';
 
 const app = await open({ viewport: { width: 1280, height: 720 } });
 const { page } = app;
@@ -229,6 +229,29 @@ test('(h) compiler notes pasted: what remat reached and needed, the involuntary 
   const [, target, reached, original] = log.match(/below ([\d.]+)GiB .* only reduced to ([\d.]+)GiB .* down from ([\d.]+)GiB/);
   assert(items[0] === `remat got the program from ${original} GiB to ${reached} GiB; it needed ${target} GiB`, items[0]);
   assert(items[1].startsWith('dot.12 (') && items[1].includes('{devices=[1,4]<=[4]}'), items[1]);
+});
+
+test('(i) a real GPU job log (../shared): the BFC warning, the status and the exception are one message', async () => {
+  // Other people's log, read from ../shared/dumps/oom, never copied (issue 34.8).
+  const log = path.join(SHARED, 'dumps', 'oom', 'TheDingodile__ML_final__a80test_0.md');
+  if (!existsSync(log)) skip(`needs ${log} (../shared beside the repo)`);
+  await app.load();
+  const before = app.consoleErrors.length;
+  const lines = readFileSync(log, 'utf8').split('\n');
+  const warning = lines.findIndex((l) => l.includes('ran out of memory trying to allocate')) + 1;
+  const again = lines.findIndex((l) => l.includes('Error: RESOURCE_EXHAUSTED')) + 1;
+  assert(warning > 0 && again > warning, `lines ${warning}, ${again}`);
+  await app.pick([log]);
+  await app.waitForOutcome(path.basename(log));
+  await page.locator('.oom .oom-message').first().waitFor({ timeout: 5000 });
+  assert((await page.locator('.oom-message').count()) === 1, `${await page.locator('.oom-message').count()} messages`);
+  const heading = await page.locator('.oom-message h3').textContent();
+  assert(heading.includes(`lines ${warning}–`) && heading.includes(`printed again at line ${again}`), heading);
+  const notes = await page.locator('.oom-message .oom-notes').textContent();
+  assert(notes.includes('Allocator (GPU_0_bfc) ran out of memory'), notes);
+  const listed = lines.slice(0, again).filter((l) => /^\s*Buffer \d+:$/.test(l)).length;
+  assert((await rows()) === listed, `${await rows()} rows for ${listed} buffers`);
+  app.noNewConsoleErrors(before);
 });
 
 await run(app);
