@@ -113,14 +113,7 @@ fn every_real_message_reads_with_its_figures() {
     let Some(files) = shared_oom() else { return };
     for (name, text) in &files {
         let log = read_oom(text).unwrap_or_else(|| panic!("{name}: no message read"));
-        // A message printed again (the Python exception after its traceback) is counted
-        // once: what follows is checked on the text before the first repeat
-        // (tests/oom_failures.rs checks the repeats).
-        let again = log.messages.iter().flat_map(|m| &m.printed_again).min();
-        let kept: String = match again {
-            Some(&n) => text.lines().take(n - 1).map(|l| format!("{l}\n")).collect(),
-            None => text.clone(),
-        };
+        let kept = before_repeats(text, &log);
         let text = &kept;
         let buffers = all_buffers(&log);
         // The BFC allocator's line is a message of its own only when no runtime status
@@ -130,17 +123,8 @@ fn every_real_message_reads_with_its_figures() {
             .messages
             .iter()
             .partition(|m| m.form == OomForm::GpuBfcAllocator);
-        let lines: Vec<&str> = text.lines().collect();
-        let bfc_lines: Vec<i64> = (0..lines.len())
-            .filter(|&i| lines[i].contains("ran out of memory trying to allocate"))
-            .filter(|&i| !lines[i + 1..(i + 7).min(lines.len())].iter().any(|l| l.contains("while trying to allocate")))
-            .map(|i| {
-                let n = after(lines[i], "(rounded to ").unwrap();
-                n[..n.find(')').unwrap()].parse().unwrap()
-            })
-            .collect();
         let bfc_read: Vec<i64> = bfc.iter().map(|m| m.request.as_ref().unwrap().bytes).collect();
-        assert_eq!(bfc_read, bfc_lines, "{name}: BFC messages");
+        assert_eq!(bfc_read, bfc_alone(text), "{name}: BFC messages");
 
         // Every listed buffer found, and no other.
         assert_eq!(buffers.len(), entry_lines(text), "{name}: buffers");
@@ -232,25 +216,52 @@ fn every_real_message_reads_with_its_figures() {
             }
         }
 
-        // Cut messages say so; whole ones do not.
-        let first_rank = buffers.first().map_or(1, |b| b.rank);
-        let warned = messages.iter().any(|m| !m.warnings.is_empty());
-        let has_start = text.contains("BufferAssignment OOM Debugging.");
-        let last_closed = text.trim_end().ends_with("==========================")
-            || text.rfind("==========================") > text.rfind("Size: ");
-        let whole = has_start && first_rank == 1 && last_closed;
-        assert_eq!(
-            warned, !whole,
-            "{name}: warnings {:?}",
-            messages[0].warnings
+        check_cut(name, text, &messages, buffers.first().map_or(1, |b| b.rank));
+    }
+}
+
+/// `text` before the first line where a message is printed again (the Python exception
+/// after its traceback): a repeat is counted once (tests/oom_failures.rs checks them).
+fn before_repeats(text: &str, log: &OomLog) -> String {
+    match log.messages.iter().flat_map(|m| &m.printed_again).min() {
+        Some(&n) => text.lines().take(n - 1).map(|l| format!("{l}\n")).collect(),
+        None => text.to_string(),
+    }
+}
+
+/// The rounded requests of the BFC allocator's lines that are messages of their own: no
+/// runtime status follows within 5 lines (one that does takes the line in).
+fn bfc_alone(text: &str) -> Vec<i64> {
+    let lines: Vec<&str> = text.lines().collect();
+    (0..lines.len())
+        .filter(|&i| lines[i].contains("ran out of memory trying to allocate"))
+        .filter(|&i| !lines[i + 1..(i + 7).min(lines.len())].iter().any(|l| l.contains("while trying to allocate")))
+        .map(|i| {
+            let n = after(lines[i], "(rounded to ").unwrap();
+            n[..n.find(')').unwrap()].parse().unwrap()
+        })
+        .collect()
+}
+
+/// Cut messages say so; whole ones do not. `first_rank`: the rank of the first buffer read.
+fn check_cut(name: &str, text: &str, messages: &[&OomMessage], first_rank: u32) {
+    // Cut messages say so; whole ones do not.
+    let warned = messages.iter().any(|m| !m.warnings.is_empty());
+    let has_start = text.contains("BufferAssignment OOM Debugging.");
+    let last_closed = text.trim_end().ends_with("==========================")
+        || text.rfind("==========================") > text.rfind("Size: ");
+    let whole = has_start && first_rank == 1 && last_closed;
+    assert_eq!(
+        warned, !whole,
+        "{name}: warnings {:?}",
+        messages[0].warnings
+    );
+    if first_rank > 1 {
+        let w = &messages[0].warnings;
+        assert!(
+            w.iter().any(|w| w.contains("not in the text")),
+            "{name}: {w:?}"
         );
-        if first_rank > 1 {
-            let w = &messages[0].warnings;
-            assert!(
-                w.iter().any(|w| w.contains("not in the text")),
-                "{name}: {w:?}"
-            );
-        }
     }
 }
 
