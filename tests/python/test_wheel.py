@@ -137,7 +137,7 @@ class Pages(unittest.TestCase):
     def test_show_renders_in_a_notebook_like_page(self):
         report = bufscope.show(self.dump(), height=700, embed=True)
         frame = report._repr_html_()
-        m = re.fullmatch(r'<iframe id="bufscope-app-\d+" srcdoc="([^"]*)" title="bufscope" style="width: 100%; height: 700px;[^"]*"[^>]*></iframe><script>[^<]*</script>', frame)
+        m = re.fullmatch(r'<iframe id="bufscope-app-[0-9a-f]+-\d+" srcdoc="([^"]*)" title="bufscope" style="width: 100%; height: 700px;[^"]*"[^>]*></iframe><script>[^<]*</script>', frame)
         self.assertIsNotNone(m, frame[:300])
         self.assertEqual(html.unescape(m.group(1)), report.page)
         seen = open_in_notebook([frame], "tpu_v5e_lm_scan_remat", "python-show-iframe.png")

@@ -224,10 +224,13 @@ class Dump:
         return show(self, height=height, embed=embed)
 
     def _repr_html_(self) -> str:
-        return _static(self, title=repr(self), error=self.error)
+        return _static(self, title=f"bufscope.Dump: {self._what()}", error=self.error)
 
-    def __repr__(self) -> str:
+    def _what(self) -> str:
         what = f"module {self.module}, " if self.module else ""
         where = self.folder or (os.path.dirname(self.paths[0]) if self.paths else "?")
+        return f"{what}{len(self.paths)} files in {where}"
+
+    def __repr__(self) -> str:
         failed = f"; the compile failed: {self.error.splitlines()[0]}" if self.error else ""
-        return f"<bufscope.Dump: {what}{len(self.paths)} files in {where}{failed}>"
+        return f"<bufscope.Dump: {self._what()}{failed}>"

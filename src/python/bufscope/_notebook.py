@@ -11,11 +11,15 @@ import html as _html
 import itertools
 import json
 import re
+import secrets
 
 #: A data block of `bufscope html` (src/cli/html.rs): one dump file, gzipped, in base64.
 _BLOCK = re.compile(r'<script type="application/gzip" id="bufscope-dump-\d+"[^>]*>[^<]*</script>\n?')
 _TITLE = re.compile(r"<title>[^<]*</title>")
-_ids = itertools.count()
+#: The ids of this process's outputs: a prefix of its own (a notebook's page may hold the
+#: outputs of earlier kernels), then a count.
+_PREFIX = secrets.token_hex(4)
+_ids = (f"{_PREFIX}-{n}" for n in itertools.count())
 
 
 def _bytes(n: float | None) -> str:
@@ -35,7 +39,7 @@ def _e(text: object) -> str:
 
 
 _STYLE = "border-collapse: collapse; font: 12px/1.4 system-ui, sans-serif; margin: 4px 0"
-_CELL = "padding: 2px 8px; border-bottom: 1px solid #8883; text-align: {}"
+_CELL = "padding: 2px 8px; border-bottom: 1px solid #8883; white-space: nowrap; text-align: {}"
 
 
 def _table(head: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
@@ -100,6 +104,13 @@ def diff_view(diff: dict) -> str:
             + "".join(f"<p>{x}</p>" for x in lonely if x))
 
 
+# What the scripts look for, in JavaScript, with no `<` (written `\x3c`): a script's text
+# holds none, so no notebook's HTML sanitiser or parser can read a tag into it.
+_JS_BLOCK = r'/\x3cscript type="application\/gzip" id="bufscope-dump-\d+"[^>]*>[^\x3c]*\x3c\/script>\n?/g'
+_JS_TITLE = r"/\x3ctitle>[^\x3c]*\x3c\/title>/"
+_JS_PLAIN_TITLE = r"'\x3ctitle>bufscope\x3c/title>'"
+
+
 def _frame_style(height: int) -> str:
     return f"width: 100%; height: {int(height)}px; border: 1px solid #8884; border-radius: 4px"
 
@@ -119,10 +130,10 @@ def embedded(page: str, height: int) -> str:
     n = next(_ids)
     _, key, _, _ = split(page)
     keep = (
-        "(function(){var f=document.getElementById('bufscope-app-%d');if(!f)return;"
+        "(function(){var f=document.getElementById('bufscope-app-%s');if(!f)return;"
         "var a=window.__bufscope_app=window.__bufscope_app||{};"
-        "a['%s']=f.getAttribute('srcdoc').replace(%s,'').replace(/<title>[^<]*<\\/title>/,'<title>bufscope</title>');})();"
-        % (n, key, r"/<script type=\"application\/gzip\" id=\"bufscope-dump-\d+\"[^>]*>[^<]*<\/script>\n?/g")
+        "a['%s']=f.getAttribute('srcdoc').replace(%s,'').replace(%s,%s);})();"
+        % (n, key, _JS_BLOCK, _JS_TITLE, _JS_PLAIN_TITLE)
     )
     return (
         f'<iframe id="bufscope-app-{n}" srcdoc="{_html.escape(page, quote=True)}" title="bufscope" '
@@ -135,17 +146,18 @@ def referencing(page: str, height: int, fallback: str) -> str:
     window (`embedded`), else `fallback` (a static view) with a sentence saying why."""
     n = next(_ids)
     _, key, blocks, title = split(page)
-    data = json.dumps({"blocks": blocks, "title": title}).replace("</", "<\\/")
+    # No `<` in a script's text (`\u003c` is JSON's own escape for it).
+    data = json.dumps({"blocks": blocks, "title": title}).replace("<", "\\u003c")
     note = ("<p style=\"font: 12px system-ui; color: #666\">The app is drawn here when this notebook's first "
             "bufscope view is on the page and scripts run (a trusted notebook); "
             "<code>show(..., embed=True)</code> puts the whole app in this output.</p>")
     draw = (
-        "(function(){var app=(window.__bufscope_app||{})['%s'];var el=document.getElementById('bufscope-out-%d');"
-        "if(!app||!el)return;var d=JSON.parse(document.getElementById('bufscope-data-%d').textContent);"
-        "var i=app.lastIndexOf('</body>');if(i<0)return;"
+        "(function(){var app=(window.__bufscope_app||{})['%s'];var el=document.getElementById('bufscope-out-%s');"
+        "if(!app||!el)return;var d=JSON.parse(document.getElementById('bufscope-data-%s').textContent);"
+        "var i=app.lastIndexOf('\\x3c/body>');if(i<0)return;"
         "var f=document.createElement('iframe');f.title='bufscope';f.setAttribute('allow','clipboard-write');"
-        "f.style.cssText='%s';f.srcdoc=(app.slice(0,i)+d.blocks+app.slice(i)).replace('<title>bufscope</title>',d.title);"
-        "el.replaceWith(f);})();" % (key, n, n, _frame_style(height))
+        "f.style.cssText='%s';f.srcdoc=(app.slice(0,i)+d.blocks+app.slice(i)).replace(%s,d.title);"
+        "el.replaceWith(f);})();" % (key, n, n, _frame_style(height), _JS_PLAIN_TITLE)
     )
     return (
         f'<div id="bufscope-out-{n}">{fallback}{note}</div>'
