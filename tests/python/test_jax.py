@@ -205,9 +205,11 @@ class CompileErrors(unittest.TestCase):
         def fail(self, *args, **kwargs):
             raise FakeOom("INVALID_ARGUMENT: before any buffer assignment")
 
-        with mock.patch.object(jax.stages.Lowered, "compile", fail):
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(jax.stages.Lowered, "compile", fail):
             with self.assertRaises(FakeOom):
-                bufscope.jax.dump(mlp, self.x, self.x, self.x)
+                bufscope.jax.dump(mlp, self.x, self.x, self.x, folder=tmp)
+            # The subfolder it made for the dump went with it; nothing else was there.
+            self.assertEqual(os.listdir(tmp), [])
 
     def test_what_is_no_function_is_a_type_error_saying_so(self):
         lowered = jax.jit(mlp).lower(self.x, self.x, self.x)

@@ -125,6 +125,8 @@ def dump(
     try:
         prefix = _pick(folder, name)
     except FileNotFoundError:
+        # No dump: the folder this call made goes, with what XLA wrote into it.
+        shutil.rmtree(folder, ignore_errors=True)
         if error is not None:
             raise error
         raise
