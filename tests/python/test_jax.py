@@ -46,6 +46,15 @@ class Dumps(unittest.TestCase):
         self.assertNotIn("XLA_FLAGS", os.environ, "the point is to need no XLA_FLAGS")
         self.x = jnp.ones((N, N), jnp.float32)
 
+    def test_the_package_and_binary_are_this_wheels(self):
+        # run.sh installs the wheel into a folder of its own, first on PYTHONPATH: the
+        # venv with jax is shared, and may hold another checkout's bufscope.
+        under_test = os.environ.get("BUFSCOPE_UNDER_TEST")
+        if not under_test:
+            self.skipTest("BUFSCOPE_UNDER_TEST unset: not run by tests/python/run.sh")
+        self.assertTrue(bufscope.__file__.startswith(under_test + os.sep), bufscope.__file__)
+        self.assertEqual(bufscope.find_bufscope_bin(), os.path.join(under_test, "bin", "bufscope"))
+
     def test_two_functions_in_one_process_give_two_modules_whose_peaks_the_binary_reads(self):
         a = bufscope.jax.dump(mlp, self.x, self.x, self.x)
         b = bufscope.jax.dump(scan_sum, self.x, 5, static_argnums=1)

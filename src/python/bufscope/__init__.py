@@ -60,12 +60,13 @@ class BufscopeError(RuntimeError):
 def find_bufscope_bin() -> str:
     """The `bufscope` binary this package was installed with (the wheel's script)."""
     exe = "bufscope" + (sysconfig.get_config_var("EXE") or "")
-    places = [sysconfig.get_path("scripts")]
+    # First `pip install --target DIR`'s DIR/bin, beside this package (absent otherwise): a
+    # package on PYTHONPATH runs its own binary, not one an environment below it holds.
+    places = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin"),
+              sysconfig.get_path("scripts")]
     user_scheme = {"posix": "posix_user", "nt": "nt_user"}.get(os.name)
     if user_scheme in sysconfig.get_scheme_names():
         places.append(sysconfig.get_path("scripts", scheme=user_scheme))
-    # `pip install --target DIR` puts scripts in DIR/bin, beside the package.
-    places.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin"))
     for place in places:
         candidate = os.path.join(place, exe)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
