@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sysconfig
+import tempfile
 from typing import Iterable, Union
 
 from bufscope import _notebook
@@ -112,16 +113,30 @@ def summary(paths: Paths, *, capacity: str | None = None, top: int | None = None
 def diff(base: Paths, new: Paths, *, max_growth: str | None = None, top: int | None = None) -> dict:
     """`bufscope diff --json BASE NEW`: the modules of the two paired by name, and per memory
     space both peaks, the change and what changed at the peaks. `max_growth` ("5%",
-    "64MiB") is reported on, not raised: the binary's exit status 1 is a result here."""
+    "64MiB") is reported on, not raised: the binary's exit status 1 is a result here. Each
+    side is one dump: a file, a folder, or the files of one module (a `Dump`)."""
     args = ["diff", "--json"]
     if max_growth is not None:
         args += ["--max-growth", str(max_growth)]
     if top is not None:
         args += ["--top", str(int(top))]
-    base_paths, new_paths = _paths(base), _paths(new)
-    if len(base_paths) > 1 or len(new_paths) > 1:
-        raise ValueError("diff compares one dump file or folder with another")
-    return json.loads(_run([*args, "--", base_paths[0], new_paths[0]], ok=(0, 1)))
+    with tempfile.TemporaryDirectory(prefix="bufscope-diff-") as tmp:
+        sides = [_one_path(_paths(side), os.path.join(tmp, name)) for side, name in ((base, "base"), (new, "new"))]
+        return json.loads(_run([*args, "--", *sides], ok=(0, 1)))
+
+
+def _one_path(paths: list[str], folder: str) -> str:
+    """One path for the binary's `diff`, which takes one a side: a file or folder as it is;
+    several files (a `Dump` of one module) as `folder`, made to hold links to them."""
+    if len(paths) == 1:
+        return paths[0]
+    os.mkdir(folder)
+    for p in paths:
+        link = os.path.join(folder, os.path.basename(p))
+        if os.path.isdir(p) or os.path.lexists(link):
+            raise ValueError("diff compares one dump (a file, a folder or the files of one module) with another")
+        os.symlink(os.path.abspath(p), link)
+    return folder
 
 
 def render_png(paths: Paths, *, width: int = 480, module: str | None = None) -> bytes:
