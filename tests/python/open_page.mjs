@@ -45,7 +45,8 @@ try {
 } catch (err) {
   out.errors.push(`open_page: ${err.message.split('\n')[0]}`);
 }
-out.requests = [...new Set([...network, ...app.requests])].filter((u) => u !== url);
+// A data: URL (a static view's PNG) is the page's own bytes: no request leaves it.
+out.requests = [...new Set([...network, ...app.requests])].filter((u) => u !== url && !u.startsWith('data:'));
 out.errors.push(...app.consoleErrors);
 console.log(JSON.stringify(out));
 await app.context.close();
