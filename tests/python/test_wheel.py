@@ -153,8 +153,9 @@ class Pages(unittest.TestCase):
         first = bufscope.show(self.dump())._repr_html_()
         second = bufscope.show(stem_files(folder, "tpu_v5e_pallas_matmul"))._repr_html_()
         again = bufscope.show(stem_files(folder, "tpu_v5e_pallas_matmul"), embed=True)._repr_html_()
-        print(f"show() output sizes: first {len(first):,} B, second {len(second):,} B, "
-              f"second with embed=True {len(again):,} B", flush=True)
+        size = lambda out: len(out.encode("utf-8"))  # noqa: E731 - bytes, as a notebook file holds them
+        print(f"show() output sizes: first {size(first):,} B, second {size(second):,} B, "
+              f"second with embed=True {size(again):,} B", flush=True)
         self.assertIn('id="bufscope-wasm"', html.unescape(first))
         self.assertNotIn("bufscope-wasm", second)
         self.assertIn("bufscope-wasm", html.unescape(again))
