@@ -1,9 +1,9 @@
 //! The answers drawn: `bufscope render --capacity` (the SVG parses, the capacity line is at
 //! the row of its bytes on each curve, the part of the curve over it is shaded exactly when
 //! the peak exceeds it, the verdict is written at the peak), and the selected value's idle
-//! stretch and uses among the marks. The figures of TPU dump 000 (peaks of 65,536,
-//! 41,472 and 4 bytes in colours 0, 1 and 2) are those of `bufscope summary --json`,
-//! checked by hand in `tests/answers.rs`.
+//! stretch and uses among the marks; `render --png` is the same drawing without text. The
+//! figures of TPU dump 000 (peaks of 65,536, 41,472 and 4 bytes in colours 0, 1 and 2) are
+//! those of `bufscope summary --json`, checked by hand in `tests/answers.rs`.
 
 use std::process::{Command, Output};
 
@@ -196,8 +196,14 @@ fn the_verdict_is_written_at_each_peak() {
     let svg = String::from_utf8(out.stdout).unwrap();
     let (_, texts) = read(&svg, "");
     // A TPU's name is the HBM XLA can use: 15.75 GiB, shown to the hundredth.
-    assert!(texts.iter().any(|t| t == "TPU v5e · 15.75 GiB"), "{texts:?}");
-    assert!(texts.iter().any(|t| t.ends_with(" GiB of headroom")), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t == "TPU v5e · 15.75 GiB"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.ends_with(" GiB of headroom")),
+        "{texts:?}"
+    );
     let out = render(&["--capacity", "v5e published"]);
     let (_, texts) = read(&String::from_utf8(out.stdout).unwrap(), "");
     assert!(texts.iter().any(|t| t == "TPU v5e · 16 GiB"), "{texts:?}");
@@ -343,6 +349,112 @@ fn a_capacity_on_a_panel_of_any_height_draws_without_panicking() {
                 );
                 assert!(drawn.is_ok(), "colour {}, height {height}", space.color);
             }
+        }
+    }
+}
+
+/// A PNG's width, height and RGB rows (as `Raster::png` writes them: 8-bit RGB, each row
+/// with filter type 0).
+fn decode_png(png: &[u8]) -> (u32, u32, Vec<u8>) {
+    use std::io::Read;
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let (mut at, mut ihdr, mut idat) = (8, Vec::new(), Vec::new());
+    while at + 12 <= png.len() {
+        let n = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        let (kind, body) = (&png[at + 4..at + 8], &png[at + 8..at + 8 + n]);
+        match kind {
+            b"IHDR" => ihdr = body.to_vec(),
+            b"IDAT" => idat.extend_from_slice(body),
+            _ => {}
+        }
+        at += 12 + n;
+    }
+    assert_eq!(&ihdr[8..], [8, 2, 0, 0, 0], "not 8-bit RGB");
+    let width = u32::from_be_bytes(ihdr[..4].try_into().unwrap());
+    let height = u32::from_be_bytes(ihdr[4..8].try_into().unwrap());
+    let mut rows = Vec::new();
+    flate2::read::ZlibDecoder::new(&idat[..])
+        .read_to_end(&mut rows)
+        .unwrap();
+    assert_eq!(rows.len(), (height * (width * 3 + 1)) as usize);
+    (width, height, rows)
+}
+
+/// `bufscope render TPU_000 --png - --width 1200` with `extra`, decoded.
+fn render_png(extra: &[&str]) -> (u32, u32, Vec<u8>) {
+    let mut args = vec!["render", TPU_000, "--png", "-", "--width", "1200"];
+    args.extend_from_slice(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(&args)
+        .output()
+        .expect("run bufscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    decode_png(&out.stdout)
+}
+
+/// `render --png` draws what `--svg` draws, without the text: the same size; the SVG's
+/// capacity line is at the same pixels in the PNG (but where the curve crosses it), and its excess (shaded at 70 % opacity)
+/// is that shade over what the PNG without a capacity has there (32 KiB is under the
+/// 64 KiB peak, so the scale is the same).
+#[test]
+fn the_png_is_the_svgs_drawing() {
+    let style = Style::default();
+    let (width, height, rows) = render_png(&["--capacity", "32KiB"]);
+    let (_, _, plain) = render_png(&[]);
+    let svg = String::from_utf8(render(&["--capacity", "32KiB"]).stdout).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let size = |a| {
+        doc.root_element()
+            .attribute(a)
+            .and_then(|v| v.parse::<u32>().ok())
+    };
+    assert_eq!((Some(width), Some(height)), (size("width"), size("height")));
+    let pixel = |rows: &[u8], x: i32, y: i32| {
+        let at = (y as usize) * (width as usize * 3 + 1) + 1 + x as usize * 3;
+        [rows[at], rows[at + 1], rows[at + 2]]
+    };
+    let on_panel_0 = |color| -> Vec<Rect> {
+        let (rects, _) = read(&svg, &hex(color));
+        rects
+            .into_iter()
+            .filter(|r| in_strip(&[*r], 0) == 1)
+            .collect()
+    };
+    let line = style.capacity_line;
+    let lines = on_panel_0(line);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    // Along the line, all but where the curve's outline crosses it.
+    let (r, color) = (lines[0], [line.0, line.1, line.2]);
+    let on = (r.0..r.0 + r.2)
+        .filter(|&x| pixel(&rows, x, r.1) == color)
+        .count();
+    assert!(
+        on * 10 >= r.2 as usize * 9,
+        "the capacity line {r:?}: {on} pixels of it in the PNG"
+    );
+    let shade = style.over_capacity;
+    let excess = on_panel_0(shade);
+    assert!(!excess.is_empty(), "no excess shaded on panel 0 of the SVG");
+    for r in excess {
+        let (x, y) = (r.0 + r.2 / 2, r.1 + r.3 / 2);
+        let under = pixel(&plain, x, y);
+        let blend = |s: u8, u: u8| 0.7 * f64::from(s) + 0.3 * f64::from(u);
+        let want = [
+            blend(shade.0, under[0]),
+            blend(shade.1, under[1]),
+            blend(shade.2, under[2]),
+        ];
+        let got = pixel(&rows, x, y);
+        assert_ne!(got, under, "excess {r:?}: nothing shaded at ({x}, {y})");
+        for c in 0..3 {
+            assert!(
+                (f64::from(got[c]) - want[c]).abs() <= 1.0,
+                "excess {r:?} at ({x}, {y}): {got:?}, not {want:?}"
+            );
         }
     }
 }

@@ -17,7 +17,9 @@ mod input;
 mod summary_args;
 mod whatif;
 
+use bufscope::analysis::Analysis;
 use bufscope::answers::capacity::Capacity;
+use bufscope::model::Module;
 use bufscope::render;
 use bufscope::summary::answers::SummaryOptions;
 use bufscope::summary::oom as oom_summary;
@@ -25,7 +27,7 @@ use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Files are read and fed to the pipeline in chunks of this size.
 pub const CHUNK: usize = 4 << 20;
@@ -104,7 +106,7 @@ struct SummaryArgs {
     paths: Vec<PathBuf>,
 }
 
-/// Draws a module as an SVG, one panel per memory space
+/// Draws a module as an SVG (or a PNG without text), one panel per memory space
 #[derive(Args)]
 #[command(args_override_self = true, after_help = PATHS)]
 struct RenderArgs {
@@ -112,8 +114,12 @@ struct RenderArgs {
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<PathBuf>,
     /// Where to write the SVG; '-' for standard output
-    #[arg(long, value_name = "OUT.svg")]
-    svg: PathBuf,
+    #[arg(long, value_name = "OUT.svg", required_unless_present = "png")]
+    svg: Option<PathBuf>,
+    /// Where to write the same drawing as a PNG, without its text (a thumbnail); '-' for
+    /// standard output
+    #[arg(long, value_name = "OUT.png")]
+    png: Option<PathBuf>,
     /// The module to draw (a name, or a part of one name); by default the one with the most
     /// allocated bytes
     #[arg(long, value_name = "NAME")]
@@ -247,12 +253,23 @@ fn render(args: RenderArgs) -> CmdResult {
         loop_bands: std::sync::Arc::new(render::loops::bands(&bufscope::analysis::loops::loops(module))),
         ..render::Style::default()
     };
-    let svg = render::render_svg_styled(module, analysis, args.width, &style);
-    let out = &args.svg;
-    if out.as_os_str() == "-" {
-        return write_stdout(svg.as_bytes());
+    if let Some(out) = &args.svg {
+        let svg = render::render_svg_styled(module, analysis, args.width, &style);
+        write_drawing(out, svg.as_bytes(), module, analysis)?;
     }
-    std::fs::write(out, svg)
+    if let Some(out) = &args.png {
+        let png = render::render_png_styled(module, analysis, args.width, &style);
+        write_drawing(out, &png, module, analysis)?;
+    }
+    Ok(())
+}
+
+/// A drawing of `module` written to `out` ('-': standard output), and said on stderr.
+fn write_drawing(out: &Path, bytes: &[u8], module: &Module, analysis: &Analysis) -> CmdResult {
+    if out.as_os_str() == "-" {
+        return write_stdout(bytes);
+    }
+    std::fs::write(out, bytes)
         .map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))?;
     eprintln!(
         "bufscope: drew {} ({} memory space{}) into {}",
@@ -324,7 +341,7 @@ mod tests {
         };
         let paths: Vec<_> = r.paths.iter().map(|p| p.to_string_lossy()).collect();
         assert_eq!(paths, ["a.txt", "dir", "--odd"]);
-        assert_eq!(r.svg, PathBuf::from("out.svg"));
+        assert_eq!(r.svg, Some(PathBuf::from("out.svg")));
         assert_eq!((r.width, r.module), (900, None));
         // The last of a repeated option counts.
         let Ok(Cli {

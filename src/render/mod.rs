@@ -49,7 +49,7 @@ pub use geometry::{wheel_zoom, Layout, Mapping, PxRect, Viewport};
 pub use index::{IndexBuilder, Levels, SpaceIndex};
 pub use kind::kind_color;
 pub use marks::{draw_cursor, draw_marks, Marks};
-pub use page::{panel_height, render_space_svg, render_svg, render_svg_styled};
+pub use page::{panel_height, render_png_styled, render_space_svg, render_svg, render_svg_styled};
 pub use raster::{NoError, Raster};
 
 use crate::analysis::{Analysis, Space};

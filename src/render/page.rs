@@ -2,9 +2,10 @@
 //! figures, then one panel per memory space, stacked. Also the height of a memory-space
 //! panel for a given width ([`panel_height`]), which the page's canvases use too, and one
 //! memory space at a zoom window as an SVG of its own ([`render_space_svg`], the page's
-//! export of a diagram).
+//! export of a diagram). [`render_png_styled`]: the module's drawing as a PNG, without text.
 
 use super::geometry::{PxRect, Viewport};
+use super::raster::Raster;
 use super::svg::Svg;
 use super::{draw_space, DrawResult, Painter, Style};
 use crate::analysis::Analysis;
@@ -31,12 +32,7 @@ pub fn render_svg_styled(
     width: u32,
     style: &Style,
 ) -> String {
-    let width = width.clamp(320, 16_384);
-    let panel = panel_height(f64::from(width)).round() as u32;
-    let panels = u32::try_from(analysis.spaces.len())
-        .unwrap_or(u32::MAX)
-        .max(1);
-    let height = HEADER_PX.saturating_add(panel.saturating_mul(panels));
+    let (width, height, panel) = module_size(analysis, width);
     let mut svg = String::new();
     {
         let root = Svg::with_string(&mut svg, (width, height)).into_drawing_area();
@@ -45,6 +41,40 @@ pub fn render_svg_styled(
         let _ = root.present();
     }
     svg
+}
+
+/// [`render_svg_styled`] as a PNG: the same drawing without its text (the raster has no
+/// fonts), for a static thumbnail beside a table that gives the figures.
+pub fn render_png_styled(
+    module: &Module,
+    analysis: &Analysis,
+    width: u32,
+    style: &Style,
+) -> Vec<u8> {
+    let (width, height, panel) = module_size(analysis, width);
+    let mut raster = Raster::new(width, height.min(16_384));
+    {
+        let root = (&mut raster).into_drawing_area();
+        // Drawing into memory cannot fail.
+        let _ = draw_module(&root, module, analysis, style, panel);
+        let _ = root.present();
+    }
+    raster.png()
+}
+
+/// The drawing of a module `width` pixels wide (clamped): its width, height and the height
+/// of each memory space's panel.
+fn module_size(analysis: &Analysis, width: u32) -> (u32, u32, u32) {
+    let width = width.clamp(320, 16_384);
+    let panel = panel_height(f64::from(width)).round() as u32;
+    let panels = u32::try_from(analysis.spaces.len())
+        .unwrap_or(u32::MAX)
+        .max(1);
+    (
+        width,
+        HEADER_PX.saturating_add(panel.saturating_mul(panels)),
+        panel,
+    )
 }
 
 /// One memory space (colour `color`) as an SVG of `width` × `height` pixels, showing `view`

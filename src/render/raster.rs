@@ -52,6 +52,36 @@ impl Raster {
         &self.pixels
     }
 
+    /// The pixels as a PNG file (8-bit RGB, one zlib stream, no filter): the drawing
+    /// without its text, for where an image is all that can be shown (a notebook's static
+    /// output).
+    pub fn png(&self) -> Vec<u8> {
+        use std::io::Write;
+        let mut rows = Vec::with_capacity(self.pixels.len() * 3 + self.height as usize);
+        for row in self.pixels.chunks(self.width.max(1) as usize) {
+            rows.push(0); // filter type None
+            rows.extend(row.iter().flatten());
+        }
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        // Writing into a Vec cannot fail.
+        let _ = z.write_all(&rows);
+        let idat = z.finish().unwrap_or_default();
+        let mut ihdr = Vec::with_capacity(13);
+        ihdr.extend(self.width.to_be_bytes());
+        ihdr.extend(self.height.to_be_bytes());
+        ihdr.extend([8, 2, 0, 0, 0]); // 8 bits, RGB, deflate, no filter, no interlace
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in [(b"IHDR", &ihdr), (b"IDAT", &idat), (b"IEND", &Vec::new())] {
+            png.extend((data.len() as u32).to_be_bytes());
+            let start = png.len();
+            png.extend(kind);
+            png.extend(data);
+            let crc = crc32(&png[start..]);
+            png.extend(crc.to_be_bytes());
+        }
+        png
+    }
+
     fn put(&mut self, x: i32, y: i32, c: BackendColor) {
         if x >= 0 && y >= 0 && (x as u32) < self.width && (y as u32) < self.height && c.alpha > 0.0
         {
@@ -62,6 +92,23 @@ impl Raster {
             }
         }
     }
+}
+
+/// The CRC-32 (ISO 3309, as PNG's chunks carry it) of `bytes`, bit by bit: a thumbnail's
+/// few chunks need no table.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }
 
 type Result<T = ()> = std::result::Result<T, DrawingErrorKind<NoError>>;
@@ -141,5 +188,54 @@ impl DrawingBackend for &mut Raster {
         let size = style.size();
         let width = text.chars().count() as f64 * size * 0.56;
         Ok((width.ceil() as u32, size.ceil() as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters::prelude::*;
+    use std::io::Read;
+
+    /// The PNG's chunks: each with a right CRC, the header saying the size, and the
+    /// inflated rows (a filter byte, then RGB) the raster's pixels exactly.
+    #[test]
+    fn png_holds_the_pixels() {
+        let mut r = Raster::new(7, 5);
+        {
+            let area = (&mut r).into_drawing_area();
+            area.draw(&Rectangle::new(
+                [(1, 1), (4, 3)],
+                RGBColor(200, 30, 10).filled(),
+            ))
+            .unwrap();
+        }
+        assert_eq!(r.pixel(2, 2), Some([200, 30, 10]));
+        let png = r.png();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let (mut at, mut chunks) = (8, Vec::new());
+        while at < png.len() {
+            let n = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+            let body = &png[at + 4..at + 8 + n];
+            let crc = u32::from_be_bytes(png[at + 8 + n..at + 12 + n].try_into().unwrap());
+            assert_eq!(crc, crc32(body), "chunk {:?}", &body[..4]);
+            chunks.push((body[..4].to_vec(), body[4..].to_vec()));
+            at += 12 + n;
+        }
+        let kinds: Vec<&[u8]> = chunks.iter().map(|(k, _)| k.as_slice()).collect();
+        assert_eq!(kinds, [b"IHDR", b"IDAT", b"IEND"]);
+        assert_eq!(chunks[0].1, [0, 0, 0, 7, 0, 0, 0, 5, 8, 2, 0, 0, 0]);
+        let mut rows = Vec::new();
+        flate2::read::ZlibDecoder::new(&chunks[1].1[..])
+            .read_to_end(&mut rows)
+            .unwrap();
+        let expected: Vec<u8> = r
+            .pixels()
+            .chunks(7)
+            .flat_map(|row| std::iter::once(0).chain(row.iter().flatten().copied()))
+            .collect();
+        assert_eq!(rows, expected);
+        // The check value of "123456789" in the standard's own tables.
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
     }
 }

@@ -18,11 +18,17 @@ await cdp.send('Network.enable');
 const out = { module: null, ink: 0, requests: [], errors: [], frames: 0, title: null };
 try {
   await page.goto(url, { waitUntil: 'load' });
-  // The app: in the page, or in its one iframe.
+  // The app: in the page, or in the iframe that shows MODULE (a notebook's page may hold
+  // several, one per output), else the first.
   let frame = page;
   if ((await page.locator('iframe').count()) > 0) {
-    await page.waitForFunction(() => document.querySelector('iframe')?.contentDocument?.readyState === 'complete', null, { timeout: 20000 });
-    frame = page.frames().find((f) => f !== page.mainFrame()) ?? page;
+    await page.waitForFunction(() => [...document.querySelectorAll('iframe')].every((f) => f.contentDocument?.readyState === 'complete'), null, { timeout: 20000 });
+    const frames = () => page.frames().filter((f) => f !== page.mainFrame());
+    const shows = (f) => f.evaluate((name) => [...document.querySelectorAll('.module .module-name')].some((e) => e.textContent === name), module).catch(() => false);
+    for (let deadline = Date.now() + 30000; frame === page && Date.now() < deadline; await page.waitForTimeout(200)) {
+      for (const f of frames()) if (await shows(f)) { frame = f; break; }
+    }
+    if (frame === page) frame = frames()[0] ?? page;
   }
   out.frames = page.frames().length;
   await frame.waitForFunction(
@@ -39,7 +45,8 @@ try {
 } catch (err) {
   out.errors.push(`open_page: ${err.message.split('\n')[0]}`);
 }
-out.requests = [...new Set([...network, ...app.requests])].filter((u) => u !== url);
+// A data: URL (a static view's PNG) is the page's own bytes: no request leaves it.
+out.requests = [...new Set([...network, ...app.requests])].filter((u) => u !== url && !u.startsWith('data:'));
 out.errors.push(...app.consoleErrors);
 console.log(JSON.stringify(out));
 await app.context.close();

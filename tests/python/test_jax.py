@@ -2,10 +2,14 @@
 installed in it): dumps of two functions in one process, no XLA_FLAGS, each module's peaks
 as `bufscope summary --json` of its files gives them; and a persistent-cache hit bypassed."""
 
+import base64
 import json
 import os
+import re
 import tempfile
 import unittest
+import warnings
+from unittest import mock
 
 import jax
 import jax.numpy as jnp
@@ -41,6 +45,15 @@ class Dumps(unittest.TestCase):
     def setUp(self):
         self.assertNotIn("XLA_FLAGS", os.environ, "the point is to need no XLA_FLAGS")
         self.x = jnp.ones((N, N), jnp.float32)
+
+    def test_the_package_and_binary_are_this_wheels(self):
+        # run.sh installs the wheel into a folder of its own, first on PYTHONPATH: the
+        # venv with jax is shared, and may hold another checkout's bufscope.
+        under_test = os.environ.get("BUFSCOPE_UNDER_TEST")
+        if not under_test:
+            self.skipTest("BUFSCOPE_UNDER_TEST unset: not run by tests/python/run.sh")
+        self.assertTrue(bufscope.__file__.startswith(under_test + os.sep), bufscope.__file__)
+        self.assertEqual(bufscope.find_bufscope_bin(), os.path.join(under_test, "bin", "bufscope"))
 
     def test_two_functions_in_one_process_give_two_modules_whose_peaks_the_binary_reads(self):
         a = bufscope.jax.dump(mlp, self.x, self.x, self.x)
@@ -136,10 +149,115 @@ class Dumps(unittest.TestCase):
                 cc.reset_cache()
 
     def test_show_gives_the_notebook_view(self):
-        frame = bufscope.jax.show(mlp, self.x, self.x, self.x, height=640)._repr_html_()
-        self.assertTrue(frame.startswith('<iframe srcdoc="'), frame[:80])
+        frame = bufscope.jax.show(mlp, self.x, self.x, self.x, height=640, embed=True)._repr_html_()
+        self.assertTrue(frame.startswith('<iframe id="bufscope-app-'), frame[:80])
+        self.assertIn(' srcdoc="', frame)
         self.assertIn("height: 640px", frame)
         self.assertIn("bufscope-dump-0", frame)
+
+
+# An E1000 message as a TPU compile gives it, with a capacity below mlp's peak (about
+# 1.25 MiB on the CPU), so that bufscope judges the peak over it.
+OOM = ("RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom: Ran out of memory on HBM, the total memory "
+       "required for HLO temporaries (1.25M) exceeds available HBM (1.00M). HLO module: jit_mlp.")
+
+
+class FakeOom(Exception):
+    """Stands for jaxlib's XlaRuntimeError."""
+
+
+def compile_then_fail(real):
+    """`Lowered.compile` that compiles (XLA writes the dump) and then fails as an
+    out-of-memory TPU compile does, after buffer assignment."""
+    def compile(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        raise FakeOom(OOM)
+    return compile
+
+
+class CompileErrors(unittest.TestCase):
+    def setUp(self):
+        self.x = jnp.ones((N, N), jnp.float32)
+
+    def test_a_failure_after_buffer_assignment_keeps_the_dump_and_warns(self):
+        real = jax.stages.Lowered.compile
+        with mock.patch.object(jax.stages.Lowered, "compile", compile_then_fail(real)):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                d = bufscope.jax.dump(mlp, self.x, self.x, self.x)
+            with self.assertRaises(bufscope.jax.CompileError) as raised:
+                bufscope.jax.dump(mlp, self.x, self.x, self.x, on_error="raise")
+        self.assertEqual([w.category for w in caught], [bufscope.jax.CompileErrorWarning])
+        self.assertIn("CompileTimeHbmOom", str(caught[0].message))
+        self.assertEqual(d.error, OOM)
+        self.assertIn("the compile failed: RESOURCE_EXHAUSTED: E1000", repr(d))
+        # Beside the dump as its module's `.error.txt`, which bufscope reads as its OOM message.
+        errors = [p for p in d.paths if p.endswith(".error.txt")]
+        self.assertEqual(len(errors), 1)
+        self.assertTrue(os.path.basename(errors[0]).startswith("module_"), errors)
+        s = d.summary()
+        self.assertEqual([(m["module"], m["code"]) for m in s["oom_messages"]], [("jit_mlp", "E1000")])
+        cap = s["modules"][0]["memory_spaces"][0]["answers"]["capacity"]
+        self.assertFalse(cap["fits"], cap)
+        self.assertIn("from the error message", cap["sentence"])
+        # The static view says it too.
+        view = d._repr_html_()
+        self.assertIn("CompileTimeHbmOom", view)
+        self.assertIn(html_escape(cap["sentence"]), view)
+        # on_error="raise": the same dump, on the exception, caused by the compiler's.
+        self.assertIsInstance(raised.exception.__cause__, FakeOom)
+        self.assertEqual(raised.exception.dump.error, OOM)
+        self.assertNotEqual(raised.exception.dump.folder, d.folder)
+        self.assertTrue(os.path.exists(raised.exception.dump.paths[0]))
+
+    def test_a_failure_before_buffer_assignment_raises_it(self):
+        def fail(self, *args, **kwargs):
+            raise FakeOom("INVALID_ARGUMENT: before any buffer assignment")
+
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(jax.stages.Lowered, "compile", fail):
+            with self.assertRaises(FakeOom):
+                bufscope.jax.dump(mlp, self.x, self.x, self.x, folder=tmp)
+            # The subfolder it made for the dump went with it; nothing else was there.
+            self.assertEqual(os.listdir(tmp), [])
+
+    def test_what_is_no_function_is_a_type_error_saying_so(self):
+        lowered = jax.jit(mlp).lower(self.x, self.x, self.x)
+        for wrong, words in (
+            (5, "not int"),
+            ("mlp", "not str"),
+            (lowered, "not a jax.stages.Lowered"),
+            (lowered.compile(), "not a jax.stages.Compiled"),
+        ):
+            with self.assertRaises(TypeError) as caught:
+                bufscope.jax.dump(wrong, self.x)
+            self.assertIn(words, str(caught.exception))
+        with self.assertRaises(ValueError):
+            bufscope.jax.dump(mlp, self.x, self.x, self.x, on_error="ignore")
+
+
+class StaticView(unittest.TestCase):
+    def test_a_dumps_static_view_has_its_peaks_and_a_png(self):
+        x = jnp.ones((N, N), jnp.float32)
+        d = bufscope.jax.dump(mlp, x, x, x)
+        view = d._repr_html_()
+        (space,) = d.summary()["modules"][0]["memory_spaces"]
+        self.assertIn("<table", view)
+        self.assertIn(bufscope._notebook._bytes(space["peak_live_bytes"]), view)
+        self.assertIn(f">{space['peak_time']}<", view)
+        groups = space["answers"]["op_name_groups"]
+        self.assertTrue(groups)
+        self.assertIn(html_escape(groups[0]["path"]), view)
+        png = base64.b64decode(re.search(r'src="data:image/png;base64,([^"]+)"', view).group(1))
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertLess(len(png), 64 * 1024)
+        # No script: what an untrusted notebook, GitHub or nbviewer show whole.
+        self.assertNotIn("<script", view)
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
 
 
 if __name__ == "__main__":

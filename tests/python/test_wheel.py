@@ -37,6 +37,16 @@ def module_m(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bufscope", *args], capture_output=True)
 
 
+def open_in_notebook(outputs: list, module: str, shot: str) -> dict:
+    """`open_page` of a page laid out as a notebook with these outputs, one after another."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "notebook.html")
+        with open(out, "w", encoding="utf-8") as f:
+            f.write("<!doctype html><meta charset=utf-8><title>a notebook</title>")
+            f.write("".join(f"<h1>Out[{i + 1}]:</h1>{o}" for i, o in enumerate(outputs)))
+        return open_page(out, module, shot)
+
+
 class Installed(unittest.TestCase):
     def test_the_binary_is_the_wheels_script_in_this_venv(self):
         found = bufscope.find_bufscope_bin()
@@ -125,21 +135,108 @@ class Pages(unittest.TestCase):
         self.assertEqual(seen["requests"], [], "the page made requests")
 
     def test_show_renders_in_a_notebook_like_page(self):
-        report = bufscope.show(self.dump(), height=700)
+        report = bufscope.show(self.dump(), height=700, embed=True)
         frame = report._repr_html_()
-        m = re.fullmatch(r'<iframe srcdoc="([^"]*)" title="bufscope" style="width: 100%; height: 700px;[^"]*"[^>]*></iframe>', frame)
+        m = re.fullmatch(r'<iframe id="bufscope-app-[0-9a-f]+-\d+" srcdoc="([^"]*)" title="bufscope" style="width: 100%; height: 700px;[^"]*"[^>]*></iframe><script>[^<]*</script>', frame)
         self.assertIsNotNone(m, frame[:300])
         self.assertEqual(html.unescape(m.group(1)), report.page)
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "notebook.html")
-            with open(out, "w", encoding="utf-8") as f:
-                f.write(f"<!doctype html><meta charset=utf-8><title>a notebook</title><h1>Out[1]:</h1>{frame}")
-            seen = open_page(out, "tpu_v5e_lm_scan_remat", "python-show-iframe.png")
+        seen = open_in_notebook([frame], "tpu_v5e_lm_scan_remat", "python-show-iframe.png")
         self.assertEqual(seen["errors"], [])
         self.assertEqual(seen["frames"], 2, "the app is not in an iframe")
         self.assertEqual(seen["module"], "tpu_v5e_lm_scan_remat")
         self.assertGreater(seen["ink"], 0.02, "the HBM diagram is nearly blank")
         self.assertEqual(seen["requests"], [], "the page made requests")
+
+    def test_a_later_show_holds_its_dumps_only_and_draws_them_in_the_first_ones_app(self):
+        folder = needs_shared(self, TPU_AOT)
+        bufscope._app_on_page = False  # a fresh kernel
+        first = bufscope.show(self.dump())._repr_html_()
+        second = bufscope.show(stem_files(folder, "tpu_v5e_pallas_matmul"))._repr_html_()
+        again = bufscope.show(stem_files(folder, "tpu_v5e_pallas_matmul"), embed=True)._repr_html_()
+        size = lambda out: len(out.encode("utf-8"))  # noqa: E731 - bytes, as a notebook file holds them
+        print(f"show() output sizes: first {size(first):,} B, second {size(second):,} B, "
+              f"second with embed=True {size(again):,} B", flush=True)
+        self.assertIn('id="bufscope-wasm"', html.unescape(first))
+        self.assertNotIn("bufscope-wasm", second)
+        self.assertIn("bufscope-wasm", html.unescape(again))
+        # The second holds its dumps and its static view, not the app again.
+        self.assertLess(len(second), len(again) - 1_000_000)
+        self.assertIn("data:image/png;base64,", second)
+        seen = open_in_notebook([first, second], "tpu_v5e_pallas_matmul", "python-show-second.png")
+        # Where no earlier output left the app (scripts off, another kernel): the static view.
+        fallback = open_in_notebook([second], "tpu_v5e_pallas_matmul", "python-show-fallback.png")
+        self.assertEqual(seen["errors"], [])
+        self.assertEqual(seen["frames"], 3, "both outputs should draw the app")
+        self.assertEqual(seen["module"], "tpu_v5e_pallas_matmul")
+        self.assertEqual(seen["title"], "tpu_v5e_pallas_matmul · bufscope")
+        self.assertGreater(seen["ink"], 0.005, "the second output's HBM diagram is blank")
+        self.assertEqual(seen["requests"], [], "the page made requests")
+        self.assertEqual(fallback["frames"], 1)
+        self.assertIsNone(fallback["module"])
+
+    def test_show_of_two_dumps_compares_them(self):
+        old = needs_shared(self, os.path.join(os.path.dirname(TPU_AOT), "jax0.6.2-libtpu0.0.17"))
+        a = bufscope.Dump(stem_files(old, "tpu_v5e_lm_scan_remat"))
+        b = bufscope.Dump(stem_files(TPU_AOT, "tpu_v5e_lm_scan_remat"))
+        expected = json.loads(cargo("diff", "--json", old, TPU_AOT).stdout)
+        d = bufscope.diff(a, b)
+        # The figures of the folders' diff for this module (not its source lines: the
+        # folders hold the HLO text, these Dumps only the four dump files).
+        def figures(modules):
+            return [[{k: v for k, v in s.items() if k not in ("changes", "groups", "one_side")} for s in m["spaces"]]
+                    for m in modules]
+
+        self.assertEqual(figures(d["modules"]),
+                         figures([m for m in expected["modules"] if m["base_name"] == "tpu_v5e_lm_scan_remat"]))
+        self.assertEqual(len(d["modules"][0]["spaces"]), 4)
+        report = bufscope.show([a, b], embed=True)
+        self.assertEqual(report.compare, d)
+        view = report._repr_html_()
+        self.assertLess(view.index("base peak"), view.index("<iframe"))
+        space0 = d["modules"][0]["spaces"][0]
+        self.assertIn(bufscope._notebook._bytes(space0["new_peak_bytes"]), view)
+        # Both dumps are in the page, each file once: libtpu 0.0.17 wrote two files for the
+        # module (no values, no live ranges), 0.0.50 four.
+        self.assertEqual((len(a.paths), len(b.paths)), (2, 4))
+        self.assertEqual(len(re.findall(r'id="bufscope-dump-\d+"', report.page)), 6)
+        # A side is one dump: two folders are not.
+        with self.assertRaises(ValueError):
+            bufscope.diff([old, TPU_AOT], b)
+        # A growth gate is a result here, not an error.
+        self.assertIn("modules", bufscope.diff(old, TPU_AOT, max_growth="0"))
+
+
+class StaticView(unittest.TestCase):
+    def test_an_oom_dumps_static_view_has_the_capacity_verdict_and_the_message(self):
+        folder = needs_shared(self, TPU_AOT)
+        files = stem_files(folder, "tpu_v5e_lm_scan_remat_OOM") + [os.path.join(folder, "tpu_v5e_lm_scan_remat_OOM.error.txt")]
+        d = bufscope.Dump(files)
+        with open(files[-1], encoding="utf-8") as f:
+            d.error = f.read().strip()
+        view = d._repr_html_()
+        cap = bufscope.summary(files)["modules"][0]["memory_spaces"][0]["answers"]["capacity"]
+        self.assertFalse(cap["fits"])
+        self.assertIn(html.escape(cap["sentence"]), view)
+        self.assertIn("CompileTimeHbmOom", view)
+        self.assertIn("the compile failed: RESOURCE_EXHAUSTED", repr(d))
+        self.assertNotIn("<script", view)
+        self.assertEqual(bufscope.render_png(files)[:8], b"\x89PNG\r\n\x1a\n")
+
+
+class Metadata(unittest.TestCase):
+    def test_version_and_metadata(self):
+        from importlib.metadata import metadata
+
+        self.assertEqual(f"bufscope {bufscope.__version__}\n".encode(), cargo("--version").stdout)
+        meta = metadata("bufscope")
+        self.assertEqual(meta["Version"], bufscope.__version__)
+        self.assertTrue(meta["Summary"].startswith("Viewer for XLA buffer-assignment dumps"), meta["Summary"])
+        self.assertEqual(meta.get("License-Expression") or meta.get("License"), "Apache-2.0")
+        self.assertEqual(meta["Requires-Python"], ">=3.9")
+        self.assertIn("Framework :: Jupyter", meta.get_all("Classifier"))
+        self.assertEqual(meta.get_all("Provides-Extra"), ["jax"])
+        (jax,) = meta.get_all("Requires-Dist")
+        self.assertRegex(jax.replace(" ", ""), r'^jax(>=0\.4\.30,<0\.13|<0\.13,>=0\.4\.30);extra==(["\'])jax\2$')
 
 
 if __name__ == "__main__":

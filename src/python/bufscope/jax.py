@@ -22,6 +22,7 @@ import re
 import shutil
 import tempfile
 import time
+import warnings
 from typing import Any, Callable
 
 try:
@@ -35,7 +36,21 @@ except ImportError as _e:  # pragma: no cover - the message is the point
 
 from bufscope import DEFAULT_HEIGHT, Dump, Report
 
-__all__ = ["dump", "show", "DUMP_OPTIONS"]
+__all__ = ["dump", "show", "DUMP_OPTIONS", "CompileError", "CompileErrorWarning"]
+
+
+class CompileErrorWarning(UserWarning):
+    """The compile failed after buffer assignment (an out-of-memory TPU compile): the dump
+    was kept, with the compiler's message in `Dump.error`."""
+
+
+class CompileError(RuntimeError):
+    """`dump(..., on_error="raise")`: the compile failed after buffer assignment; the dump
+    that XLA wrote first is `.dump`, the compiler's exception the cause."""
+
+    def __init__(self, message: str, dump: Dump):
+        super().__init__(message)
+        self.dump = dump
 
 #: XLA's options for the compile, besides `xla_dump_to`: the HLO as text (which writes the
 #: buffer assignment, its values, the live ranges and the memory-usage report beside the
@@ -66,6 +81,7 @@ def dump(
     static_argnums: int | tuple[int, ...] | None = None,
     folder: str | None = None,
     label: str | None = None,
+    on_error: str = "warn",
     **jit_kwargs: Any,
 ) -> Dump:
     """Compiles `jax.jit(fn, static_argnums=…, **jit_kwargs)` for `args` with XLA dumping into
@@ -77,10 +93,17 @@ def dump(
     can share `folder`. Nothing outside it is touched: inside it, what XLA wrote besides the
     files bufscope reads is removed.
 
-    A function already jitted is lowered as it is when no jit option is given. A compile
-    that fails after buffer assignment (out of memory on a TPU) still gives its dump, with
-    the compiler's message in `Dump.error`; one that fails before raises.
+    A function already jitted is lowered as it is when no jit option is given; anything
+    else that is not callable is a `TypeError`. A compile that fails after buffer
+    assignment (out of memory on a TPU) still gives its dump, with the compiler's message
+    in `Dump.error`, in its `repr` and static view, and beside the dump as `*.error.txt`
+    (which bufscope reads as the OOM message of the module: the capacity it names is
+    judged); `on_error="warn"` (the default) warns (`CompileErrorWarning`) and returns the
+    dump, `"raise"` raises `CompileError` holding it. One that fails before raises.
     """
+    if on_error not in ("warn", "raise"):
+        raise ValueError(f'on_error is "warn" or "raise", not {on_error!r}')
+    _check_callable(fn)
     if static_argnums is None and not jit_kwargs and hasattr(fn, "lower"):
         jitted = fn
     else:
@@ -102,18 +125,51 @@ def dump(
     try:
         prefix = _pick(folder, name)
     except FileNotFoundError:
+        # No dump: the folder this call made goes, with what XLA wrote into it.
+        shutil.rmtree(folder, ignore_errors=True)
         if error is not None:
             raise error
         raise
     paths = _keep(folder, prefix)
     d = Dump(paths, module=prefix.split(".", 1)[1], folder=folder)
-    d.error = None if error is None else f"{type(error).__name__}: {error}"
+    if error is None:
+        return d
+    d.error = str(error) or type(error).__name__
+    # Beside the dump, named as the module's files: what the command line and the page
+    # pair with it as its out-of-memory message.
+    error_file = os.path.join(folder, prefix + ".error.txt")
+    with open(error_file, "w", encoding="utf-8") as f:
+        f.write(d.error + "\n")
+    d.paths = sorted(d.paths + [error_file])
+    message = f"the compile of {d.module} failed after buffer assignment; its dump is in {folder}: {d.error}"
+    if on_error == "raise":
+        raise CompileError(message, d) from error
+    warnings.warn(message, CompileErrorWarning, stacklevel=2)
     return d
 
 
-def show(fn: Callable[..., Any], *args: Any, height: int = DEFAULT_HEIGHT, **kwargs: Any) -> Report:
-    """`dump(fn, *args, **kwargs).show(height=height)`: the compiled module in the notebook."""
-    return dump(fn, *args, **kwargs).show(height=height)
+def _check_callable(fn: Any) -> None:
+    """A clear `TypeError` for what `jax.jit` cannot take: JAX's own stages (pass the
+    function instead) and what is not callable."""
+    stages = getattr(_jax, "stages", None)
+    for stage in ("Lowered", "Compiled"):
+        cls = getattr(stages, stage, None)
+        if cls is not None and isinstance(fn, cls):
+            raise TypeError(
+                f"bufscope.jax.dump takes the function (or its jax.jit), not a jax.stages.{stage}: "
+                "it lowers and compiles it itself, with XLA's dump options"
+            )
+    if not callable(fn):
+        raise TypeError(
+            f"bufscope.jax.dump takes a function or a jax.jit-wrapped one, not {type(fn).__name__} ({fn!r:.80})"
+        )
+
+
+def show(fn: Callable[..., Any], *args: Any, height: int = DEFAULT_HEIGHT, embed: bool | None = None,
+         **kwargs: Any) -> Report:
+    """`dump(fn, *args, **kwargs).show(height=height, embed=embed)`: the compiled module in
+    the notebook."""
+    return dump(fn, *args, **kwargs).show(height=height, embed=embed)
 
 
 def _new_subfolder(parent: str, name: str) -> str:
