@@ -15,9 +15,9 @@
 //! live at `N` (and the orphan ranges themselves are checked against the BufferLiveRange
 //! entries that match no ` value:` line). None of the real dumps has such a value today.
 
-mod common;
 #[path = "common/check.rs"]
 mod check;
+mod common;
 
 use bufscope::analysis;
 use bufscope::model::Module;
