@@ -1,6 +1,8 @@
 //! `check_module`: every figure of one real dump's model compared with what the independent
 //! scanner (tests/common) reads from the same text, one function per fact. Used by
-//! tests/real_dumps.rs (declared there by path, so the other test binaries do not build it).
+//! tests/real_dumps.rs, and `load_one` by tests/robustness*.rs (declared there by path, so
+//! the other test binaries do not build it; each uses part of it).
+#![allow(dead_code)]
 
 use crate::common::*;
 use bufscope::analysis::{self, Analysis};
