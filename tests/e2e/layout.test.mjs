@@ -100,12 +100,16 @@ test('1280×720, the OOM message open, the answers open, the hint: HBM keeps ≥
  *  (`width: 100%` of a 760 px cell; the height `show(height=)` gives). Returns its frame. */
 async function notebook() {
   await page.setViewportSize({ width: 900, height: 800 });
-  await page.goto(base, { waitUntil: 'load' });
-  await page.setContent(`<!doctype html><body style="margin:0;font:14px sans-serif">
+  // The notebook page is served at an address of the app's own origin (a route of the
+  // test's), so the iframe loads as a notebook's output frame does.
+  const html = `<!doctype html><body style="margin:0;font:14px sans-serif">
     <div style="height:60px;padding:8px">In [1]: bufscope.show(dump)</div>
     <div style="width:760px"><iframe id="cell" src="${base}" title="bufscope"
       style="width:100%;height:600px;border:1px solid #8884;display:block"></iframe></div>
-    <div style="height:1600px;padding:8px">In [2]: …</div></body>`);
+    <div style="height:1600px;padding:8px">In [2]: …</div></body>`;
+  const at = new URL('__notebook.html', base).href;
+  await page.route(at, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: html }));
+  await page.goto(at, { waitUntil: 'load' });
   const handle = await page.locator('#cell').elementHandle();
   const frame = await handle.contentFrame();
   await frame.waitForLoadState('load');

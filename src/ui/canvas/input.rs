@@ -163,6 +163,9 @@ impl Diagram {
         if e.button() != 0 {
             return;
         }
+        // A press gives the diagram the focus (the wheel is then its own, `wheel_is_diagrams`),
+        // also where the press's default is prevented.
+        let _ = self.wrapper.focus();
         let device = self.device_px(e);
         let mut region = self.region(device);
         if region == Region::Outside && self.band_under(device).is_some() {
