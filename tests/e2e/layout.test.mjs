@@ -157,7 +157,8 @@ test('in a notebook the wheel over the view scrolls the notebook until the view 
   // A click gives the view focus: the wheel is the diagram's now, the notebook stays.
   [x, y] = await centre();
   await page.mouse.click(x, y);
-  assert(await figure.evaluate((f) => document.activeElement === f), 'a click did not focus the diagram');
+  const act = await frame.evaluate(() => { const a = document.activeElement; return a ? `${a.tagName}.${a.className}#${a.id} hasFocus=${document.hasFocus()}` : 'none'; });
+  assert(await figure.evaluate((f) => document.activeElement === f), `a click did not focus the diagram: active ${act}`);
   await page.mouse.wheel(0, -200);
   await frame.waitForFunction((v) => document.querySelector('.diagram[data-color="0"]')?.dataset.view !== v, v0, { timeout: 5000 });
   assert((await scrolled()) === s1, `the page scrolled while the focused view zoomed (${s1} → ${await scrolled()})`);
