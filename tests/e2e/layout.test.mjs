@@ -27,7 +27,8 @@ function needOom() {
 
 /** In `target` (a page or a frame) as it is scrolled now: each diagram's canvas, its box and
  *  how many CSS pixels of it are on screen (its box cut by the window and by every
- *  ancestor that clips), and the first-time hint's box (null when none is shown). */
+ *  ancestor that clips, less the rows where something else is on top of it at its middle,
+ *  such as a sticky bar), and the first-time hint's box (null when none is shown). */
 function boxes(target) {
   return target.evaluate(() => {
     const cut = (a, b) => ({
@@ -41,7 +42,10 @@ function boxes(target) {
         const s = getComputedStyle(el);
         if (s.overflowY !== 'visible' || s.overflowX !== 'visible') seen = cut(seen, box(el));
       }
-      return { color: Number(c.dataset.color), box: box(c), shown: Math.max(0, seen.bottom - seen.top) };
+      const mid = (seen.left + seen.right) / 2;
+      let shown = 0;
+      for (let y = Math.ceil(seen.top); y < seen.bottom; y++) if (document.elementFromPoint(mid, y) === c) shown++;
+      return { color: Number(c.dataset.color), box: box(c), shown };
     });
     const hint = document.querySelector('.first-hint');
     return { canvases, hint: hint ? box(hint) : null };
@@ -155,7 +159,14 @@ test('in a notebook the wheel over the view scrolls the notebook until the view 
   assert((await view()) === v0, `the view zoomed without focus: ${v0} → ${await view()}`);
 
   // A click gives the view focus: the wheel is the diagram's now, the notebook stays.
+  // The diagram is what is under the pointer where it was scrolled to (no bar over it).
   [x, y] = await centre();
+  const cell = await page.locator('#cell').boundingBox();
+  const under = await frame.evaluate(([fx, fy]) => {
+    const e = document.elementFromPoint(fx, fy);
+    return e?.matches('canvas.space-canvas[data-color="0"]') ? 'the diagram' : `${e?.tagName}.${e?.className}#${e?.id}`;
+  }, [x - cell.x - 1, y - cell.y - 1]);
+  assert(under === 'the diagram', `scrolled ${s1 - s0} px, the diagram is under ${under}`);
   await page.mouse.click(x, y);
   const act = await frame.evaluate(() => { const a = document.activeElement; return a ? `${a.tagName}.${a.className}#${a.id} hasFocus=${document.hasFocus()}` : 'none'; });
   assert(await figure.evaluate((f) => document.activeElement === f), `a click did not focus the diagram: active ${act}`);

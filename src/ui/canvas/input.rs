@@ -164,8 +164,9 @@ impl Diagram {
             return;
         }
         // A press gives the diagram the focus (the wheel is then its own, `wheel_is_diagrams`),
-        // also where the press's default is prevented.
-        let _ = self.wrapper.focus();
+        // also where the press's default is prevented, without scrolling the page (or the
+        // notebook) to show the whole diagram.
+        focus_in_place(&self.wrapper);
         let device = self.device_px(e);
         let mut region = self.region(device);
         if region == Region::Outside && self.band_under(device).is_some() {
@@ -395,6 +396,23 @@ fn focus_search() -> bool {
         i.select();
         true
     })
+}
+
+/// Focuses `el` as `el.focus({ preventScroll: true })` does: the page stays where it is.
+fn focus_in_place(el: &web_sys::HtmlElement) {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"preventScroll".into(), &true.into());
+    let focus = js_sys::Reflect::get(el, &"focus".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match focus {
+        Some(f) => {
+            let _ = f.call1(el, &options);
+        }
+        None => {
+            let _ = el.focus();
+        }
+    }
 }
 
 /// Whether the page is shown inside another (a notebook's `<iframe>`).
