@@ -143,8 +143,8 @@ fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
 /// Where the page remembers that the first-time hint was seen.
 const HINT_SEEN: &str = "bufscope.hint-seen";
 
-/// The first-time hint above the diagrams (how to zoom and pan; in the flow, never over a
-/// diagram, style/workspace.css), gone at the first wheel,
+/// The first-time hint above the diagrams (how to zoom and pan; over the hover line, never
+/// over a diagram nor taking room from one, style/workspace.css), gone at the first wheel,
 /// press or key on them; shown once: remembered (`localStorage`) as soon as it is shown, so
 /// that the next module opened, or the next visit, does not show it again.
 #[component]
