@@ -2,7 +2,7 @@
 //! part that tells them apart stays visible — [`clip_middle`] (op_names and paths differ at
 //! their ends, names at both), [`clip_end`], [`clip_front`] (paths, files and names in a
 //! fixed-width column), [`clip_source`] (a source line: the directory folded, the file name
-//! never cut). Pure functions, used by the render, the summary text and the page.
+//! never cut) and [`source_parts`] (its directory, file name and rest). Pure functions, used by the render, the summary text and the page.
 
 /// `s` when it has at most `max` characters, else its start and end with `…` between
 /// (op_names and paths differ at their ends, names at both).
@@ -35,6 +35,19 @@ pub fn clip_front(s: &str, max: usize) -> String {
     clip(s, max, 0)
 }
 
+/// A source line's text (`/dir/file.py:12 in f (inferred)`) in its three parts: the
+/// directory (`/dir/`, empty when none), the file name and line (`file.py:12`) and the rest
+/// (` in f (inferred)`); `None` when it names no file (`(no source)`, a sentence), so that
+/// a cell can shrink the directory and the rest but never the file name.
+pub fn source_parts(s: &str) -> Option<(&str, &str, &str)> {
+    let (place, rest) = s.split_at(s.find(" in ").or_else(|| s.find(" (")).unwrap_or(s.len()));
+    if place.is_empty() || place.contains(' ') || place.starts_with('(') {
+        return None;
+    }
+    let (dir, file) = place.split_at(place.rfind('/').map_or(0, |i| i + 1));
+    Some((dir, file, rest))
+}
+
 /// A source line's text (`/dir/file.py:12 in f (inferred)`) in at most `max` characters
 /// where it can be: the directory folded from its front (`…/layers/file.py:12`, then `…/`),
 /// then the function's name cut in its middle; the file name, line and ` (inferred)` are
@@ -49,11 +62,9 @@ pub fn clip_source(s: &str, max: usize) -> String {
         Some(rest) => (rest, INFERRED),
         None => (s, ""),
     };
-    let (place, function) = s.split_at(s.find(" in ").unwrap_or(s.len()));
-    if place.contains(' ') {
+    let Some((dir, file, function)) = source_parts(s) else {
         return clip_middle(&format!("{s}{inferred}"), max);
-    }
-    let (dir, file) = place.split_at(place.rfind('/').map_or(0, |i| i + 1));
+    };
     let kept = count(file) + count(inferred);
     let room = max.saturating_sub(kept + count(function));
     let dir = if count(dir) <= room {
@@ -109,6 +120,16 @@ mod tests {
         assert_eq!(clip_source("no_dir_file.py:3", 4), "no_dir_file.py:3");
         // A text that is no path (a sentence) is cut in its middle.
         assert_eq!(clip_source("(no source) at all", 7), "(no …ll");
+    }
+
+    #[test]
+    fn a_source_line_in_its_parts() {
+        let s = "/a/b/file.py:12 in f (inferred)";
+        assert_eq!(source_parts(s), Some(("/a/b/", "file.py:12", " in f (inferred)")));
+        assert_eq!(source_parts("file.py:3 (inferred)"), Some(("", "file.py:3", " (inferred)")));
+        assert_eq!(source_parts("…/file.py:3"), Some(("…/", "file.py:3", "")));
+        assert_eq!(source_parts("(no source)"), None);
+        assert_eq!(source_parts("stack frame 4: source lines need the HLO text"), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The diagrams of a module: one interactive canvas per memory space
 //! ([`super::canvas::SpaceCanvas`]), sharing the height by what each space holds (a tiny
-//! space is a slim strip that opens to its diagram), a first-time hint, the tooltip of the hovered value (`#tooltip`), the
+//! space is a slim strip that opens to its diagram), a first-time hint above them, the tooltip of the hovered value (`#tooltip`), the
 //! overlay listing the keys (`?`, from [`BINDINGS`], the one table of the diagrams' keys
 //! and mouse gestures; what each does is [`bufscope::render::interaction`]), and the
 //! page's keys when nothing else has focus: they go to the focused diagram, or, when no
@@ -143,7 +143,8 @@ fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
 /// Where the page remembers that the first-time hint was seen.
 const HINT_SEEN: &str = "bufscope.hint-seen";
 
-/// The first-time hint over the diagrams (how to zoom and pan), gone at the first wheel,
+/// The first-time hint above the diagrams (how to zoom and pan; over the hover line, never
+/// over a diagram nor taking room from one, style/workspace.css), gone at the first wheel,
 /// press or key on them; shown once: remembered (`localStorage`) as soon as it is shown, so
 /// that the next module opened, or the next visit, does not show it again.
 #[component]
@@ -187,10 +188,16 @@ fn FirstHint() -> impl IntoView {
             key.remove();
         });
     }
+    // In a notebook or a scrolling page the wheel scrolls on until a diagram is clicked.
+    let zoom = if canvas::wheel_needs_click() {
+        "Click a diagram, then wheel to zoom"
+    } else {
+        "Wheel to zoom"
+    };
     view! {
         <Show when=move || shown.get()>
             <p class="first-hint" role="note">
-                "Wheel to zoom · drag to pan · click a block to pin it · "<kbd>"?"</kbd>" for keys"
+                {zoom}" · drag to pan · click a block to pin it · "<kbd>"?"</kbd>" for keys"
                 <button type="button" class="hint-close" aria-label="Dismiss the hint"
                     on:click=move |_| dismiss()>"×"</button>
             </p>

@@ -137,7 +137,9 @@ test('(5) a zoom on one diagram moves the other to the same relative position', 
   const canvas = side('new').locator('canvas');
   await canvas.scrollIntoViewIfNeeded();
   const box = await canvas.boundingBox();
-  // Over the block diagram (the lower part of the panel), right of its middle.
+  // Over the block diagram (the lower part of the panel), right of its middle; the
+  // comparison is a page that scrolls, so the wheel zooms once the diagram has focus.
+  await side('new').locator('.diagram').focus();
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.7);
   await page.mouse.wheel(0, -400);
   await page.waitForFunction((b) => {

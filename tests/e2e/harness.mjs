@@ -174,10 +174,11 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
       await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
     },
 
-    /** Drops files on the page as a user would: dragenter, dragover, drop with a DataTransfer. */
-    async drop(files) {
+    /** Drops files on the page (or on `target`, a frame of it) as a user would: dragenter,
+     *  dragover, drop with a DataTransfer. */
+    async drop(files, target = page) {
       const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
-      await page.evaluate((files) => {
+      await target.evaluate((files) => {
         const dt = new DataTransfer();
         for (const f of files) {
           const bytes = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));

@@ -1,7 +1,8 @@
 //! What a diagram does with the pointer and the keys: each event is turned into pixels of
 //! the canvas and handed to the rules of [`bufscope::render::interaction`] (what part of
 //! the panel it is in, the view a wheel, drag, key or double-click leads to, what a click
-//! pins, the time cursor's step, the loop band a click zooms to); this file only applies their answers: the viewport (kept
+//! pins, the time cursor's step, the loop band a click zooms to, whether a wheel is the
+//! diagram's or the page's); this file only applies their answers: the viewport (kept
 //! inside the space by [`constrain`]), the shared hover, selection and cursor, and the
 //! element's `data-dragging` / `data-hover` attributes.
 
@@ -10,7 +11,7 @@ use std::rc::Rc;
 use bufscope::render::diff::{view_for_window, view_window};
 use bufscope::render::interaction::{
     self, constrain, key_action, key_view, peak_step, region, time_step, zoom_to_block, Action,
-    Drag, Region, Wheel,
+    Drag, Region, Wheel, WheelPlace,
 };
 use bufscope::render::loops::{band_at, band_view, Band};
 use bufscope::render::Viewport;
@@ -110,12 +111,34 @@ impl Diagram {
         }
     }
 
+    /// Whether this diagram has the keyboard focus (a click on it gives it).
+    fn has_focus(&self) -> bool {
+        let active = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.active_element());
+        active.is_some_and(|a| {
+            let a: &wasm_bindgen::JsValue = a.as_ref();
+            a == AsRef::<wasm_bindgen::JsValue>::as_ref(&self.wrapper)
+        })
+    }
+
     /// Which part of the panel a device pixel is in.
     fn region(&self, at: (f64, f64)) -> Region {
         region(&self.st.borrow().layout, at)
     }
 
     pub(super) fn wheel(self: &Rc<Self>, e: &WheelEvent) {
+        // In a notebook or a scrolling page the wheel scrolls on until the diagram is
+        // clicked (or Ctrl, a pinch, is held): not prevented, it goes to the page.
+        let place = WheelPlace {
+            focused: self.has_focus(),
+            embedded: embedded(),
+            page_scrolls: page_scrolls(),
+            ctrl: e.ctrl_key(),
+        };
+        if !interaction::wheel_is_diagrams(place) {
+            return;
+        }
         let unit = interaction::wheel_unit(e.delta_mode(), f64::from(self.canvas.client_height()));
         let w = Wheel {
             dx: e.delta_x() * unit,
@@ -128,8 +151,8 @@ impl Diagram {
             let st = self.st.borrow();
             interaction::wheel(st.view, &st.layout, at, w)
         };
-        // Over a diagram the wheel is the diagram's, even at its zoom limits: the page
-        // around it does not scroll.
+        // The wheel is the diagram's, even at its zoom limits: the page around it does
+        // not scroll.
         e.prevent_default();
         let Some(view) = view else { return };
         self.shared.active.set_value(Some(self.color));
@@ -140,6 +163,10 @@ impl Diagram {
         if e.button() != 0 {
             return;
         }
+        // A press gives the diagram the focus (the wheel is then its own, `wheel_is_diagrams`),
+        // also where the press's default is prevented, without scrolling the page (or the
+        // notebook) to show the whole diagram.
+        focus_in_place(&self.wrapper);
         let device = self.device_px(e);
         let mut region = self.region(device);
         if region == Region::Outside && self.band_under(device).is_some() {
@@ -368,5 +395,57 @@ fn focus_search() -> bool {
         let _ = i.focus();
         i.select();
         true
+    })
+}
+
+/// Focuses `el` as `el.focus({ preventScroll: true })` does: the page stays where it is.
+fn focus_in_place(el: &web_sys::HtmlElement) {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"preventScroll".into(), &true.into());
+    let focus = js_sys::Reflect::get(el, &"focus".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match focus {
+        Some(f) => {
+            let _ = f.call1(el, &options);
+        }
+        None => {
+            let _ = el.focus();
+        }
+    }
+}
+
+/// Whether the page is shown inside another (a notebook's `<iframe>`).
+fn embedded() -> bool {
+    let Some(w) = web_sys::window() else { return false };
+    match w.top() {
+        Ok(Some(top)) => {
+            let top: &wasm_bindgen::JsValue = top.as_ref();
+            top != AsRef::<wasm_bindgen::JsValue>::as_ref(&w)
+        }
+        // A top the page may not see is another page's.
+        _ => true,
+    }
+}
+
+/// Whether the page itself scrolls (a narrow window, where the parts stack).
+fn page_scrolls() -> bool {
+    let root = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element());
+    root.is_some_and(|r| r.scroll_height() > r.client_height() + 1)
+}
+
+/// Whether a wheel over a diagram scrolls the page until the diagram is clicked, as the
+/// first-time hint says before the page is laid out: a window narrow enough that the parts
+/// stack (style/workspace.css, under 56rem) is taken as one that scrolls.
+pub(crate) fn wheel_needs_click() -> bool {
+    let stacked = web_sys::window()
+        .and_then(|w| w.match_media("(max-width: 56rem)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    !interaction::wheel_is_diagrams(WheelPlace {
+        embedded: embedded(),
+        page_scrolls: stacked || page_scrolls(),
+        ..WheelPlace::default()
     })
 }

@@ -6,7 +6,7 @@
 use bufscope::parse::oom::{
     coverage, group_by_op_name, group_by_source, OomBuffer, OomGroup, OomMessage,
 };
-use bufscope::text::clip_middle;
+use bufscope::text::{clip_middle, clip_source};
 use leptos::prelude::*;
 
 use super::{signed, size_view};
@@ -139,16 +139,13 @@ fn table(buffers: &[OomBuffer]) -> impl IntoView {
             let pad = padding(b).unwrap_or(0);
             let op = b.operator.clone().unwrap_or_default();
             let op_name = op.op_name.clone().unwrap_or_default();
-            let source = match (&op.source_file, op.source_line) {
-                (Some(f), Some(l)) => format!("{}:{l}", clip_middle(f, FILE_CHARS)),
-                (Some(f), None) => clip_middle(f, FILE_CHARS),
-                _ => String::new(),
-            };
             let source_title = match (&op.source_file, op.source_line) {
                 (Some(f), Some(l)) => format!("{f}:{l}"),
                 (Some(f), None) => f.clone(),
                 _ => String::new(),
             };
+            // The directory folded, never the file name.
+            let source = clip_source(&source_title, FILE_CHARS);
             let shape = b.shape.clone().unwrap_or_default();
             let param = b.entry_parameter.then(|| view! { <span class="oom-tag">"entry parameter"</span> });
             let label = b.xla_label.clone().unwrap_or_default();

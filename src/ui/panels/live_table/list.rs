@@ -147,15 +147,19 @@ pub(super) fn table(t: Table) -> impl IntoView {
     // A group line's view is made from the groups of its generation; a value's from the value.
     let mounted = move || {
         let (start, end) = span.get();
-        // Value lines are made again once the module is complete (their op_names).
-        let complete = u64::from(t.focus.shown.with(|s| s.complete));
+        // Value lines are made again once the module is complete (their op_names) and once
+        // its HLO text is joined (their source lines, found or inferred through it).
+        let made = t
+            .focus
+            .shown
+            .with(|s| u64::from(s.complete) | u64::from(s.module.hlo.is_some()) << 1);
         t.lines.with(|l| {
             let end = end.min(l.rows.len());
             l.rows[start.min(end)..end]
                 .iter()
                 .map(|&r| match r {
                     TableRow::Group(_) => (l.generation, r),
-                    _ => (complete, r),
+                    _ => (made, r),
                 })
                 .collect::<Vec<_>>()
         })

@@ -25,6 +25,23 @@ fn choose(focus: Focus, v: u32) {
 /// A source cell's text at most (the file name whole, [`clip_source`]).
 const SOURCE_CHARS: usize = 40;
 
+/// A source cell's text: where it names a file, its directory and the rest (function,
+/// `(inferred)`) shrink to the column's width (style/panels.css) and the file name and
+/// line never do.
+fn source_cell(source: &str) -> AnyView {
+    match bufscope::text::source_parts(source) {
+        Some((dir, file, rest)) => view! {
+            <span class="source-parts">
+                <span class="source-dir">{dir.to_string()}</span>
+                <span class="source-file">{file.to_string()}</span>
+                <span class="source-rest">{rest.to_string()}</span>
+            </span>
+        }
+        .into_any(),
+        None => source.to_string().into_any(),
+    }
+}
+
 /// One value as a table row. `member`: inside an expanded group (indented).
 pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl IntoView + use<> {
     let value = m.values.get(v as usize).copied();
@@ -56,7 +73,7 @@ pub(super) fn value_row(focus: Focus, m: &Module, v: u32, member: bool) -> impl 
             <td class="num" title=opt_title(padding)>{opt_bytes(padding)}</td>
             <td class="shape" title=shape_title>{shape}</td>
             <td class="op tail" title=op_title><bdi>{op}</bdi></td>
-            <td class="source" class:inferred=inferred title=source_title><bdi>{source}</bdi></td>
+            <td class="source" class:inferred=inferred title=source_title><bdi>{source_cell(&source)}</bdi></td>
             <td class="kind" title=kind.label()>{short_kind(kind)}</td>
         }
     });
