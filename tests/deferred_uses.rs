@@ -9,7 +9,7 @@
 
 mod common;
 
-use bufscope::parse::{DeferredUses, Handoff, UsedPart};
+use bufscope::parse::{DeferredUses, Handoff, Next, Note, Reading, UsedPart};
 use common::*;
 
 /// Reads `m` both ways (checked equal) and requires the deferred read to have skipped a
@@ -296,19 +296,27 @@ fn the_body_is_jumped_over() {
         let d = &load.deferred[0];
         assert!(d.jumped && d.bytes.end == header, "{label}: {d:?}");
         let deferred = std::mem::take(&mut load.deferred);
-        // As the command line reads it ahead, from the bytes alone: the body listed.
-        let mut ahead = bufscope::parse::Behind::default();
-        assert!(
-            guess_first_body(&[(name, bytes)], 256, &mut ahead),
-            "{label}: no body ahead"
-        );
-        feed_behind(&[(name, bytes)], 256, &mut ahead);
-        assert!(
-            ahead.confirm(&deferred[0]),
-            "{label}: the body read ahead is not the one listed"
-        );
+        // As the machine's read behind reads it ahead, from the bytes alone: the body
+        // listed, not read again once listed.
+        let files = [(name, bytes)];
+        let (_, mut ahead) = Reading::new(inputs_of(&files), 256).into_lanes();
+        let mut bounds = None;
+        while let Next::Fetch(ask) = ahead.next() {
+            let body = &bytes[ask.bytes.start as usize..ask.bytes.end as usize];
+            body.chunks(100).for_each(|c| ahead.feed(c));
+            bounds = bounds.or(ahead.mail().into_iter().find_map(|n| match n {
+                Note::Bounds(from, to, at_end) => Some((from, to, at_end)),
+                _ => None,
+            }));
+        }
+        let d = &deferred[0];
+        assert_eq!(bounds, Some((d.bytes.start, d.bytes.end, d.at_file_end)), "{label}");
+        ahead.post(Note::Body(d.clone()));
+        ahead.post(Note::Over);
+        assert_eq!(ahead.next(), Next::Done, "{label}: the body read ahead is read again");
         let mut modules = load.modules.clone();
-        ahead.complete(&mut modules, &deferred).unwrap();
+        let noted = (&mut load.errors, &mut load.skipped);
+        ahead.finish().complete(modules.iter_mut().collect(), &deferred, noted).unwrap();
         bufscope::parse::complete(&mut load.modules, &deferred, |_| Some(bytes)).unwrap();
         assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
         load.modules = modules;

@@ -230,6 +230,14 @@ impl Behind {
         }
     }
 
+    /// The HLO texts read so far and the sentences of those that could not be, taken out
+    /// (the bodies stay, for [`Behind::complete`]).
+    pub fn texts(&mut self) -> (Vec<HloRead>, Vec<String>) {
+        self.close();
+        let read = &mut self.read;
+        (std::mem::take(&mut read.hlo), std::mem::take(&mut read.errors))
+    }
+
     /// What the inputs came to (each asked for and fed, [`Behind::next`] having said none),
     /// or why the bodies did not read as one pass reads them (a body cut short, a warning,
     /// a line given back, an entry left open): the files must then be read again in one

@@ -11,7 +11,9 @@
 //! [`assemble`] keeps a module's parts as they are read and [`join`] joins and checks them
 //! once everything is read; [`deferred`] reads `Used values` after the rest, when the
 //! loader was asked to leave it for later, and [`behind`] is the one reader of what is read
-//! behind the diagram (those bodies, the HLO module texts), a machine that asks for bytes.
+//! behind the diagram (those bodies, the HLO module texts), a machine that asks for bytes;
+//! [`reading`] is the whole read as one machine with no I/O (the first read and the read
+//! behind as two lanes), which every driver fetches bytes for.
 //! A malformed line becomes a [`Warning`](crate::model::Warning) with its line number and
 //! reading goes on. A file with no section header is searched for
 //! out-of-memory messages ([`oom_search`]: its text is kept up to a cap); those found are
@@ -34,6 +36,7 @@ mod live_range;
 mod names;
 pub mod oom;
 pub mod oom_search;
+mod reading;
 mod records;
 mod report;
 mod section;
@@ -55,6 +58,7 @@ pub use names::{
     is_other_text, module_name, skipped_sentence, FolderPlan, MAX_SEARCHED_TEXT,
 };
 pub use oom_search::OomFile;
+pub use reading::{BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, Reading};
 
 /// The result of reading a set of files.
 #[derive(Default)]

@@ -5,7 +5,10 @@
 //! with `bufscope::parse`, so that a parser bug cannot hide behind the same bug here.
 #![allow(dead_code)]
 
+pub mod deferred;
 pub mod occupied;
+
+pub use deferred::*;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -743,149 +746,6 @@ pub fn sane(load: &bufscope::Load, what: &str) {
 // ---------------------------------------------------------------------------------------
 // The deferred read: `Used values` skipped, the diagram's module first, completed after.
 
-/// Reads `files` with `Used values` deferred (each file fed in chunks of `chunk` bytes),
-/// then completes the modules from the files' bytes; where completing says the skip
-/// guessed wrong, the files are read again in one pass (as the page and the command line
-/// do). With `jump`, as the page and the command line do: once a body is being skipped,
-/// its end is looked for from the file's end (`parse::BodyEnd`, in 64 KiB slices) and the
-/// bytes up to it are not fed; and as the command line does, each body the loader lists
-/// (`Loader::deferred`) goes, as soon as listed, to a second thread that reads it into
-/// `parse::Behind` while the first read goes on (the first file's first body read ahead,
-/// before the loader lists it: [`guess_first_body`]). Without, `parse::complete` reads the
-/// bodies from whole files afterwards. Returns the first read's analysis of each module
-/// ([`analysis_fingerprint`]; none when the files were read again) and the completed load.
-pub fn load_deferred(
-    files: &[(&str, &[u8])],
-    chunk: usize,
-    jump: bool,
-) -> (Option<Vec<String>>, bufscope::Load) {
-    load_deferred_through(files, chunk, jump, |part, _| Ok(part))
-}
-
-/// [`load_deferred`], each module's `Used values` part passed through `through` before it
-/// completes its module ([`bufscope::parse::complete_through`]).
-pub fn load_deferred_through(
-    files: &[(&str, &[u8])],
-    chunk: usize,
-    jump: bool,
-    through: impl Fn(
-        bufscope::parse::UsedPart,
-        &bufscope::parse::DeferredUses,
-    ) -> Result<bufscope::parse::UsedPart, String>,
-) -> (Option<Vec<String>>, bufscope::Load) {
-    use std::sync::mpsc::channel;
-    let (jobs, received) = channel::<bufscope::parse::DeferredUses>();
-    let (mut load, bodies) = std::thread::scope(|s| {
-        let worker = s.spawn(move || {
-            let mut bodies = bufscope::parse::Behind::default();
-            let mut guessed = jump && guess_first_body(files, chunk, &mut bodies);
-            feed_behind(files, chunk, &mut bodies);
-            for d in received {
-                if std::mem::take(&mut guessed) && bodies.confirm(&d) {
-                    continue;
-                }
-                bodies.push(bufscope::parse::Later::Uses(d));
-                feed_behind(files, chunk, &mut bodies);
-            }
-            bodies.forget_guess();
-            bodies
-        });
-        let mut loader = bufscope::Loader::new();
-        loader.defer_uses(true);
-        let mut sent = 0;
-        let mut send_new = move |loader: &bufscope::Loader| {
-            for d in loader.deferred().skip(sent) {
-                jobs.send(d.clone()).unwrap();
-                sent += 1;
-            }
-        };
-        for &(name, bytes) in files {
-            loader.begin_file(name);
-            let mut at = 0;
-            let mut looked = false;
-            while at < bytes.len() {
-                let end = (at + chunk.max(1)).min(bytes.len());
-                loader.feed(&bytes[at..end]);
-                at = end;
-                if jump && !looked && loader.skipping().is_some() {
-                    looked = true;
-                    let mut look =
-                        bufscope::parse::BodyEnd::new(at as u64, bytes.len() as u64, 1 << 16);
-                    while let Some(r) = look.next() {
-                        look.look(&bytes[r.start as usize..r.end as usize]);
-                    }
-                    if let Some((to, at_end)) = look.answer() {
-                        if loader.jump(to, at_end) {
-                            at = to as usize;
-                        }
-                    }
-                }
-                if jump {
-                    send_new(&loader);
-                }
-            }
-            loader.end_file();
-            if jump {
-                send_new(&loader);
-            }
-        }
-        drop(send_new);
-        (loader.finish(), worker.join().unwrap())
-    });
-    let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
-    let deferred = std::mem::take(&mut load.deferred);
-    let completed = if jump {
-        bodies.complete_through(&mut load.modules, &deferred, through)
-    } else {
-        let bytes = |name: &str| files.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
-        bufscope::parse::complete_through(&mut load.modules, &deferred, bytes, through)
-    };
-    if completed.is_err() {
-        return (None, bufscope::load_files(files.iter().copied()));
-    }
-    (Some(first), load)
-}
-
-/// Feeds `behind` what it asks for from `files`, in pieces of `chunk` bytes, as the command
-/// line's second thread reads them.
-pub fn feed_behind(files: &[(&str, &[u8])], chunk: usize, behind: &mut bufscope::parse::Behind) {
-    while let Some(ask) = behind.next() {
-        let file = files.iter().find(|(n, _)| *n == ask.file).map(|&(_, b)| b);
-        let body = file.and_then(|b| b.get(ask.bytes.start as usize..ask.bytes.end as usize));
-        match body {
-            Some(body) => body.chunks(chunk.max(1)).for_each(|p| behind.feed(p)),
-            None => behind.fail("the body is not in the file".into()),
-        }
-    }
-}
-
-/// As the command line's second thread does before the loader lists any body: the body the
-/// first `Used values` header of the first file opens (`parse::BodyStart`, fed in chunks of
-/// `chunk` bytes), up to where `parse::BodyEnd` says it ends, read into `bodies` as a guess
-/// (`Behind::guess`, then `Behind::confirm` against the first body listed). Whether there
-/// was one.
-pub fn guess_first_body(
-    files: &[(&str, &[u8])],
-    chunk: usize,
-    bodies: &mut bufscope::parse::Behind,
-) -> bool {
-    let Some(&(name, bytes)) = files.first() else {
-        return false;
-    };
-    let mut start = bufscope::parse::BodyStart::default();
-    let Some((from, first_line)) = bytes.chunks(chunk.max(1)).find_map(|c| start.feed(c)) else {
-        return false;
-    };
-    let mut look = bufscope::parse::BodyEnd::new(from, bytes.len() as u64, 1 << 16);
-    while let Some(r) = look.next() {
-        look.look(&bytes[r.start as usize..r.end as usize]);
-    }
-    let Some((to, at_end)) = look.answer() else {
-        return false;
-    };
-    bodies.guess(name, from..to, first_line, at_end)
-}
-
 /// What a module's analysis draws: steps, and per memory space its layout, values, curve
 /// and peak.
 pub fn analysis_fingerprint(m: &bufscope::model::Module) -> String {
@@ -939,11 +799,12 @@ pub fn assert_same_load(one_pass: &bufscope::Load, other: &bufscope::Load, what:
     }
 }
 
-/// [`bufscope::load_files`] (one pass), checked against [`load_deferred`]: the same
+/// [`bufscope::load_files`] (one pass), checked against the shipped machine's read
+/// ([`load_deferred_seeded`], its lanes and pieces in an order seeded by `what`): the same
 /// modules once completed, and the first read's analysis already the complete one's.
 pub fn load_both_ways(files: &[(&str, &[u8])], what: &str) -> bufscope::Load {
     let one_pass = bufscope::load_files(files.iter().copied());
-    let (first, deferred) = load_deferred(files, 4093, true);
+    let (first, deferred) = load_deferred_seeded(files, 4093, seed_of(what), |p, _| Ok(p));
     assert_same_load(&one_pass, &deferred, what);
     if let Some(first) = first {
         let complete: Vec<String> = one_pass.modules.iter().map(analysis_fingerprint).collect();
