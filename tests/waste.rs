@@ -252,4 +252,9 @@ fn a_folder_of_three_modules_is_one_device() {
     assert!(shared.iter().any(|p| p.starts_with("params")), "{shared:?}");
     assert!(d.shared_arguments.iter().all(|s| s.modules.len() >= 2));
     assert!(d.resident_bytes > 0 && d.resident_bytes <= d.worst_case_bytes);
+    // Each module has its text before optimizations, jit_init's numbered apart (0000 / 0003).
+    for m in &loaded.modules {
+        let before = m.module.hlo_before.as_ref().map(|h| h.name.as_str());
+        assert_eq!(before, m.module.hlo.as_ref().map(|h| h.name.as_str()), "{}", m.module.name);
+    }
 }

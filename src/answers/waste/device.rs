@@ -118,3 +118,26 @@ fn shared(args: &[(String, Vec<(String, String, u64)>)]) -> Vec<SharedArgument> 
     out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.path.cmp(&b.path)));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+
+    #[test]
+    fn a_jit_name_compiled_three_times_is_a_recompile_counted() {
+        let names = [
+            "module_0001.jit_step.cl_1.after_optimizations",
+            "module_0007.jit_step.cl_1.after_optimizations",
+            "module_0009.jit_eval.cl_1.after_optimizations",
+            "module_0012.jit_step.cl_1.after_optimizations",
+        ];
+        let modules: Vec<Module> = (names.iter()).map(|n| Module { name: n.to_string(), ..Module::default() }).collect();
+        let analyses: Vec<Analysis> = modules.iter().map(analyze).collect();
+        let d = device(modules.iter().zip(&analyses), Some(1 << 30));
+        assert_eq!(d.recompiles, [("jit_step".to_string(), 3)]);
+        assert_eq!(d.modules.len(), 4);
+        assert_eq!((d.worst_case_bytes, d.resident_bytes, d.capacity_bytes), (0, 0, Some(1 << 30)));
+        assert!(d.shared_arguments.is_empty());
+    }
+}

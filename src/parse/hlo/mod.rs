@@ -392,8 +392,8 @@ pub fn attach_to(module: &mut Module, read: HloRead) {
     }
 }
 
-/// Joins read HLO texts to their modules as a dump folder's reading does, in order, by
-/// file stem ([`module_for`], [`attach_to`]); a text whose module was not read gives its
+/// Joins read HLO texts to their modules as a dump folder's reading does, in order (those
+/// before optimizations last), by file stem ([`module_for`], [`attach_to`]); a text whose module was not read gives its
 /// sentence in `errors`, but XLA's text of a module before its passes
 /// (`*before_optimizations*`, read only for the shardings) is then counted in `skipped`.
 pub fn join_texts(
@@ -402,12 +402,30 @@ pub fn join_texts(
     errors: &mut Vec<String>,
     skipped: &mut usize,
 ) {
-    for read in reads {
+    // Texts after optimizations first: a text before them may be joined by their name.
+    let (before, after): (Vec<HloRead>, Vec<HloRead>) =
+        reads.into_iter().partition(|r| super::names::is_before_text(&r.file));
+    for read in after.into_iter().chain(before) {
         let names = modules.iter().map(|m| m.name.as_str());
         match module_for(names, |k| has_text(modules[k], &read.file), &read.file) {
             Ok(k) => attach_to(modules[k], read),
-            Err(_) if super::names::is_before_text(&read.file) => *skipped += 1,
+            Err(_) if super::names::is_before_text(&read.file) => match same_jit(modules, &read) {
+                Some(k) => attach_to(modules[k], read),
+                None => *skipped += 1,
+            },
             Err(e) => errors.push(e),
         }
     }
+}
+
+/// The one module without a text before optimizations whose text after them has the
+/// `HloModule` name of `read` (XLA numbers a module's text before its passes apart from its
+/// dump when it compiles it again: `module_0000.jit_init…before_optimizations.txt` beside
+/// `module_0003.jit_init…after_optimizations*`); none when two or none have it.
+fn same_jit(modules: &[&mut Module], read: &HloRead) -> Option<usize> {
+    let mut found = (modules.iter().enumerate()).filter(|(_, m)| {
+        m.hlo_before.is_none() && m.hlo.as_ref().is_some_and(|h| !h.name.is_empty() && h.name == read.text.name)
+    });
+    let first = found.next()?.0;
+    found.next().is_none().then_some(first)
 }
