@@ -43,18 +43,24 @@ fn run_dir(variant: &str) -> Option<(PathBuf, String)> {
     shared.join(format!("{stem}.RESULT.json")).is_file().then_some((shared, stem))
 }
 
-/// The waste of a variant's module and its RESULT.json, or `None` after saying skipped.
-fn load(test: &str, variant: &str) -> Option<(Waste, Json)> {
+/// A variant's module, read and analysed, or `None` after saying skipped.
+fn analysed(test: &str, variant: &str) -> Option<bufscope::pipeline::Analysed> {
     let Some((dir, stem)) = run_dir(variant) else {
         common::skip(test, &format!("the run waste_{variant} (tests/fixtures/tpu-waste or ../shared/dumps/tpu-aot/turn4)"));
         return None;
     };
     let files = run_files(&dir, &stem);
-    let loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let mut loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     assert_eq!(loaded.modules.len(), 1);
-    let m = &loaded.modules[0];
+    loaded.modules.pop()
+}
+
+/// The waste of a variant's module and its RESULT.json, or `None` after saying skipped.
+fn load(test: &str, variant: &str) -> Option<(Waste, Json)> {
+    let m = analysed(test, variant)?;
     assert!(m.module.hlo.is_some() && m.module.hlo_before.is_some(), "both HLO texts joined");
+    let (dir, stem) = run_dir(variant)?;
     let result = std::fs::read(dir.join(format!("{stem}.RESULT.json"))).expect("RESULT.json");
     Some((waste(&m.module, &m.analysis), serde_json::from_slice(&result).expect("json")))
 }
@@ -257,4 +263,30 @@ fn a_folder_of_three_modules_is_one_device() {
         let before = m.module.hlo_before.as_ref().map(|h| h.name.as_str());
         assert_eq!(before, m.module.hlo.as_ref().map(|h| h.name.as_str()), "{}", m.module.name);
     }
+}
+
+#[test]
+fn diff_reports_what_a_change_of_sharding_or_donation_wastes() {
+    use bufscope::diff::{diff_modules, Side};
+    fn side(a: &bufscope::pipeline::Analysed) -> Side<'_> {
+        Side::new(&a.module, &a.analysis)
+    }
+    let Some(base) = analysed("waste_diff", "baseline") else { return };
+    let Some(lm) = analysed("waste_diff", "lmhead_replicated") else { return };
+    let w = diff_modules(side(&base), side(&lm)).waste.expect("both have HLO texts");
+    assert_eq!((w.replicated_saving_bytes.base, w.replicated_saving_bytes.new), (0, 196_608_000));
+    assert_eq!(
+        w.added,
+        ["replicated: opt_state[0].mu['unembed']", "replicated: opt_state[0].nu['unembed']", "replicated: params['unembed']"]
+    );
+    assert!(w.removed.is_empty());
+    let Some(nd) = analysed("waste_diff", "no_donation") else { return };
+    let w = diff_modules(side(&base), side(&nd)).waste.expect("texts");
+    assert_eq!((w.double_buffered_bytes.base, w.double_buffered_bytes.new), (0, 997_404_676));
+    assert_eq!(w.added.len(), 34);
+    // The reverse comparison is the exact reverse.
+    let r = diff_modules(side(&nd), side(&base)).waste.expect("texts");
+    assert_eq!((r.added, r.removed.len()), (w.removed, 34));
+    let same = diff_modules(side(&base), side(&base)).waste.expect("texts");
+    assert!(!same.changed());
 }
