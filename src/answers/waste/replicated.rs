@@ -109,7 +109,9 @@ fn against_peers(p: &Param, all: &[Param]) -> Option<ReplicatedValue> {
     if peer_shards <= shards {
         return None;
     }
-    let if_sharded = (bytes * shards).div_ceil(peer_shards);
+    // Per device once cut in `peer_shards` (u128: no text's figures overflow it).
+    let whole = u128::from(bytes) * u128::from(shards);
+    let if_sharded = u64::try_from(whole.div_ceil(u128::from(peer_shards))).unwrap_or(bytes);
     Some(ReplicatedValue {
         parameter: p.number,
         path: p.path.clone(),
@@ -120,8 +122,8 @@ fn against_peers(p: &Param, all: &[Param]) -> Option<ReplicatedValue> {
         peer_shards,
         peer,
         per_device_bytes_if_sharded: if_sharded,
-        saving_bytes: bytes - if_sharded,
-        exact: (bytes * shards) % peer_shards == 0,
+        saving_bytes: bytes.saturating_sub(if_sharded),
+        exact: whole % u128::from(peer_shards) == 0,
         values: p.values.clone(),
     })
 }

@@ -51,7 +51,7 @@ pub struct Tiling {
 impl Tiling {
     /// Pieces the value is cut into (1: replicated).
     pub fn shards(&self) -> u64 {
-        self.tiles.iter().map(|&t| u64::from(t.max(1))).product()
+        (self.tiles.iter()).fold(1u64, |p, &t| p.saturating_mul(u64::from(t.max(1))))
     }
 
     /// Whether no dimension is cut.

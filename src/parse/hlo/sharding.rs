@@ -128,5 +128,12 @@ mod tests {
         assert_eq!(tiling("{@mesh, [{'x'}]}"), None);
         assert_eq!(tiling("garbage"), None);
         assert_eq!(tiling("{devices=[a]}"), None);
+        // Hostile figures: no overflow, no panic.
+        let t = tiling("{devices=[4294967295,4294967295,4294967295]<=[1]}").unwrap();
+        assert_eq!(t.shards(), u64::MAX);
+        assert_eq!(tiling("{mesh['a'=4294967295,'b'=2], [{'a', 'b'}]}"), None);
+        for s in ["{", "}", "{mesh[", "{mesh[]", "{mesh['a'=2], [{'a'", "{devices=[2]<=[2] last_tile_dims={", "{devices=[]}"] {
+            let _ = tiling(s);
+        }
     }
 }
