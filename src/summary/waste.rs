@@ -45,9 +45,10 @@ pub fn waste_block(w: &Waste) -> String {
         Some(n) if r.values.is_empty() => out.push_str(&format!("    replicated: {n}\n")),
         _ => {
             out.push_str(&format!(
-                "    replicated that peers shard: {} values, {} saved if sharded like them (a lower bound: XLA's temporaries for them usually add more)\n",
+                "    replicated that peers shard: {} values, {} saved if sharded like them ({})\n",
                 r.values.len(),
-                human_bytes(r.saving_bytes)
+                human_bytes(r.saving_bytes),
+                r.note
             ));
             for v in r.values.iter().take(ROWS) {
                 out.push_str(&format!(

@@ -22,6 +22,8 @@ pub struct Replicated {
     pub values: Vec<ReplicatedValue>,
     /// Their savings summed, per device.
     pub saving_bytes: u64,
+    /// That the saving is a lower bound ([`LOWER_BOUND`]).
+    pub note: &'static str,
     /// Why the answer is empty or partial, when it is (a text missing, no sharding printed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needs: Option<String>,
@@ -58,6 +60,9 @@ pub fn split_path(path: &str) -> (&str, &str) {
     }
 }
 
+/// What the saving leaves out.
+pub const LOWER_BOUND: &str = "a lower bound: XLA's temporaries for a replicated value (its gradient, its update) usually add more";
+
 /// The values its peers shard more, largest saving first.
 pub fn replicated(module: &Module, params: &Params) -> Replicated {
     let needs = if module.hlo_before.is_none() {
@@ -72,6 +77,7 @@ pub fn replicated(module: &Module, params: &Params) -> Replicated {
         .collect();
     values.sort_by(|a, b| b.saving_bytes.cmp(&a.saving_bytes).then(a.parameter.cmp(&b.parameter)));
     Replicated {
+        note: LOWER_BOUND,
         saving_bytes: values.iter().map(|v| v.saving_bytes).sum(),
         values,
         needs,
