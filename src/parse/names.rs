@@ -111,7 +111,7 @@ pub struct FolderPlan {
     /// skips and counts those past [`MAX_SEARCHED_TEXT`] itself.
     pub texts: Vec<usize>,
     /// Files XLA writes beside a dump that bufscope does not read (`*.debug_options`,
-    /// `*before_optimizations*`, `*.mlir`, …): skipped silently, counted.
+    /// `*after_codegen*`, `*.mlir`, …): skipped silently, counted.
     pub skipped: usize,
 }
 
@@ -180,7 +180,7 @@ pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
 /// The one sentence for files skipped ([`FolderPlan::skipped`], `Load::skipped`).
 pub fn skipped_sentence(n: usize) -> String {
     let files = if n == 1 { "file" } else { "files" };
-    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO before optimizations, MLIR, object code, …; logs with no out-of-memory message)")
+    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO after codegen, MLIR, object code, …; logs with no out-of-memory message)")
 }
 
 /// Whether the name says memory-usage report.
