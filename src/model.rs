@@ -216,6 +216,9 @@ pub struct Module {
     /// The HLO module text read beside the dump (`*after_optimizations.txt`), when given:
     /// computations, loops, operands, stack frames.
     pub hlo: Option<Box<hlo::HloText>>,
+    /// XLA's text of the module before its passes (`*before_optimizations.txt`), when given:
+    /// the entry parameters' shardings and global shapes (the waste answer).
+    pub hlo_before: Option<Box<hlo::HloText>>,
 }
 
 impl Module {

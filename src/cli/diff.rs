@@ -261,6 +261,28 @@ fn module_text(m: &ModuleDiff, top: usize) -> String {
     for s in &m.spaces {
         out.push_str(&space_text(s, top));
     }
+    out.push_str(&m.waste.as_ref().filter(|w| w.changed()).map_or_else(String::new, waste_text));
+    out
+}
+
+/// The waste answers compared (issue 35): the totals that moved, the findings added and gone.
+fn waste_text(w: &bufscope::diff::waste::WasteDiff) -> String {
+    let mut out = String::from("  waste per device:\n");
+    for (what, b) in [
+        ("replicated, saved if cut like their peers", w.replicated_saving_bytes),
+        ("gathered, live at the peak", w.gathered_at_peak_bytes),
+        ("donated but left over", w.left_over_bytes),
+        ("double buffered (not donated)", w.double_buffered_bytes),
+    ] {
+        if b.base != b.new {
+            let _ = writeln!(out, "    {what}: {} → {}", human_bytes(b.base), human_bytes(b.new));
+        }
+    }
+    for (sign, list) in [("+", &w.added), ("-", &w.removed)] {
+        for f in list {
+            let _ = writeln!(out, "    {sign} {}", clip_middle(f, WIDTH - 6));
+        }
+    }
     out
 }
 

@@ -10,7 +10,8 @@
 //! * [`values`]: the values live at each peak matched across the two (by op_name and shape,
 //!   then name, then source line and shape) and classified;
 //! * [`groups`]: the live bytes at each peak by op_name and by source line, as differences;
-//! * [`gate`]: the growth limit (`64MiB`, `5%`) and the verdict.
+//! * [`gate`]: the growth limit (`64MiB`, `5%`) and the verdict;
+//! * [`waste`]: the waste answers' totals and findings on both sides (with an HLO text).
 //!
 //! Every result derives `serde::Serialize`: `bufscope diff --json` prints a [`LoadDiff`],
 //! each memory space with `color`, `base_peak_bytes`, `new_peak_bytes`, `delta_bytes` (the
@@ -21,6 +22,7 @@ pub mod gate;
 pub mod groups;
 pub mod pair;
 pub mod values;
+pub mod waste;
 
 use serde::Serialize;
 
@@ -74,6 +76,9 @@ pub struct ModuleDiff {
     /// ([`crate::model::memory_space_label`]).
     #[serde(skip)]
     pub backend: Option<Backend>,
+    /// The waste answers compared ([`waste`]); left out without any HLO text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waste: Option<waste::WasteDiff>,
 }
 
 /// Two loads compared: every pair of modules, and the modules without a partner.
@@ -121,6 +126,7 @@ pub fn diff_modules(base: Side, new: Side) -> ModuleDiff {
         paired_by: None,
         spaces,
         backend: base.module.backend().or_else(|| new.module.backend()),
+        waste: waste::waste_diff(&base, &new),
     }
 }
 

@@ -54,7 +54,7 @@ pub use deferred::{
 pub use input::is_gzip;
 pub use lex::numbered_name;
 pub use names::{
-    folder_plan, folder_selection, hlo_module_names, is_error_text, is_hlo_text, is_ours,
+    folder_plan, folder_selection, hlo_module_names, is_before_text, is_error_text, is_hlo_text, is_ours,
     is_other_text, module_name, skipped_sentence, FolderPlan, MAX_SEARCHED_TEXT,
 };
 pub use oom_search::OomFile;

@@ -55,10 +55,18 @@ pub fn folder_selection<S: AsRef<str>>(names: &[S]) -> Vec<usize> {
 }
 
 /// Whether a file is an HLO module text by its name (`*after_optimizations.txt`, XLA's
-/// `module_0000.jit_f.cpu_after_optimizations.txt` or a renamed `STEM.after_optimizations.txt`).
+/// `module_0000.jit_f.cpu_after_optimizations.txt` or a renamed `STEM.after_optimizations.txt`),
+/// or the text of a module before its passes ([`is_before_text`]).
 pub fn is_hlo_text(file: &str) -> bool {
     let name = strip_gz(base(file));
-    name.ends_with("after_optimizations.txt") && !is_ours(file)
+    (name.ends_with("after_optimizations.txt") || is_before_text(file)) && !is_ours(file)
+}
+
+/// Whether an HLO text is XLA's text of a module before its passes
+/// (`*before_optimizations.txt`): not what the dump describes, but the one that prints
+/// the entry parameters' shardings (read for the waste answer, `Module::hlo_before`).
+pub fn is_before_text(file: &str) -> bool {
+    strip_gz(base(file)).ends_with("before_optimizations.txt")
 }
 
 /// The module names an HLO text may belong to, most likely first: its name without `.txt`
@@ -68,6 +76,13 @@ pub fn is_hlo_text(file: &str) -> bool {
 pub fn hlo_module_names(file: &str) -> Vec<String> {
     let name = strip_gz(base(file));
     let stem = name.strip_suffix(".txt").unwrap_or(name);
+    if let Some(at) = stem.rfind("before_optimizations").filter(|_| is_before_text(file)) {
+        // The text before the passes of the module whose text after them is `…after_optimizations`.
+        let after = format!("{}after_optimizations{}", &stem[..at], &stem[at + 20..]);
+        let mut out = hlo_module_names(&format!("{after}.txt"));
+        out.retain(|n| !n.is_empty());
+        return out;
+    }
     let mut out = vec![stem.to_string()];
     if let Some(short) = stem.strip_suffix(".after_optimizations") {
         if !short.is_empty() {
@@ -96,7 +111,7 @@ pub struct FolderPlan {
     /// skips and counts those past [`MAX_SEARCHED_TEXT`] itself.
     pub texts: Vec<usize>,
     /// Files XLA writes beside a dump that bufscope does not read (`*.debug_options`,
-    /// `*before_optimizations*`, `*.mlir`, …): skipped silently, counted.
+    /// `*after_codegen*`, `*.mlir`, …): skipped silently, counted.
     pub skipped: usize,
 }
 
@@ -165,7 +180,7 @@ pub fn folder_plan<S: AsRef<str>>(names: &[S]) -> FolderPlan {
 /// The one sentence for files skipped ([`FolderPlan::skipped`], `Load::skipped`).
 pub fn skipped_sentence(n: usize) -> String {
     let files = if n == 1 { "file" } else { "files" };
-    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO before optimizations, MLIR, object code, …; logs with no out-of-memory message)")
+    format!("{n} other {files} of the dump folder skipped (XLA's other output: options, HLO after codegen, MLIR, object code, …; logs with no out-of-memory message)")
 }
 
 /// Whether the name says memory-usage report.
@@ -227,8 +242,8 @@ mod tests {
         ];
         let plan = folder_plan(&folder);
         assert_eq!(plan.dumps, [0, 4, 6]);
-        assert_eq!(plan.hlo, [1]);
-        assert_eq!(plan.skipped, 3);
+        assert_eq!(plan.hlo, [1, 2]);
+        assert_eq!(plan.skipped, 2);
         assert!(plan.texts.is_empty());
         let renamed = [
             "a.buffer-assignment.txt",
@@ -240,7 +255,7 @@ mod tests {
         let plan = folder_plan(&renamed);
         assert_eq!(
             (plan.dumps, plan.hlo, plan.texts, plan.skipped),
-            (vec![0, 3], vec![1], vec![4], 1)
+            (vec![0, 3], vec![1, 2], vec![4], 0)
         );
         let logs = [
             "m.buffer-assignment.txt",
@@ -264,7 +279,16 @@ mod tests {
             "x.mlir",
         ];
         let plan = folder_plan(&unnamed);
-        assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0], vec![1], 2));
+        assert_eq!((plan.dumps, plan.hlo, plan.skipped), (vec![0], vec![1, 2], 1));
+        assert_eq!(
+            hlo_module_names("d/waste.before_optimizations.txt"),
+            ["waste.after_optimizations", "waste"]
+        );
+        assert_eq!(
+            hlo_module_names("module_0044.jit_f.cl_1.before_optimizations.txt"),
+            ["module_0044.jit_f.cl_1.after_optimizations", "module_0044.jit_f.cl_1"]
+        );
+        assert_eq!(hlo_module_names("m.cpu_before_optimizations.txt"), ["m.cpu_after_optimizations"]);
         assert!(plan.texts.is_empty());
     }
 }

@@ -8,6 +8,7 @@
 pub mod answers;
 pub mod loops;
 pub mod oom;
+pub mod waste;
 
 use crate::analysis::Analysis;
 use crate::answers::{in_turn, Both};
@@ -20,6 +21,10 @@ use crate::units::{group_digits, human_bytes};
 /// Summary of a set of modules.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
+    /// The modules side by side on the device ([`crate::answers::waste::device`]): left out
+    /// unless an HLO text was read beside a dump.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::answers::waste::device::Device>,
     pub modules: Vec<ModuleSummary>,
 }
 
@@ -49,6 +54,10 @@ pub struct ModuleSummary {
     /// Why loops are missing or left out (a disagreement with `InstructionSequence`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub loop_warnings: Vec<String>,
+    /// Waste per device: replicated values, gathered weights, donation
+    /// ([`crate::answers::waste`]); left out unless an HLO text was read beside the dump.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waste: Option<crate::answers::waste::Waste>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -121,6 +130,7 @@ impl ModuleSummary {
             replica_count: module.hlo.as_ref().map(|h| h.replica_count.unwrap_or(1)),
             loops: module_loops.as_ref().map(loops::summaries),
             loop_warnings: module_loops.map_or_else(Vec::new, |l| l.loops.warnings),
+            waste: waste::has_texts(module).then(|| crate::answers::waste::waste(module, analysis)),
         }
     }
 }
@@ -161,10 +171,11 @@ impl Summary {
         options: &SummaryOptions,
         both: Both,
     ) -> Summary {
+        let modules: Vec<(&Module, &Analysis)> = modules.into_iter().collect();
         Summary {
-            modules: modules
-                .into_iter()
-                .map(|(m, a)| ModuleSummary::with_options_by(m, a, options, both))
+            device: waste::device(&modules, options),
+            modules: (modules.iter())
+                .map(|&(m, a)| ModuleSummary::with_options_by(m, a, options, both))
                 .collect(),
         }
     }
@@ -231,7 +242,9 @@ impl Summary {
                 out.push_str(&space_block(s.color, s.peak_time, &s.extras));
                 out.push_str(&loops::at_peak_block(s.loops_at_peak.as_deref().unwrap_or(&[])));
             }
+            out.push_str(&m.waste.as_ref().map_or_else(String::new, waste::waste_block));
         }
+        out.push_str(&self.device.as_ref().map_or_else(String::new, waste::device_block));
         out
     }
 }

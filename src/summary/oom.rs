@@ -129,6 +129,7 @@ pub fn summary_with_messages(
 ) -> (Summary, Paired) {
     let paired = Paired::new(modules, files);
     let summary = Summary {
+        device: crate::summary::waste::device(modules, options),
         modules: (modules.iter().enumerate())
             .map(|(i, (m, a))| {
                 let options = crate::summary::answers::SummaryOptions {

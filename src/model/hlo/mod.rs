@@ -20,9 +20,11 @@ use hashbrown::HashTable;
 
 mod build;
 mod frames;
+mod header;
 
 pub use build::{Head, HloBuilder};
 pub use frames::{FileLocation, SourceFrame, StackFrame, StackFrames};
+pub use header::{BufferDonor, IoAlias, Tiling};
 
 use super::{Str, Strings, TableHash};
 
@@ -42,6 +44,10 @@ pub struct HloText {
     /// Index into `computations` of the one printed `ENTRY`.
     pub entry: Option<u32>,
     pub frames: StackFrames,
+    /// The header's `input_output_alias={…}`, in printed order.
+    pub aliases: Vec<IoAlias>,
+    /// The header's `buffer_donor={…}`, in printed order.
+    pub buffer_donors: Vec<BufferDonor>,
     strings: Strings,
     operands: Vec<Str>,
     calls: Vec<Called>,
@@ -264,6 +270,21 @@ impl HloText {
         self.num_partitions.unwrap_or(1).max(1) * self.replica_count.unwrap_or(1).max(1)
     }
 
+    /// The entry computation's parameters with their numbers, in printed order.
+    pub fn entry_parameters(&self) -> Vec<(u32, &HloInstruction)> {
+        let entry = self.entry.and_then(|e| self.computations.get(e as usize));
+        (entry.into_iter().flat_map(|c| &c.instructions))
+            .filter(|i| self.opcode(i) == "parameter")
+            .filter_map(|i| Some((self.literal(i)?.trim().parse().ok()?, i)))
+            .collect()
+    }
+
+    /// The entry computation's `ROOT` instruction.
+    pub fn entry_root(&self) -> Option<&HloInstruction> {
+        let entry = self.computations.get(self.entry? as usize)?;
+        entry.instructions.iter().rev().find(|i| i.is_root)
+    }
+
     /// Every instruction, computation by computation.
     pub fn instructions(&self) -> impl Iterator<Item = &HloInstruction> {
         self.computations.iter().flat_map(|c| &c.instructions)
@@ -404,12 +425,14 @@ impl PartialEq for HloText {
             self.replica_count,
             self.entry,
             &self.frames,
+            (&self.aliases, &self.buffer_donors),
         ) == (
             &o.name,
             o.num_partitions,
             o.replica_count,
             o.entry,
             &o.frames,
+            (&o.aliases, &o.buffer_donors),
         ) && self.computations == o.computations
             && (&self.operands, &self.calls, &self.attrs, &self.metas)
                 == (&o.operands, &o.calls, &o.attrs, &o.metas)

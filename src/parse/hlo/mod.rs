@@ -12,6 +12,7 @@
 mod instruction;
 mod scan;
 mod seen;
+mod sharding;
 mod tables;
 
 use super::input::Input;
@@ -19,6 +20,7 @@ use crate::model::hlo::{HloBuilder, HloText};
 use crate::model::{Module, Warning};
 use instruction::Parsed;
 use seen::Seen;
+pub use sharding::tiling;
 use tables::Table;
 
 /// Warnings kept per text; the rest are counted.
@@ -370,33 +372,60 @@ pub fn module_for<'a>(
     })
 }
 
-/// Gives `module` its HLO text: `hlo` set, the text's file listed and its warnings added.
+/// Whether `module` has the HLO text of the kind `file` is (before or after the passes).
+pub fn has_text(module: &Module, file: &str) -> bool {
+    match super::names::is_before_text(file) {
+        true => module.hlo_before.is_some(),
+        false => module.hlo.is_some(),
+    }
+}
+
+/// Gives `module` its HLO text: `hlo` set (`hlo_before` for a text before the passes), the
+/// text's file listed and its warnings added.
 pub fn attach_to(module: &mut Module, read: HloRead) {
     let base = read.file.rsplit(['/', '\\']).next().unwrap_or_default();
     module.files.push(base.to_string());
     module.warnings.extend(read.warnings);
-    module.hlo = Some(Box::new(read.text));
+    match super::names::is_before_text(&read.file) {
+        true => module.hlo_before = Some(Box::new(read.text)),
+        false => module.hlo = Some(Box::new(read.text)),
+    }
 }
 
-/// Joins read HLO texts to their modules as a dump folder's reading does, in order: XLA's
-/// text of a module before its passes (`*before_optimizations*`, not what the dump
-/// describes) is counted in `skipped`; any other text is joined by file stem
-/// ([`module_for`], [`attach_to`]), or its sentence goes to `errors`.
+/// Joins read HLO texts to their modules as a dump folder's reading does, in order (those
+/// before optimizations last), by file stem ([`module_for`], [`attach_to`]); a text whose module was not read gives its
+/// sentence in `errors`, but XLA's text of a module before its passes
+/// (`*before_optimizations*`, read only for the shardings) is then counted in `skipped`.
 pub fn join_texts(
     modules: &mut [&mut Module],
     reads: Vec<HloRead>,
     errors: &mut Vec<String>,
     skipped: &mut usize,
 ) {
-    for read in reads {
-        if read.file.contains("before_optimizations") {
-            *skipped += 1;
-            continue;
-        }
+    // Texts after optimizations first: a text before them may be joined by their name.
+    let (before, after): (Vec<HloRead>, Vec<HloRead>) =
+        reads.into_iter().partition(|r| super::names::is_before_text(&r.file));
+    for read in after.into_iter().chain(before) {
         let names = modules.iter().map(|m| m.name.as_str());
-        match module_for(names, |k| modules[k].hlo.is_some(), &read.file) {
+        match module_for(names, |k| has_text(modules[k], &read.file), &read.file) {
             Ok(k) => attach_to(modules[k], read),
+            Err(_) if super::names::is_before_text(&read.file) => match same_jit(modules, &read) {
+                Some(k) => attach_to(modules[k], read),
+                None => *skipped += 1,
+            },
             Err(e) => errors.push(e),
         }
     }
+}
+
+/// The one module without a text before optimizations whose text after them has the
+/// `HloModule` name of `read` (XLA numbers a module's text before its passes apart from its
+/// dump when it compiles it again: `module_0000.jit_init…before_optimizations.txt` beside
+/// `module_0003.jit_init…after_optimizations*`); none when two or none have it.
+fn same_jit(modules: &[&mut Module], read: &HloRead) -> Option<usize> {
+    let mut found = (modules.iter().enumerate()).filter(|(_, m)| {
+        m.hlo_before.is_none() && m.hlo.as_ref().is_some_and(|h| !h.name.is_empty() && h.name == read.text.name)
+    });
+    let first = found.next()?.0;
+    found.next().is_none().then_some(first)
 }

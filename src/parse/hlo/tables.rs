@@ -5,8 +5,8 @@
 //!
 //! Owns: these rows' grammar (nom) and where each row goes in [`StackFrames`].
 
-use super::scan::{quoted, split_top, trim};
-use crate::model::hlo::{FileLocation, HloText, StackFrame, StackFrames};
+use super::scan::{each_inside, quoted, split_top, trim};
+use crate::model::hlo::{BufferDonor, FileLocation, HloText, IoAlias, StackFrame, StackFrames};
 use crate::model::utf8_lossy as text;
 use nom::bytes::complete::{tag, take_while1};
 use nom::character::complete::u32 as nom_u32;
@@ -152,9 +152,57 @@ pub(super) fn header(line: In, hlo: &mut HloText) -> bool {
             hlo.num_partitions = Some(n);
         } else if let Some(n) = num(b"replica_count") {
             hlo.replica_count = Some(n);
+        } else if let Some(v) = part.strip_prefix(b"input_output_alias=") {
+            hlo.aliases = pairs(v, alias);
+        } else if let Some(v) = part.strip_prefix(b"buffer_donor=") {
+            hlo.buffer_donors = pairs(v, donor);
         }
     }
     true
+}
+
+/// The entries of `{ E, E, … }`, each read by `entry` (one that fits no rule is left out).
+fn pairs<T>(v: In, entry: fn(In) -> Option<T>) -> Vec<T> {
+    let mut out = Vec::new();
+    if v.starts_with(b"{") {
+        each_inside(v, |e| out.extend(entry(e)));
+    }
+    out
+}
+
+/// A shape index `{}` or `{0, 1}` and what follows it.
+fn shape_index(i: In) -> Option<(Vec<u32>, In)> {
+    let i = trim(i).strip_prefix(b"{")?;
+    let end = i.iter().position(|&c| c == b'}')?;
+    let index = (i[..end].split(|&c| c == b','))
+        .map(trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| std::str::from_utf8(n).ok()?.parse().ok())
+        .collect::<Option<Vec<u32>>>()?;
+    Some((index, &i[end + 1..]))
+}
+
+/// `{OUT}: (PARAM, {INDEX}, may-alias)`.
+fn alias(e: In) -> Option<IoAlias> {
+    let (output, rest) = shape_index(e)?;
+    let rest = trim(trim(rest).strip_prefix(b":")?).strip_prefix(b"(")?;
+    let (rest, parameter) = nom_u32::<_, nom::error::Error<In>>(rest).ok()?;
+    let (parameter_index, rest) = shape_index(trim(rest).strip_prefix(b",")?)?;
+    let kind = trim(trim(rest).strip_prefix(b",")?).strip_suffix(b")")?;
+    Some(IoAlias {
+        output,
+        parameter,
+        parameter_index,
+        must: trim(kind) == b"must-alias",
+    })
+}
+
+/// `(PARAM, {INDEX})`.
+fn donor(e: In) -> Option<BufferDonor> {
+    let rest = trim(e).strip_prefix(b"(")?;
+    let (rest, parameter) = nom_u32::<_, nom::error::Error<In>>(rest).ok()?;
+    let (index, rest) = shape_index(trim(rest).strip_prefix(b",")?)?;
+    (trim(rest) == b")").then_some(BufferDonor { parameter, index })
 }
 
 #[cfg(test)]
@@ -209,5 +257,21 @@ mod tests {
         );
         assert_eq!(h.devices(), 8);
         assert!(!header(b"BufferAssignment:", &mut h));
+    }
+
+    #[test]
+    fn header_aliases_and_donors() {
+        let mut h = HloText::default();
+        let line = b"HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1, 2}: (3, {1}, must-alias), {9}: junk }, buffer_donor={ (4, {}), (5, {0, 1}) }, num_partitions=4";
+        assert!(header(line, &mut h));
+        assert_eq!(h.aliases.len(), 2, "{:?}", h.aliases);
+        assert_eq!(
+            h.aliases[1],
+            IoAlias { output: vec![1, 2], parameter: 3, parameter_index: vec![1], must: true }
+        );
+        assert!(!h.aliases[0].must);
+        let donors: Vec<_> = h.buffer_donors.iter().map(|d| (d.parameter, d.index.clone())).collect();
+        assert_eq!(donors, [(4, vec![]), (5, vec![0, 1])]);
+        assert_eq!(h.num_partitions, Some(4));
     }
 }

@@ -76,8 +76,9 @@ impl PageRead {
         let mut errors = Vec::new();
         for text in reads {
             let names: Vec<&str> = modules.iter().map(|s| s.module.name.as_str()).collect();
-            let found = hlo::module_for(names, |k| modules[k].module.hlo.is_some(), &text.file);
+            let found = hlo::module_for(names, |k| hlo::has_text(&modules[k].module, &text.file), &text.file);
             match found {
+                Err(_) if bufscope::parse::is_before_text(&text.file) => {}
                 Err(e) => errors.push(e),
                 Ok(k) => {
                     let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());

@@ -4,7 +4,7 @@
 //! XLA's peak buttons ([`StepChooser`]); the parts below answer for it: the three peaks
 //! reconciled, source lines, categories and padding ([`figures`]), the capacity verdict
 //! ([`capacity`]), the op_name icicle ([`icicle`]), the what-if's estimate ([`whatif`]), the
-//! idle stretches ([`idle`]), whose rows it ticks, and what the loops hold ([`loops`]).
+//! idle stretches ([`idle`]), whose rows it ticks, what the loops hold ([`loops`]) and waste per device ([`waste`]).
 //!
 //! Owns the panel's state ([`Ans`]) and layout; every figure comes from
 //! [`bufscope::answers`]. Figures are memos over the chosen space and step, computed only
@@ -18,6 +18,7 @@ mod figures;
 mod icicle;
 mod idle;
 mod loops;
+mod waste;
 mod whatif;
 
 use std::sync::Arc;
@@ -208,6 +209,7 @@ pub fn Answers(focus: Focus) -> impl IntoView {
                     <whatif::WhatIf ans=ans />
                     <idle::IdleStretches ans=ans />
                     <loops::LoopHolds ans=ans />
+                    <waste::WasteAnswer ans=ans />
                 </div>
                 <icicle::Icicle ans=ans />
             </Show>

@@ -1,0 +1,292 @@
+//! The waste answers (issue 35) on real TPU compiles of one 166M LM train step
+//! (`../shared/dumps/tpu-aot/programs/tpu_waste.py`, v5e 2x2, mesh data=2 × model=2), each
+//! variant changing one thing; the ground truth is each run's `RESULT.json` (per-device
+//! bytes by construction from the specs JAX was given).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use bufscope::answers::waste::{waste, Waste};
+use bufscope::pipeline::open_files;
+use serde_json::Value as Json;
+
+/// The files bufscope reads of one run: `DIR/STEM.*` (maybe `.gz`).
+fn run_files(dir: &Path, stem: &str) -> Vec<(String, Vec<u8>)> {
+    let kinds = [
+        "buffer-assignment.txt",
+        "buffer-assignment-values.txt",
+        "live-range.txt",
+        "after_optimizations.txt",
+        "before_optimizations.txt",
+    ];
+    let mut out = Vec::new();
+    for k in kinds {
+        for name in [format!("{stem}.{k}"), format!("{stem}.{k}.gz")] {
+            if let Ok(bytes) = std::fs::read(dir.join(&name)) {
+                out.push((name, bytes));
+            }
+        }
+    }
+    out
+}
+
+/// Where a variant's run is: `../shared/dumps/tpu-aot/turn4/waste_V.*` or the fixtures'
+/// `tpu-waste/waste_V.*`.
+fn run_dir(variant: &str) -> Option<(PathBuf, String)> {
+    let stem = format!("waste_{variant}");
+    let fixtures = common::fixtures_dir().join("tpu-waste");
+    if fixtures.join(format!("{stem}.RESULT.json")).is_file() {
+        return Some((fixtures, stem));
+    }
+    let shared = common::shared_dumps_dir()?.join("tpu-aot").join("turn4");
+    shared.join(format!("{stem}.RESULT.json")).is_file().then_some((shared, stem))
+}
+
+/// A variant's module, read and analysed, or `None` after saying skipped.
+fn analysed(test: &str, variant: &str) -> Option<bufscope::pipeline::Analysed> {
+    let Some((dir, stem)) = run_dir(variant) else {
+        common::skip(test, &format!("the run waste_{variant} (tests/fixtures/tpu-waste or ../shared/dumps/tpu-aot/turn4)"));
+        return None;
+    };
+    let files = run_files(&dir, &stem);
+    let mut loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    assert_eq!(loaded.modules.len(), 1);
+    loaded.modules.pop()
+}
+
+/// The waste of a variant's module and its RESULT.json, or `None` after saying skipped.
+fn load(test: &str, variant: &str) -> Option<(Waste, Json)> {
+    let m = analysed(test, variant)?;
+    assert!(m.module.hlo.is_some() && m.module.hlo_before.is_some(), "both HLO texts joined");
+    let (dir, stem) = run_dir(variant)?;
+    let result = std::fs::read(dir.join(format!("{stem}.RESULT.json"))).expect("RESULT.json");
+    Some((waste(&m.module, &m.analysis), serde_json::from_slice(&result).expect("json")))
+}
+
+/// One RESULT.json argument: (path, per-device bytes, per-device bytes as baseline shards it).
+fn args(result: &Json) -> Vec<(String, u64, u64)> {
+    let args = result["args"].as_array().expect("args");
+    (args.iter())
+        .map(|a| {
+            let n = |k: &str| a[k].as_u64().expect(k);
+            (a["path"].as_str().expect("path").to_string(), n("per_device_bytes"), n("baseline_per_device_bytes"))
+        })
+        .collect()
+}
+
+/// The HBM of a TPU v5e (`device_kind` "TPU v5 lite"): 16 GiB per chip.
+const V5E_HBM: u64 = 16 << 30;
+
+/// The replicated values named with a saving of at least 1 MiB, as (path, saving).
+fn named(w: &Waste) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = (w.replicated.values.iter())
+        .filter(|v| v.saving_bytes >= 1 << 20)
+        .map(|v| (v.path.clone(), v.saving_bytes))
+        .collect();
+    v.sort();
+    v
+}
+
+/// What the run replicated beyond the baseline: (path, per-device excess), by construction.
+fn excess(result: &Json) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = (args(result).into_iter())
+        .filter(|a| a.1 > a.2)
+        .map(|a| (a.0, a.1 - a.2))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn lm_head_and_its_adam_state_replicated_are_named_with_the_exact_saving() {
+    let Some((w, result)) = load("lm_head_replicated", "lmhead_replicated") else { return };
+    let want = excess(&result);
+    assert_eq!(
+        want.iter().map(|a| a.0.as_str()).collect::<Vec<_>>(),
+        ["opt_state[0].mu['unembed']", "opt_state[0].nu['unembed']", "params['unembed']"]
+    );
+    assert_eq!(named(&w), want);
+    let expected = result["ground_truth"]["expected_saving_per_device_bytes"].as_u64();
+    let big: u64 = named(&w).iter().map(|n| n.1).sum();
+    assert_eq!(Some(big), expected, "196,608,000 bytes per device");
+    assert!(w.replicated.values.iter().filter(|v| v.saving_bytes >= 1 << 20).all(|v| v.exact && v.shards == 1 && v.peer_shards == 2));
+    assert!(w.replicated.needs.is_none());
+}
+
+#[test]
+fn optimizer_state_replicated_is_named_with_the_exact_saving() {
+    let Some((w, result)) = load("opt_state_replicated", "opt_replicated") else { return };
+    let want = excess(&result);
+    assert_eq!(want.len(), 16, "every mu and nu leaf but the norms' scales");
+    assert_eq!(named(&w), want);
+    let total: u64 = want.iter().map(|a| a.1).sum();
+    assert_eq!(total, 664_797_184);
+    // Each is named against its own parameter (its mirror), which the program shards.
+    for v in w.replicated.values.iter().filter(|v| v.saving_bytes >= 1 << 20) {
+        assert!(v.peer.starts_with("params["), "{} against {}", v.path, v.peer);
+    }
+}
+
+#[test]
+fn fsdp_and_baseline_flag_nothing_beyond_one_percent_of_hbm() {
+    for (variant, what) in [("fsdp", "fsdp"), ("baseline", "baseline")] {
+        let Some((w, result)) = load(what, variant) else { continue };
+        assert!(excess(&result).is_empty() || variant == "fsdp");
+        assert!(
+            w.replicated.saving_bytes < V5E_HBM / 100,
+            "{variant}: {} bytes flagged: {:?}",
+            w.replicated.saving_bytes,
+            named(&w)
+        );
+        assert!(w.replicated.needs.is_none());
+        assert!(w.donation.left_over.is_empty() && w.donation.double_buffered.is_empty(), "{variant}");
+        assert_eq!(w.donation.aliased, 34, "{variant}: params and optimizer state aliased");
+    }
+}
+
+#[test]
+fn without_donation_the_double_buffered_state_is_named_with_its_bytes() {
+    let Some((w, result)) = load("no_donation", "no_donation") else { return };
+    let state: Vec<(String, u64, u64)> = args(&result).into_iter().filter(|a| a.0 != "tokens").collect();
+    let paths: Vec<&str> = w.donation.double_buffered.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, state.iter().map(|a| a.0.as_str()).collect::<Vec<_>>());
+    let bytes: u64 = state.iter().map(|a| a.1).sum();
+    assert_eq!(w.donation.double_buffered_bytes, bytes);
+    assert_eq!(bytes, 997_404_676);
+    assert_eq!(w.donation.aliased, 0);
+    // Against the baseline run, XLA's peak grew by these bytes as allocated (each rounded up
+    // to its tile: the step count's 4 bytes take 512).
+    let grew = result["ground_truth"]["delta_vs_baseline"]["peak_memory_in_bytes"].as_u64();
+    assert_eq!(grew, Some(997_405_184));
+    assert!(grew.unwrap() - bytes < 1024);
+}
+
+#[test]
+fn a_donation_xla_could_not_use_names_the_left_over_parameter() {
+    let Some((w, result)) = load("donation_unusable", "donation_unusable") else { return };
+    // The run changed params['unembed']'s output (bf16, padded); JAX warned "Some donated
+    // buffers were not usable: float32[1024,16000]" and paired the three same-shaped
+    // buffers in order: params['unembed'] went to mu's output, mu's to nu's, and nu's was
+    // left over. The header says so; the answer names that leaf, and the moves.
+    let warned = result["warnings_all"][0]["message"].as_str().unwrap_or_default();
+    assert!(warned.starts_with("Some donated buffers were not usable: float32[1024,16000]"), "{warned}");
+    let left: Vec<(&str, &str)> = w.donation.left_over.iter().map(|r| (r.path.as_str(), r.shape.as_str())).collect();
+    assert_eq!(left, [("opt_state[0].nu['unembed']", "f32[1024,16000]")]);
+    let nu = args(&result).into_iter().find(|a| a.0 == "opt_state[0].nu['unembed']").expect("nu");
+    assert_eq!(w.donation.left_over_bytes, nu.1);
+    assert_eq!(w.donation.left_over_bytes, 65_536_000);
+    let moved: Vec<(&str, Option<u32>)> = w.donation.moved.iter().map(|r| (r.path.as_str(), r.output)).collect();
+    assert_eq!(moved, [("params['unembed']", Some(22)), ("opt_state[0].mu['unembed']", Some(33))]);
+    assert_eq!(w.donation.aliased, 33);
+    assert!(w.donation.double_buffered.is_empty());
+}
+
+#[test]
+fn without_the_texts_each_answer_says_what_it_needs() {
+    let Some((dir, stem)) = run_dir("baseline") else {
+        return common::skip("waste_needs", "the run waste_baseline");
+    };
+    let files: Vec<(String, Vec<u8>)> = (run_files(&dir, &stem).into_iter())
+        .filter(|(n, _)| !n.contains("optimizations"))
+        .collect();
+    let loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let m = &loaded.modules[0];
+    let w = waste(&m.module, &m.analysis);
+    assert!(w.replicated.values.is_empty() && w.donation.double_buffered.is_empty());
+    assert!(w.replicated.needs.as_deref().is_some_and(|n| n.contains("before_optimizations")), "{:?}", w.replicated.needs);
+    assert!(w.donation.needs.as_deref().is_some_and(|n| n.contains("after_optimizations")));
+    assert!(w.gathered.needs.is_some());
+
+    // A text before optimizations whose parameters print no sharding.
+    let mut files = run_files(&dir, &stem);
+    for (name, bytes) in files.iter_mut().filter(|(n, _)| n.contains("before_optimizations")) {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let stripped: String = (text.lines())
+            .map(|l| match (l.contains(" parameter("), l.find(", sharding={"), l.find(", metadata=")) {
+                (true, Some(a), Some(b)) if a < b => format!("{}{}\n", &l[..a], &l[b..]),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        assert!(stripped.len() < text.len(), "{name}: shardings taken out");
+        *bytes = stripped.into_bytes();
+    }
+    let loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let m = &loaded.modules[0];
+    let w = waste(&m.module, &m.analysis);
+    assert!(w.replicated.values.is_empty());
+    assert!(w.replicated.needs.as_deref().is_some_and(|n| n.contains("no sharding")), "{:?}", w.replicated.needs);
+    assert_eq!(w.donation.aliased, 34, "the donation answer does not need the shardings");
+}
+
+#[test]
+fn fsdp_gathers_layer_weights_from_their_parameters_and_baseline_gathers_none() {
+    let Some((w, _)) = load("gathered", "fsdp") else { return };
+    let from: Vec<&str> = w.gathered.values.iter().filter_map(|g| g.from.as_deref()).collect();
+    for p in ["params['layers']['w2']", "params['layers']['wq']"] {
+        assert!(from.contains(&p), "{p} gathered: {from:?}");
+    }
+    // A layer's slice of w2 gathered over `data`: bf16[1,2048,1024] = 4 MiB.
+    assert!(w.gathered.values.iter().any(|g| g.bytes == 4 << 20));
+    assert!(w.gathered.values.iter().all(|g| !g.values.is_empty()), "each is a value of the dump");
+    let Some((base, _)) = load("gathered", "baseline") else { return };
+    assert!(base.gathered.values.is_empty() && base.gathered.needs.is_none());
+}
+
+#[test]
+fn a_folder_of_three_modules_is_one_device() {
+    let Some(dumps) = common::shared_dumps_or_skip("device") else { return };
+    let dir = dumps.join("tpu-aot").join("turn4").join("raw_folder_multi");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).expect("folder").flatten().map(|e| e.path()).collect();
+    names.sort();
+    let plan = bufscope::parse::folder_plan(&names.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>());
+    let files: Vec<(String, Vec<u8>)> = (plan.dumps.iter().chain(&plan.hlo))
+        .map(|&i| (names[i].to_string_lossy().into_owned(), std::fs::read(&names[i]).expect("read")))
+        .collect();
+    let loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    let pairs: Vec<_> = loaded.modules.iter().map(|m| (&m.module, &m.analysis)).collect();
+    let d = bufscope::answers::waste::device::device(pairs.iter().copied(), None);
+    let jits: Vec<&str> = d.modules.iter().map(|l| l.jit_name.as_str()).collect();
+    assert_eq!(jits, ["jit_init", "jit_train_step", "jit_eval_step"]);
+    assert!(d.recompiles.is_empty());
+    let peaks: Vec<u64> = loaded.modules.iter().map(|m| m.analysis.spaces[0].peak_bytes).collect();
+    assert_eq!(d.worst_case_bytes, *peaks.iter().max().unwrap());
+    assert_eq!(d.worst_module.as_deref(), Some(loaded.modules[1].module.name.as_str()));
+    // Train and eval step take the same parameters (by path and per-device shape).
+    let shared: Vec<&str> = d.shared_arguments.iter().map(|s| s.path.as_str()).collect();
+    assert!(shared.iter().any(|p| p.starts_with("params")), "{shared:?}");
+    assert!(d.shared_arguments.iter().all(|s| s.modules.len() >= 2));
+    assert!(d.resident_bytes > 0 && d.resident_bytes <= d.worst_case_bytes);
+    // Each module has its text before optimizations, jit_init's numbered apart (0000 / 0003).
+    for m in &loaded.modules {
+        let before = m.module.hlo_before.as_ref().map(|h| h.name.as_str());
+        assert_eq!(before, m.module.hlo.as_ref().map(|h| h.name.as_str()), "{}", m.module.name);
+    }
+}
+
+#[test]
+fn diff_reports_what_a_change_of_sharding_or_donation_wastes() {
+    use bufscope::diff::{diff_modules, Side};
+    fn side(a: &bufscope::pipeline::Analysed) -> Side<'_> {
+        Side::new(&a.module, &a.analysis)
+    }
+    let Some(base) = analysed("waste_diff", "baseline") else { return };
+    let Some(lm) = analysed("waste_diff", "lmhead_replicated") else { return };
+    let w = diff_modules(side(&base), side(&lm)).waste.expect("both have HLO texts");
+    assert_eq!((w.replicated_saving_bytes.base, w.replicated_saving_bytes.new), (0, 196_608_000));
+    assert_eq!(
+        w.added,
+        ["replicated: opt_state[0].mu['unembed']", "replicated: opt_state[0].nu['unembed']", "replicated: params['unembed']"]
+    );
+    assert!(w.removed.is_empty());
+    let Some(nd) = analysed("waste_diff", "no_donation") else { return };
+    let w = diff_modules(side(&base), side(&nd)).waste.expect("texts");
+    assert_eq!((w.double_buffered_bytes.base, w.double_buffered_bytes.new), (0, 997_404_676));
+    assert_eq!(w.added.len(), 34);
+    // The reverse comparison is the exact reverse.
+    let r = diff_modules(side(&nd), side(&base)).waste.expect("texts");
+    assert_eq!((r.added, r.removed.len()), (w.removed, 34));
+    let same = diff_modules(side(&base), side(&base)).waste.expect("texts");
+    assert!(!same.changed());
+}
