@@ -1,7 +1,8 @@
 //! `bufscope::answers::sweep` and `bufscope sweep` on real TPU v5e compilations of one
 //! program: the batch sweep of `../shared/dumps/tpu-aot` (batch 8, 16, 32, 48, 64: per-device
 //! `tokens` dim 0 = 4 … 32), its sequence points (512, 1024), and the layers sweep (4 layers,
-//! `fixtures/sweep/`, made by tests/bench/make_sweep.sh, beside the shared 8). The varied
+//! `fixtures/sweep/`, made by tests/bench/make_sweep.sh, beside the shared 8), and batch 272,
+//! whose compile failed (`fixtures/sweep/`, with its `.error.txt`). The varied
 //! dimension is named, two varying dimensions are an error (exit 2), the fit predicts a
 //! left-out point within 10 %, and a pinned peak is never extrapolated.
 
@@ -11,13 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bufscope::answers::capacity::parse_capacity;
+use bufscope::answers::sweep::fit::steepest_slope;
 use bufscope::answers::sweep::{compiler_remats, sweep, Form, Options, Point};
 use bufscope::pipeline::{open_files, Loaded};
 
 /// The compilation `stem` of `dir`: its dump files and HLO text (maybe gzipped).
 fn load(dir: &Path, stem: &str) -> Loaded {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for part in ["buffer-assignment", "buffer-assignment-values", "live-range", "after_optimizations"] {
+    for part in ["buffer-assignment", "buffer-assignment-values", "live-range", "after_optimizations", "error"] {
         for name in [format!("{stem}.{part}.txt"), format!("{stem}.{part}.txt.gz")] {
             if let Ok(bytes) = std::fs::read(dir.join(&name)) {
                 files.push((name, bytes));
@@ -32,7 +34,8 @@ fn points(loads: &[Loaded]) -> Vec<Point<'_>> {
     (loads.iter())
         .map(|l| {
             let a = l.default_module().expect("a module");
-            Point { module: &a.module, analysis: &a.analysis, failed: false }
+            // An out-of-memory message beside the dump (`.error.txt`): the compile failed.
+            Point { module: &a.module, analysis: &a.analysis, failed: !l.oom.is_empty() }
         })
         .collect()
 }
@@ -73,11 +76,47 @@ fn the_batch_sweep_is_linear_in_the_tokens_first_dimension() {
     let (largest, first) = (hbm.largest_fitting.unwrap(), hbm.first_not_fitting.unwrap());
     assert_eq!(first, largest + 1);
     assert!(model.at(largest as f64) + model.max_residual_bytes <= capacity.bytes);
-    assert!(model.at(first as f64) + model.max_residual_bytes > capacity.bytes);
+    // Beyond 32 the peak is taken to grow at the steepest growth measured (4 → 8 here).
+    let measured: Vec<(f64, u64)> = hbm.points.iter().map(|p| (p.value as f64, p.peak_live_bytes)).collect();
+    let slope = steepest_slope(&measured);
+    assert!((slope - (peaks[1] - peaks[0]) as f64 / 4.0).abs() < 1.0, "{slope}");
+    let grown = |v: u64| peaks[4] as f64 + slope * (v - 32) as f64 + model.max_residual_bytes as f64;
+    assert!(grown(largest) <= capacity.bytes as f64 && grown(first) > capacity.bytes as f64);
     assert!(largest > 32 && largest < 400, "{largest}");
     // The categories at the peak: the model parameters and optimizer state do not grow.
     let params = hbm.categories.iter().find(|c| c.label == "model parameters").unwrap();
     assert_eq!(params.model.as_ref().unwrap().form, Form::Constant);
+}
+
+#[test]
+fn a_failed_compile_is_a_point_that_does_not_fit() {
+    let Some(dumps) = common::shared_dumps_or_skip("a_failed_compile_is_a_point_that_does_not_fit") else {
+        return;
+    };
+    let mut loads = batch_sweep(&dumps);
+    loads.push(load(&common::fixtures_dir().join("sweep"), "tpu_v5e_lm_scan_remat_b272"));
+    let capacity = parse_capacity("v5e").unwrap();
+    let s = sweep(&points(&loads), &Options { capacity: Some(capacity.clone()), at: Vec::new() }).unwrap();
+    assert_eq!(s.varied.values, [4, 8, 16, 24, 32, 136]);
+    let hbm = &s.spaces[0];
+    let failed = &hbm.points[5];
+    assert!(failed.failed && !failed.pinned, "{failed:?}");
+    // XLA still wrote the dump: its peak is over the capacity (15.87G of temporaries, the error says).
+    assert!(failed.peak_live_bytes > capacity.bytes);
+    assert!(failed.compiler_remats > 0, "the compiler tried to rematerialise");
+    // Left out of the fit: the same line as without it.
+    let without = sweep(&points(&loads[..5]), &Options::default()).unwrap();
+    assert_eq!(hbm.model, without.spaces[0].model);
+    let (largest, first) = (hbm.largest_fitting.unwrap(), hbm.first_not_fitting.unwrap());
+    assert!(largest < 136 && first <= 136 && first == largest + 1, "{largest} {first}");
+    // From the points below alone, never above the real one: batch 272 (136) failed, so the
+    // largest that fits is at most 135. The line alone (1.1 GiB + 107.5 MiB·v, plus its
+    // worst residual) would say 138; the steepest growth measured between two points stops it.
+    for k in 2..=5 {
+        let s = sweep(&points(&loads[..k]), &Options { capacity: Some(capacity.clone()), at: Vec::new() }).unwrap();
+        let said = s.spaces[0].largest_fitting.unwrap();
+        assert!(said < 136, "from {k} points: {said}");
+    }
 }
 
 #[test]
@@ -180,6 +219,14 @@ fn the_command_prints_the_issues_json_and_exits_2_for_two_dimensions() {
     assert_eq!(hbm["model"]["form"], "linear");
     assert_eq!(hbm["at"][0]["value"], 64);
     assert_eq!(hbm["pinned"], false);
+    // A gzipped file brings its run's files, the `.error.txt` among them: a failed point.
+    let b272 = path(common::fixtures_dir().join("sweep/tpu_v5e_lm_scan_remat_b272.buffer-assignment.txt.gz"));
+    let out = bufscope(&["sweep", "--json", "--capacity", "v5e", &b8, &b16, &b272]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["varied"]["values"], serde_json::json!([4, 8, 136]));
+    assert_eq!(json["spaces"][0]["points"][2]["failed"], true);
+    assert!(json["spaces"][0]["first_not_fitting"].as_u64().unwrap() <= 136);
     // A file brings its run's files: the HLO text too (the trip count needs it).
     let out = bufscope(&["sweep", &b8, &b16, &s512]);
     assert_eq!(out.status.code(), Some(2));

@@ -167,12 +167,45 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
     out.iter().all(|c| c.is_finite()).then_some(out)
 }
 
-/// The largest whole value from `from` up whose fitted bytes plus `margin` stay within
-/// `capacity`, and the first above it that does not; `(None, Some(from))` when `from`
-/// itself does not fit, `(None, None)` when the form never reaches the capacity below
-/// 2⁴⁰ (a constant under it).
-pub fn crossing(model: &Model, capacity: u64, margin: u64, from: u64) -> (Option<u64>, Option<u64>) {
-    let fits = |v: u64| model.at(v as f64).saturating_add(margin) <= capacity;
+/// The steepest growth between two neighbouring values of `points` (bytes per unit, at
+/// least 0): beyond the largest value measured the peak is taken to grow at least this fast.
+pub fn steepest_slope(points: &[(f64, u64)]) -> f64 {
+    let mut sorted: Vec<(f64, u64)> = points.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (sorted.windows(2))
+        .filter(|w| w[1].0 > w[0].0)
+        .map(|w| (w[1].1 as f64 - w[0].1 as f64) / (w[1].0 - w[0].0))
+        .fold(0.0, f64::max)
+}
+
+/// What is judged to fit: the fitted form plus `margin` within `capacity`, and beyond the
+/// largest value measured, `last = (value, bytes)`, that point's bytes grown at `slope`
+/// ([`steepest_slope`]) plus `margin` too: the two read together, so that a form fitted
+/// below never carries a value above the real one into "fits" (the compiler's choices
+/// steepen a peak's growth further out).
+pub struct Judged<'a> {
+    pub model: &'a Model,
+    pub capacity: u64,
+    pub margin: u64,
+    pub last: (u64, u64),
+    pub slope: f64,
+}
+
+impl Judged<'_> {
+    pub fn fits(&self, v: u64) -> bool {
+        let by_form = self.model.at(v as f64).saturating_add(self.margin) <= self.capacity;
+        let (last_v, last_bytes) = self.last;
+        let by_slope = v <= last_v
+            || last_bytes as f64 + self.slope * (v - last_v) as f64 + self.margin as f64 <= self.capacity as f64;
+        by_form && by_slope
+    }
+}
+
+/// The largest whole value from `from` up that [`Judged::fits`], and the first above it
+/// that does not; `(None, Some(from))` when `from` itself does not fit, `(None, None)`
+/// when nothing stops it below 2⁴⁰ (a constant under the capacity).
+pub fn crossing(judged: &Judged, from: u64) -> (Option<u64>, Option<u64>) {
+    let fits = |v: u64| judged.fits(v);
     if !fits(from) {
         // Below the first value measured: walk down (the values are few).
         let mut v = from;
@@ -235,16 +268,24 @@ mod tests {
         assert!(m.max_residual_bytes > 0);
     }
 
+    fn judged(model: &Model, capacity: u64, margin: u64, last: (u64, u64), slope: f64) -> Judged<'_> {
+        Judged { model, capacity, margin, last, slope }
+    }
+
     #[test]
     fn crossing_is_the_last_whole_value_that_fits() {
         let m = fit(&[(8.0, 1000 + 400), (16.0, 1000 + 800)]).unwrap();
         // 1000 + 50 v ≤ 3000 → v ≤ 40.
-        assert_eq!(crossing(&m, 3000, 0, 8), (Some(40), Some(41)));
+        assert_eq!(crossing(&judged(&m, 3000, 0, (16, 1800), 50.0), 8), (Some(40), Some(41)));
         // A margin of 100 bytes: v ≤ 38.
-        assert_eq!(crossing(&m, 3000, 100, 8), (Some(38), Some(39)));
+        assert_eq!(crossing(&judged(&m, 3000, 100, (16, 1800), 50.0), 8), (Some(38), Some(39)));
+        // A steeper growth seen between two points: 1800 + 60 (v − 16) ≤ 3000 → v ≤ 36.
+        assert_eq!(crossing(&judged(&m, 3000, 0, (16, 1800), 60.0), 8), (Some(36), Some(37)));
         // The first value measured does not fit: walk down.
-        assert_eq!(crossing(&m, 1300, 0, 8), (Some(6), Some(7)));
+        assert_eq!(crossing(&judged(&m, 1300, 0, (16, 1800), 50.0), 8), (Some(6), Some(7)));
         let flat = fit(&[(1.0, 5), (2.0, 5), (3.0, 5)]).unwrap();
-        assert_eq!(crossing(&flat, 10, 0, 1), (None, None));
+        assert_eq!(crossing(&judged(&flat, 10, 0, (3, 5), 0.0), 1), (None, None));
+        assert_eq!(steepest_slope(&[(4.0, 10), (8.0, 30), (16.0, 50), (16.0, 51)]), 5.0);
+        assert_eq!(steepest_slope(&[(4.0, 10)]), 0.0);
     }
 }

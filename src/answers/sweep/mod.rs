@@ -12,6 +12,11 @@
 //! capacity while the compiler rematerialised instructions of its own (names ending in
 //! `.remat`, `.remat2`, … in the dump) is *pinned*: it is left out of the fit, and no value
 //! above it is said to fit from the form alone.
+//!
+//! **What fits** is judged on the safe side: the fitted form plus its worst residual, and
+//! beyond the largest value measured, that point grown at the steepest growth measured
+//! between two neighbouring points ([`fit::Judged`]); measured points overrule both (a
+//! compile that failed does not fit, one that compiled does).
 
 pub mod fit;
 pub mod varied;
@@ -299,8 +304,24 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
         return;
     }
     let from = s.points.first().map_or(1, |p| p.value.max(1));
+    let fitted: Vec<(f64, u64)> = (s.points.iter())
+        .filter(|p| !p.failed && !p.pinned)
+        .map(|p| (p.value as f64, p.peak_live_bytes))
+        .collect();
+    let last = (s.points.iter().filter(|p| !p.failed && !p.pinned))
+        .max_by_key(|p| p.value)
+        .map_or((0, 0), |p| (p.value, p.peak_live_bytes));
     let (mut largest, mut first) = match &s.model {
-        Some(m) => fit::crossing(m, cap.bytes, m.max_residual_bytes, from),
+        Some(m) => {
+            let judged = fit::Judged {
+                model: m,
+                capacity: cap.bytes,
+                margin: m.max_residual_bytes,
+                last,
+                slope: fit::steepest_slope(&fitted),
+            };
+            fit::crossing(&judged, from)
+        }
         None => (None, None),
     };
     if let Some(n) = measured_not {
@@ -315,7 +336,11 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
     s.first_not_fitting = first;
     s.sentence = match (largest, first) {
         (_, None) => format!("{form}: within {} at every value.", cap.described()),
-        (Some(l), Some(f)) => format!("fits {} up to {l}; {f} does not ({form}, with its worst residual as margin).", cap.described()),
+        (Some(l), Some(f)) => format!(
+            "fits {} up to {l}; {f} does not ({form}; its worst residual as margin, and beyond {} the steepest growth measured between two points).",
+            cap.described(),
+            last.0
+        ),
         (None, Some(f)) => format!("does not fit {} even at {f} ({form}).", cap.described()),
     };
 }
