@@ -234,3 +234,34 @@ fn the_command_prints_the_issues_json_and_exits_2_for_two_dimensions() {
     assert!(err.contains("two dimensions vary") && err.contains("dim 0") && err.contains("dim 1"), "{err}");
     assert_eq!(bufscope(&["sweep", &b8]).status.code(), Some(2), "one compilation is no sweep");
 }
+
+#[test]
+fn any_two_compilations_give_an_answer_or_a_sentence() {
+    // Different programs, versions and backends side by side: never a panic, and where
+    // something is said to fit, the capacity holds the form there.
+    let loads: Vec<Loaded> = (common::fixture_modules().iter())
+        .map(|f| open_files(f.inputs()))
+        .filter(|l| !l.modules.is_empty())
+        .collect();
+    let capacity = parse_capacity("1MiB").unwrap();
+    let (mut answers, mut sentences) = (0, 0);
+    for pair in loads.windows(2) {
+        let options = Options { capacity: Some(capacity.clone()), at: vec![0, 1, u64::MAX] };
+        match sweep(&points(pair), &options) {
+            Ok(s) => {
+                answers += 1;
+                for sp in s.spaces.iter().filter(|sp| sp.color == 0) {
+                    if let (Some(l), Some(m)) = (sp.largest_fitting, &sp.model) {
+                        let measured = sp.points.iter().any(|p| p.value == l);
+                        assert!(measured || m.at(l as f64) <= capacity.bytes, "{}: {sp:?}", s.module);
+                    }
+                }
+            }
+            Err(e) => {
+                sentences += 1;
+                assert!(e.contains("vary"), "{e}");
+            }
+        }
+    }
+    assert!(answers + sentences == loads.len() - 1 && sentences > 0, "{answers} {sentences}");
+}

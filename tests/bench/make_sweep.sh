@@ -25,7 +25,7 @@ for point in "${POINTS[@]}"; do
   tmp="$(mktemp -d)"; mkdir -p "$dest"
   echo "compiling $name ($kv) ..."
   XLA_FLAGS="--xla_dump_to=$tmp/xla --xla_dump_hlo_as_text" RESULT_JSON="$tmp/RESULT.json" \
-    nice "$VENV/bin/python" "$PROG" lm_scan_remat v5e:2x2 "$kv" >"$tmp/log.txt" 2>&1
+    "$VENV/bin/python" "$PROG" lm_scan_remat v5e:2x2 "$kv" >"$tmp/log.txt" 2>&1
   echo "  exit $? ($(tail -1 "$tmp/log.txt" | cut -c1-160))"
   for f in "$tmp"/xla/module_*jit_train_step*after_optimizations*; do
     [ -e "$f" ] || continue

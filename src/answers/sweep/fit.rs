@@ -201,27 +201,29 @@ impl Judged<'_> {
     }
 }
 
-/// The largest whole value from `from` up that [`Judged::fits`], and the first above it
-/// that does not; `(None, Some(from))` when `from` itself does not fit, `(None, None)`
-/// when nothing stops it below 2⁴⁰ (a constant under the capacity).
+/// The largest whole value that [`Judged::fits`], searched from `from` up (or below it when
+/// `from` does not fit), and the first above it that does not; `(None, Some(1))` when not
+/// even 1 fits, `(None, None)` when nothing stops it below 2⁴⁰ (a constant under the
+/// capacity).
 pub fn crossing(judged: &Judged, from: u64) -> (Option<u64>, Option<u64>) {
     let fits = |v: u64| judged.fits(v);
-    if !fits(from) {
-        // Below the first value measured: walk down (the values are few).
-        let mut v = from;
-        while v > 1 && !fits(v - 1) {
-            v -= 1;
+    let from = from.max(1);
+    let (mut lo, mut hi) = if fits(from) {
+        let (mut lo, mut hi) = (from, from.saturating_mul(2));
+        while fits(hi) {
+            if hi >= 1 << 40 {
+                return (None, None);
+            }
+            lo = hi;
+            hi = hi.saturating_mul(2);
         }
-        return if v > 1 { (Some(v - 1), Some(v)) } else { (None, Some(v)) };
-    }
-    let (mut lo, mut hi) = (from, from.max(1).saturating_mul(2));
-    while fits(hi) {
-        if hi >= 1 << 40 {
-            return (None, None);
-        }
-        lo = hi;
-        hi = hi.saturating_mul(2);
-    }
+        (lo, hi)
+    } else if fits(1) {
+        // Below the first value measured.
+        (1, from)
+    } else {
+        return (None, Some(1));
+    };
     // fits(lo), !fits(hi): the forms chosen grow from the measured range on.
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
@@ -281,10 +283,13 @@ mod tests {
         assert_eq!(crossing(&judged(&m, 3000, 100, (16, 1800), 50.0), 8), (Some(38), Some(39)));
         // A steeper growth seen between two points: 1800 + 60 (v − 16) ≤ 3000 → v ≤ 36.
         assert_eq!(crossing(&judged(&m, 3000, 0, (16, 1800), 60.0), 8), (Some(36), Some(37)));
-        // The first value measured does not fit: walk down.
+        // The first value measured does not fit: search below it.
         assert_eq!(crossing(&judged(&m, 1300, 0, (16, 1800), 50.0), 8), (Some(6), Some(7)));
         let flat = fit(&[(1.0, 5), (2.0, 5), (3.0, 5)]).unwrap();
         assert_eq!(crossing(&judged(&flat, 10, 0, (3, 5), 0.0), 1), (None, None));
+        // Nothing fits, even 1; a huge first value is searched, not walked.
+        assert_eq!(crossing(&judged(&m, 10, 0, (16, 1800), 50.0), 8), (None, Some(1)));
+        assert_eq!(crossing(&judged(&m, 3000, 0, (16, 1800), 50.0), 1 << 50), (Some(40), Some(41)));
         assert_eq!(steepest_slope(&[(4.0, 10), (8.0, 30), (16.0, 50), (16.0, 51)]), 5.0);
         assert_eq!(steepest_slope(&[(4.0, 10)]), 0.0);
     }

@@ -330,7 +330,7 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
     }
     if let Some(m) = measured_fit {
         largest = Some(largest.map_or(m, |l| l.max(m)));
-        first = first.map(|f| f.max(m + 1));
+        first = first.map(|f| f.max(m.saturating_add(1)));
     }
     s.largest_fitting = largest;
     s.first_not_fitting = first;
