@@ -2,7 +2,8 @@
 //! program: the batch sweep of `../shared/dumps/tpu-aot` (batch 8, 16, 32, 48, 64: per-device
 //! `tokens` dim 0 = 4 … 32), its sequence points (512, 1024), and the layers sweep (4 layers,
 //! `fixtures/sweep/`, made by tests/bench/make_sweep.sh, beside the shared 8), and batch 272,
-//! whose compile failed (`fixtures/sweep/`, with its `.error.txt`). The varied
+//! whose compile failed (`fixtures/sweep/`, with its `.error.txt`), and batch 264, which
+//! compiled at 98 % of the capacity with the compiler's own rematerialisation. The varied
 //! dimension is named, two varying dimensions are an error (exit 2), the fit predicts a
 //! left-out point within 10 %, and a pinned peak is never extrapolated.
 
@@ -117,6 +118,35 @@ fn a_failed_compile_is_a_point_that_does_not_fit() {
         let said = s.spaces[0].largest_fitting.unwrap();
         assert!(said < 136, "from {k} points: {said}");
     }
+}
+
+#[test]
+fn a_peak_pinned_near_the_capacity_is_not_extrapolated() {
+    let Some(dumps) = common::shared_dumps_or_skip("a_peak_pinned_near_the_capacity_is_not_extrapolated") else {
+        return;
+    };
+    let mut loads = batch_sweep(&dumps);
+    let fixtures = common::fixtures_dir().join("sweep");
+    loads.push(load(&fixtures, "tpu_v5e_lm_scan_remat_b264"));
+    loads.push(load(&fixtures, "tpu_v5e_lm_scan_remat_b272"));
+    let capacity = parse_capacity("v5e").unwrap();
+    let s = sweep(&points(&loads), &Options { capacity: Some(capacity.clone()), at: vec![140] }).unwrap();
+    assert_eq!(s.varied.values, [4, 8, 16, 24, 32, 132, 136]);
+    let hbm = &s.spaces[0];
+    // Batch 264 compiled at 98 % of 15.75 GiB with the compiler's own .remat clones: pinned.
+    let b264 = &hbm.points[5];
+    assert!(b264.pinned && !b264.failed && b264.compiler_remats > 0, "{b264:?}");
+    assert!(b264.peak_live_bytes <= capacity.bytes && b264.peak_live_bytes as f64 > 0.97 * capacity.bytes as f64);
+    assert!(hbm.pinned);
+    assert!(hbm.sentence.starts_with("pinned: at 132"), "{}", hbm.sentence);
+    assert!(hbm.sentence.contains(".remat"), "{}", hbm.sentence);
+    // The measured points decide: 132 compiled, 136 failed; the fit leaves 264 out.
+    assert_eq!((hbm.largest_fitting, hbm.first_not_fitting), (Some(132), Some(136)));
+    let without = sweep(&points(&loads[..5]), &Options::default()).unwrap();
+    assert_eq!(hbm.model, without.spaces[0].model);
+    // Without the failed compile, still nothing above the pinned point is said to fit.
+    let s = sweep(&points(&loads[..6]), &Options { capacity: Some(capacity), at: Vec::new() }).unwrap();
+    assert_eq!((s.spaces[0].largest_fitting, s.spaces[0].first_not_fitting), (Some(132), None));
 }
 
 #[test]

@@ -292,7 +292,7 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
         s.largest_fitting = measured_fit;
         s.first_not_fitting = measured_not;
         s.sentence = format!(
-            "pinned: at {} the peak is {} ({:.1} % of {}) and the compiler rematerialised {} instructions ({}) to fit, so the peak stops growing with the value; no value above {} is said to fit from the {form}: compile one to know.",
+            "pinned: at {} the peak is {} ({:.1} % of {}) and the compiler rematerialised {} instructions ({}) to fit: near the capacity the compiler trades compute for memory, so the peak may stop growing with the value; no value above {} is said to fit from the {form}: compile one to know.",
             pin.value,
             human_bytes(pin.peak_live_bytes),
             100.0 * pin.peak_live_bytes as f64 / cap.bytes as f64,
