@@ -167,6 +167,16 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
     out.iter().all(|c| c.is_finite()).then_some(out)
 }
 
+/// The least-squares parabola through `points` when it bends up (three values or more):
+/// what a peak growing with the square of the value (attention over the sequence) would
+/// reach, held beside the chosen form when judging what fits.
+pub fn upward_parabola(points: &[(f64, u64)]) -> Option<Model> {
+    if distinct_count(points) < 3 {
+        return None;
+    }
+    fit_degree(points, 2).filter(|m| m.coefficients[2] > 0.0)
+}
+
 /// The steepest growth between two neighbouring values of `points` (bytes per unit, at
 /// least 0): beyond the largest value measured the peak is taken to grow at least this fast.
 pub fn steepest_slope(points: &[(f64, u64)]) -> f64 {
@@ -178,9 +188,10 @@ pub fn steepest_slope(points: &[(f64, u64)]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// What is judged to fit: the fitted form plus `margin` within `capacity`, and beyond the
-/// largest value measured, `last = (value, bytes)`, that point's bytes grown at `slope`
-/// ([`steepest_slope`]) plus `margin` too: the two read together, so that a form fitted
+/// What is judged to fit: the fitted form plus `margin` within `capacity`, the parabola
+/// through the points too where it bends up, and beyond the largest value measured,
+/// `last = (value, bytes)`, that point's bytes grown at `slope` ([`steepest_slope`]) plus
+/// `margin`: all read together, so that a form fitted
 /// below never carries a value above the real one into "fits" (the compiler's choices
 /// steepen a peak's growth further out).
 pub struct Judged<'a> {
@@ -189,11 +200,16 @@ pub struct Judged<'a> {
     pub margin: u64,
     pub last: (u64, u64),
     pub slope: f64,
+    /// [`upward_parabola`], held with its own worst residual as margin.
+    pub parabola: Option<&'a Model>,
 }
 
 impl Judged<'_> {
     pub fn fits(&self, v: u64) -> bool {
-        let by_form = self.model.at(v as f64).saturating_add(self.margin) <= self.capacity;
+        let by_parabola = self.parabola.is_none_or(|p| {
+            p.at(v as f64).saturating_add(p.max_residual_bytes) <= self.capacity
+        });
+        let by_form = by_parabola && self.model.at(v as f64).saturating_add(self.margin) <= self.capacity;
         let (last_v, last_bytes) = self.last;
         let by_slope = v <= last_v
             || last_bytes as f64 + self.slope * (v - last_v) as f64 + self.margin as f64 <= self.capacity as f64;
@@ -271,7 +287,7 @@ mod tests {
     }
 
     fn judged(model: &Model, capacity: u64, margin: u64, last: (u64, u64), slope: f64) -> Judged<'_> {
-        Judged { model, capacity, margin, last, slope }
+        Judged { model, capacity, margin, last, slope, parabola: None }
     }
 
     #[test]
@@ -290,6 +306,13 @@ mod tests {
         // Nothing fits, even 1; a huge first value is searched, not walked.
         assert_eq!(crossing(&judged(&m, 10, 0, (16, 1800), 50.0), 8), (None, Some(1)));
         assert_eq!(crossing(&judged(&m, 3000, 0, (16, 1800), 50.0), 1 << 50), (Some(40), Some(41)));
+        // A parabola bending up held beside the line: 1000 + 50 v + v² ≤ 3000 → v ≤ 26.
+        let bent = Model { form: Form::Quadratic, coefficients: vec![1000.0, 50.0, 1.0], max_residual_bytes: 0 };
+        let with = Judged { parabola: Some(&bent), ..judged(&m, 3000, 0, (16, 1800), 50.0) };
+        assert_eq!(crossing(&with, 8), (Some(26), Some(27)));
+        assert!(upward_parabola(&[(1.0, 10), (2.0, 20)]).is_none());
+        assert!(upward_parabola(&[(1.0, 10), (2.0, 20), (3.0, 40)]).is_some());
+        assert!(upward_parabola(&[(1.0, 10), (2.0, 30), (3.0, 40)]).is_none());
         assert_eq!(steepest_slope(&[(4.0, 10), (8.0, 30), (16.0, 50), (16.0, 51)]), 5.0);
         assert_eq!(steepest_slope(&[(4.0, 10)]), 0.0);
     }

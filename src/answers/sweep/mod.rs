@@ -13,8 +13,9 @@
 //! `.remat`, `.remat2`, … in the dump) is *pinned*: it is left out of the fit, and no value
 //! above it is said to fit from the form alone.
 //!
-//! **What fits** is judged on the safe side: the fitted form plus its worst residual, and
-//! beyond the largest value measured, that point grown at the steepest growth measured
+//! **What fits** is judged on the safe side: the fitted form plus its worst residual, the
+//! parabola through the points where it bends up ([`fit::upward_parabola`]), and beyond the
+//! largest value measured, that point grown at the steepest growth measured
 //! between two neighbouring points ([`fit::Judged`]); measured points overrule both (a
 //! compile that failed does not fit, one that compiled does).
 
@@ -311,6 +312,7 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
     let last = (s.points.iter().filter(|p| !p.failed && !p.pinned))
         .max_by_key(|p| p.value)
         .map_or((0, 0), |p| (p.value, p.peak_live_bytes));
+    let parabola = fit::upward_parabola(&fitted);
     let (mut largest, mut first) = match &s.model {
         Some(m) => {
             let judged = fit::Judged {
@@ -319,6 +321,7 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
                 margin: m.max_residual_bytes,
                 last,
                 slope: fit::steepest_slope(&fitted),
+                parabola: parabola.as_ref(),
             };
             fit::crossing(&judged, from)
         }
@@ -337,7 +340,7 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
     s.sentence = match (largest, first) {
         (_, None) => format!("{form}: within {} at every value.", cap.described()),
         (Some(l), Some(f)) => format!(
-            "fits {} up to {l}; {f} does not ({form}; its worst residual as margin, and beyond {} the steepest growth measured between two points).",
+            "fits {} up to {l}; {f} does not ({form}; its worst residual as margin, the parabola through the points where it bends up, and beyond {} the steepest growth measured between two points).",
             cap.described(),
             last.0
         ),
