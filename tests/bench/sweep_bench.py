@@ -51,7 +51,7 @@ SWEEPS = {
     "batch (tokens dim 0 = batch / 2)": [
         shared("remat-ladder", STEM + "_b8"), shared("jax0.12-libtpu0.0.50", STEM),
         shared("remat-ladder", STEM + "_b32"), shared("turn4", STEM + "_b48"),
-        shared("turn4", STEM + "_b64"), made("b256"), made("b264"), made("b272"), made("b280"),
+        shared("turn4", STEM + "_b64"), made("b192"), made("b256"), made("b264"), made("b272"), made("b280"),
         made("b288"), made("b320")],
     "sequence (tokens dim 1 = seq + 1)": [
         made("s256"), shared("turn4", STEM + "_s512"), shared("jax0.12-libtpu0.0.50", STEM), made("s2048")],
