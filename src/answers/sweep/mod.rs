@@ -17,7 +17,8 @@
 //! parabola through the points where it bends up ([`fit::upward_parabola`]), and beyond the
 //! largest value measured, that point grown at the steepest growth measured
 //! between two neighbouring points ([`fit::Judged`]); measured points overrule both (a
-//! compile that failed does not fit, one that compiled does).
+//! compile that failed does not fit, one that compiled does), and nothing past twice the
+//! largest value compiled is said to fit (`fit_says_largest` keeps what the fit said).
 
 pub mod fit;
 pub mod varied;
@@ -106,6 +107,9 @@ pub struct SpaceSweep {
     pub capacity_bytes: Option<u64>,
     pub largest_fitting: Option<u64>,
     pub first_not_fitting: Option<u64>,
+    /// The largest value the fit alone says fits, before the rules of the safe side: the
+    /// measured points and no more than twice the largest value compiled.
+    pub fit_says_largest: Option<u64>,
     pub pinned: bool,
     pub sentence: String,
     pub categories: Vec<CategorySweep>,
@@ -224,6 +228,7 @@ fn space_sweep(each: &Each, color: u32, capacity: Option<&Capacity>, at: &[u64])
         capacity_bytes: cap,
         largest_fitting: None,
         first_not_fitting: None,
+        fit_says_largest: None,
         pinned: false,
         sentence: String::new(),
         categories,
@@ -304,29 +309,16 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
         );
         return;
     }
-    let from = s.points.first().map_or(1, |p| p.value.max(1));
-    let fitted: Vec<(f64, u64)> = (s.points.iter())
-        .filter(|p| !p.failed && !p.pinned)
-        .map(|p| (p.value as f64, p.peak_live_bytes))
-        .collect();
-    let last = (s.points.iter().filter(|p| !p.failed && !p.pinned))
-        .max_by_key(|p| p.value)
-        .map_or((0, 0), |p| (p.value, p.peak_live_bytes));
-    let parabola = fit::upward_parabola(&fitted);
-    let (mut largest, mut first) = match &s.model {
-        Some(m) => {
-            let judged = fit::Judged {
-                model: m,
-                capacity: cap.bytes,
-                margin: m.max_residual_bytes,
-                last,
-                slope: fit::steepest_slope(&fitted),
-                parabola: parabola.as_ref(),
-            };
-            fit::crossing(&judged, from)
-        }
-        None => (None, None),
-    };
+    let (crossed, last) = fitted_crossing(s, cap.bytes);
+    let (mut largest, mut first) = crossed;
+    // Beyond twice the largest value compiled the fit is not trusted: a square term hidden
+    // at small values (attention over the sequence) grows past any form fitted there.
+    let trusted = last.0.saturating_mul(2);
+    s.fit_says_largest = largest;
+    let beyond = first.is_some() && largest.is_some_and(|l| l > trusted);
+    if beyond {
+        (largest, first) = (Some(trusted), None);
+    }
     if let Some(n) = measured_not {
         first = Some(first.map_or(n, |f| f.min(n)));
         largest = largest.map(|l| l.min(n.saturating_sub(1)));
@@ -337,15 +329,49 @@ fn judge(s: &mut SpaceSweep, capacity: Option<&Capacity>) {
     }
     s.largest_fitting = largest;
     s.first_not_fitting = first;
+    let on = cap.described();
     s.sentence = match (largest, first) {
-        (_, None) => format!("{form}: within {} at every value.", cap.described()),
+        (Some(l), None) if beyond => format!(
+            "fits {on} up to at least {l}, twice the largest value compiled ({}); the {form} says up to {}, but past twice the largest value compiled no fit is trusted: compile near it to know.",
+            last.0,
+            s.fit_says_largest.unwrap_or(l)
+        ),
+        (_, None) => format!("{form}: within {on} at every value."),
         (Some(l), Some(f)) => format!(
-            "fits {} up to {l}; {f} does not ({form}; its worst residual as margin, the parabola through the points where it bends up, and beyond {} the steepest growth measured between two points).",
-            cap.described(),
+            "fits {on} up to {l}; {f} does not ({form}; its worst residual as margin, the parabola through the points where it bends up, and beyond {} the steepest growth measured between two points).",
             last.0
         ),
-        (None, Some(f)) => format!("does not fit {} even at {f} ({form}).", cap.described()),
+        (None, Some(f)) => format!("does not fit {on} even at {f} ({form})."),
     };
+}
+
+/// Where the fit crosses the capacity ([`fit::crossing`] on [`fit::Judged`]), and the
+/// largest point fitted `(value, bytes)`.
+fn fitted_crossing(s: &SpaceSweep, capacity: u64) -> ((Option<u64>, Option<u64>), (u64, u64)) {
+    let from = s.points.first().map_or(1, |p| p.value.max(1));
+    let fitted: Vec<(f64, u64)> = (s.points.iter())
+        .filter(|p| !p.failed && !p.pinned)
+        .map(|p| (p.value as f64, p.peak_live_bytes))
+        .collect();
+    let last = (s.points.iter().filter(|p| !p.failed && !p.pinned))
+        .max_by_key(|p| p.value)
+        .map_or((0, 0), |p| (p.value, p.peak_live_bytes));
+    let parabola = fit::upward_parabola(&fitted);
+    let crossed = match &s.model {
+        Some(m) => {
+            let judged = fit::Judged {
+                model: m,
+                capacity,
+                margin: m.max_residual_bytes,
+                last,
+                slope: fit::steepest_slope(&fitted),
+                parabola: parabola.as_ref(),
+            };
+            fit::crossing(&judged, from)
+        }
+        None => (None, None),
+    };
+    (crossed, last)
 }
 
 #[cfg(test)]
@@ -373,6 +399,7 @@ mod tests {
             capacity_bytes: None,
             largest_fitting: None,
             first_not_fitting: None,
+            fit_says_largest: None,
             pinned: false,
             sentence: String::new(),
             categories: Vec::new(),
