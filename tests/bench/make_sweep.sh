@@ -16,7 +16,7 @@ export ALLOW_MULTIPLE_LIBTPU_LOAD=1
 PROG="${PROG_PY:-$HERE/../shared/dumps/tpu-aot/programs/tpu_programs.py}"
 [ -f "$PROG" ] || PROG=/work/shared/dumps/tpu-aot/programs/tpu_programs.py
 POINTS=("$@")
-[ ${#POINTS[@]} -eq 0 ] && POINTS=(l4=n_layers=4 l12=n_layers=12 s256=seq=256 s2048=seq=2048 b192=batch=192 b256=batch=256 b264=batch=264 b272=batch=272 b280=batch=280 b288=batch=288 b320=batch=320)
+[ ${#POINTS[@]} -eq 0 ] && POINTS=(l4=n_layers=4 l12=n_layers=12 s256=seq=256 s2048=seq=2048 s4096=seq=4096 s5120=seq=5120 s6144=seq=6144 b192=batch=192 b256=batch=256 b264=batch=264 b272=batch=272 b280=batch=280 b288=batch=288 b320=batch=320)
 mkdir -p "$OUT"
 for point in "${POINTS[@]}"; do
   name="${point%%=*}"; kv="${point#*=}"

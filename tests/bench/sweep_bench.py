@@ -5,7 +5,7 @@
 
 Reads the batch, sequence and layers points of ../shared/dumps/tpu-aot (batch 8, 16, 32, 48,
 64; sequence 512, 1024; 8 layers) and those tests/bench/make_sweep.sh made into
-target/sweep-dumps (layers 4, 12; sequence 256, 2048; batch near the capacity; a point
+target/sweep-dumps (layers 4, 12; sequence 256 to 6144; batch near the capacity; a point
 whose compile failed keeps its dump and `.error.txt`: a point that does not fit). A point
 that is absent is left out and said so.
 
@@ -13,7 +13,8 @@ that is absent is left out and said so.
    `bufscope sweep --at V` from the others (target: within 10 %).
 2. Extrapolation: from the points up to M (at least two), each point above M up to 2·M
    (target: within 15 %).
-3. With `--capacity v5e`, the largest value said to fit from the points up to M, against the
+3. With `--capacity v5e`, the largest value said to fit from the points up to M (and what the
+   fit alone says, `fit_says_largest`), against the
    real bracket: the largest compiled that fits and the smallest that failed (target: never
    above the real one).
 Every figure is HBM's (memory space 0) occupied-bytes peak, `peak_live_bytes`.
