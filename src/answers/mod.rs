@@ -31,6 +31,7 @@ pub mod loops;
 pub mod padding;
 pub mod paired;
 pub mod peaks;
+pub mod sweep;
 pub mod waste;
 pub mod whatif;
 pub mod xprof;

@@ -1,5 +1,5 @@
 //! The `bufscope` command line (native only): `summary`, `diff`, `render`, `html`, `bench`,
-//! `generate`, `whatif` and `fit`.
+//! `generate`, `whatif`, `fit` and `sweep`.
 //!
 //! Owns: the commands, their arguments (clap, derived from the types below, which also
 //! write `--help`) and what they print. Reading dump files and folders into the core's
@@ -15,6 +15,7 @@ mod diff;
 mod html;
 mod input;
 mod summary_args;
+mod sweep;
 mod whatif;
 
 use bufscope::analysis::Analysis;
@@ -69,6 +70,7 @@ enum Command {
     Generate(GenerateArgs),
     Whatif(whatif::WhatifArgs),
     Fit(whatif::FitArgs),
+    Sweep(sweep::SweepArgs),
 }
 
 /// Key figures of every module, as a table or JSON
@@ -181,6 +183,7 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
         Command::Bench(args) => bench::bench(args),
         Command::Generate(args) => generate(args),
         Command::Whatif(args) => whatif::whatif(args),
+        Command::Sweep(args) => return sweep::sweep(args),
         Command::Fit(args) => match whatif::fit_command(args) {
             Ok(code) => return code,
             Err(e) => Err(e),

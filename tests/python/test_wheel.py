@@ -109,6 +109,24 @@ class AgreesWithCargo(unittest.TestCase):
         pairs = {(m["base_name"], m["new_name"]) for m in json.loads(cargo("diff", "--json", old, new).stdout)["modules"]}
         self.assertEqual(pairs, {(n, n) for n in ("tpu_v5e_lm_scan_remat", "tpu_v5e_lm_scan_remat_OOM")})
 
+    def test_sweep_is_a_table_of_the_binarys_answer(self):
+        aot = os.path.dirname(TPU_AOT)
+        b8 = needs_shared(self, os.path.join(aot, "remat-ladder", "tpu_v5e_lm_scan_remat_b8.buffer-assignment.txt"))
+        b16 = os.path.join(TPU_AOT, "tpu_v5e_lm_scan_remat.buffer-assignment.txt")
+        expected = cargo("sweep", "--json", "--capacity", "v5e", "--at", "64", b8, b16)
+        self.assertEqual(expected.returncode, 0, expected.stderr)
+        table = bufscope.sweep([b8, b16], capacity="v5e", at=[64])
+        self.assertEqual(table.answer, json.loads(expected.stdout))
+        self.assertEqual(table.varied, {"what": "parameter tokens, dim 0", "values": [4, 8]})
+        hbm = [r for r in table if r["space"] == "0 default (HBM)"]
+        self.assertEqual([(r["value"], r["kind"]) for r in hbm], [(4, "measured"), (8, "measured"), (64, "predicted")])
+        self.assertEqual(hbm[0]["peak_live_bytes"], 1_651_259_392)
+        # Two dimensions varying: the binary's sentence naming both.
+        s512 = os.path.join(aot, "turn4", "tpu_v5e_lm_scan_remat_s512.buffer-assignment.txt")
+        with self.assertRaises(bufscope.BufscopeError) as caught:
+            bufscope.sweep([b8, b16, s512])
+        self.assertIn("two dimensions vary", str(caught.exception))
+
 
 class Pages(unittest.TestCase):
     def dump(self):

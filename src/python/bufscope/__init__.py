@@ -4,6 +4,9 @@ The wheel carries the `bufscope` command-line binary (run it as `bufscope …` o
 `python -m bufscope …`); this package calls it:
 
 - `summary(paths)`: `bufscope summary --json` as a dict;
+- `sweep(compilations)`: `bufscope sweep --json`, several compilations of one program that
+  vary one dimension, as a table of rows (`pandas.DataFrame(table)`) with the whole answer
+  in `.answer`;
 - `html(paths)`: one self-contained page, the app with the dumps inside (`bufscope html`),
   which opens from disk, offline, and makes no request;
 - `show(paths_or_dump)`: that page in a notebook (`_repr_html_`, an `<iframe srcdoc>`; the
@@ -28,7 +31,7 @@ from typing import Iterable, Union
 
 from bufscope import _notebook
 
-__all__ = ["Dump", "Report", "BufscopeError", "summary", "diff", "html", "show", "render_png", "find_bufscope_bin",
+__all__ = ["Dump", "Report", "BufscopeError", "Sweep", "summary", "sweep", "diff", "html", "show", "render_png", "find_bufscope_bin",
            "__version__"]
 
 
@@ -146,6 +149,44 @@ def render_png(paths: Paths, *, width: int = 480, module: str | None = None) -> 
     if module is not None:
         args += ["--module", module]
     return _run([*args, "--", *_paths(paths)])
+
+
+class Sweep(list):
+    """`bufscope sweep --json` as rows, one per memory space and value: `space`, `value`,
+    `peak_live_bytes`, `kind` (`measured` or `predicted`), `failed`, `pinned`;
+    `pandas.DataFrame(sweep)` makes it a frame. `.answer` is the whole JSON (`varied`, each
+    space's `model`, `largest_fitting`, `first_not_fitting`, `pinned`, `sentence`, categories)."""
+
+    def __init__(self, answer: dict):
+        rows = []
+        for space in answer.get("spaces", []):
+            for p in space["points"]:
+                rows.append({"space": space["label"], "value": p["value"], "peak_live_bytes": p["peak_live_bytes"],
+                             "kind": "measured", "failed": p["failed"], "pinned": p["pinned"]})
+            for p in space["at"]:
+                rows.append({"space": space["label"], "value": p["value"], "peak_live_bytes": p["peak_live_bytes"],
+                             "kind": "predicted", "failed": False, "pinned": False})
+        super().__init__(rows)
+        self.answer = answer
+
+    @property
+    def varied(self) -> dict:
+        """`{"what": "parameter tokens, dim 0", "values": [...]}`."""
+        return self.answer["varied"]
+
+
+def sweep(compilations: Iterable[PathLike], *, capacity: str | None = None, at: Iterable[int] = ()) -> Sweep:
+    """`bufscope sweep --json`: each of `compilations` one compile of the same program (a dump
+    folder, or a dump file with its run's files beside it); the one dimension they vary, each
+    memory space's peak fitted against it, predicted at each of `at`, and with `capacity`
+    (`"v5e"`, `"16GiB"`) the largest value that fits. Two dimensions varying raise
+    `BufscopeError` naming both."""
+    args = ["sweep", "--json"]
+    if capacity is not None:
+        args += ["--capacity", str(capacity)]
+    for v in at:
+        args += ["--at", str(int(v))]
+    return Sweep(json.loads(_run([*args, "--", *_paths(compilations)])))
 
 
 def html(paths: Paths) -> str:

@@ -1,0 +1,159 @@
+//! Which one dimension a set of compilations of one program varies: an entry parameter's
+//! dimension, read from the shapes the dumps print (`parameter tokens, dim 0`), or a loop's
+//! trip count, read from the HLO text beside the dump (`trip count of while.12`, the number
+//! of layers of a scan).
+//!
+//! Dimensions whose values move in proportion across the compilations are one dimension
+//! (the layers' stacked parameters and the scans' trip counts all follow the number of
+//! layers); it is named after a trip count where one moves with it (the layers), else after
+//! the parameter first in number. Two groups that do not move together are two
+//! dimensions: an error naming both.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::analysis::loops::loops;
+use crate::model::Module;
+
+/// The dimension the compilations vary and its value in each, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Varied {
+    /// `parameter tokens, dim 0` or `trip count of while.12`.
+    pub what: String,
+    pub values: Vec<u64>,
+}
+
+/// One dimension seen in every compilation.
+#[derive(Clone, Debug)]
+struct Candidate {
+    what: String,
+    values: Vec<u64>,
+    /// Trip counts name a group before parameters; then the lower key.
+    rank: (u8, u32, u32),
+}
+
+/// The one dimension `modules` vary, or one sentence: nothing varies, or two dimensions do
+/// (naming both and their values).
+pub fn varied(modules: &[&Module]) -> Result<Varied, String> {
+    let mut candidates = parameter_dims(modules);
+    candidates.extend(trip_counts(modules));
+    let moving: Vec<Candidate> = candidates
+        .into_iter()
+        .filter(|c| c.values.iter().any(|&v| v != c.values[0]))
+        .collect();
+    let mut groups: Vec<Vec<Candidate>> = Vec::new();
+    for c in moving {
+        match groups.iter_mut().find(|g| proportional(&g[0].values, &c.values)) {
+            Some(g) => g.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    let mut named: Vec<Candidate> = (groups.into_iter())
+        .filter_map(|g| g.into_iter().min_by_key(|c| c.rank))
+        .collect();
+    named.sort_by_key(|c| c.rank);
+    match named.len() {
+        0 => Err(format!(
+            "nothing varies across the {} compilations: no entry parameter's dimension and no loop's trip count differs",
+            modules.len()
+        )),
+        1 => {
+            let c = named.remove(0);
+            Ok(Varied { what: c.what, values: c.values })
+        }
+        _ => Err(format!(
+            "two dimensions vary: {} ({}) and {} ({}); a sweep varies one",
+            named[0].what,
+            list(&named[0].values),
+            named[1].what,
+            list(&named[1].values)
+        )),
+    }
+}
+
+fn list(values: &[u64]) -> String {
+    values.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// `a` and `b` are in the same ratio at every compilation.
+fn proportional(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len()
+        && (a.iter().zip(b)).all(|(&x, &y)| x as u128 * b[0] as u128 == y as u128 * a[0] as u128)
+}
+
+/// Every dimension of every array-shaped entry parameter that all modules print, keyed by
+/// parameter number, shape index and dimension.
+fn parameter_dims(modules: &[&Module]) -> Vec<Candidate> {
+    let mut seen: BTreeMap<(u32, String, u32), Candidate> = BTreeMap::new();
+    for (k, m) in modules.iter().enumerate() {
+        for a in &m.allocations {
+            let Some(p) = &a.parameter else { continue };
+            let Some(dims) = crate::shape::dimensions(m.str(p.shape)) else { continue };
+            let index = m.str(p.shape_index).to_string();
+            for (d, &v) in dims.iter().enumerate() {
+                let key = (p.number, index.clone(), d as u32);
+                if k == 0 {
+                    let what = format!("parameter {}, dim {d}", parameter_name(m, a, p.number));
+                    let rank = (1, p.number, d as u32);
+                    seen.insert(key, Candidate { what, values: vec![v], rank });
+                } else if let Some(c) = seen.get_mut(&key) {
+                    if c.values.len() == k {
+                        c.values.push(v);
+                    }
+                }
+            }
+        }
+    }
+    (seen.into_values())
+        .filter(|c| c.values.len() == modules.len())
+        .collect()
+}
+
+/// The parameter's pytree path where the HLO text names it, else its instruction's name,
+/// else its number.
+fn parameter_name(m: &Module, a: &crate::model::Allocation, number: u32) -> String {
+    let vals = &m.values[a.values.start as usize..a.values.end as usize];
+    let own = (vals.iter())
+        .find(|v| m.str(m.instruction(v).opcode) == "parameter")
+        .or(vals.first());
+    match own {
+        Some(v) => crate::query::parameter_path(m, v)
+            .map(str::to_string)
+            .unwrap_or_else(|| m.str(m.instruction(v).name).to_string()),
+        None => number.to_string(),
+    }
+}
+
+/// The loops' trip counts, where every module has the same number of loops and a known
+/// count for the loop at that place.
+fn trip_counts(modules: &[&Module]) -> Vec<Candidate> {
+    let all: Vec<_> = modules.iter().map(|m| loops(m).loops).collect();
+    let Some(first) = all.first() else { return Vec::new() };
+    if all.iter().any(|l| l.len() != first.len()) {
+        return Vec::new();
+    }
+    (0..first.len())
+        .filter_map(|i| {
+            let values: Option<Vec<u64>> = all.iter().map(|l| l[i].trip_count).collect();
+            Some(Candidate {
+                what: format!("trip count of {}", first[i].while_name),
+                values: values?,
+                rank: (0, i as u32, 0),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proportional_values_are_one_dimension() {
+        assert!(proportional(&[4, 8, 12], &[4, 8, 12]));
+        assert!(proportional(&[4, 8, 12], &[8, 16, 24]));
+        assert!(!proportional(&[4, 8, 12], &[8, 16, 25]));
+        assert!(!proportional(&[4, 8], &[4, 8, 12]));
+    }
+}
