@@ -3,7 +3,8 @@
 made on the compile with no jax.checkpoint (`lm_scan_plain`), against the real recompile with
 that policy, for every pair the ladders hold: the remat ladder and the offload pair of
 `../shared/dumps/tpu-aot` (v5e, seq 1024), and the policy ladders tests/bench/
-make_policy_ladder.sh compiles (v6e seq 1024, v5e seq 2048), where present.
+make_policy_ladder.sh compiles into tests/fixtures/policy-ladder (v6e seq 1024, v5e and v6e seq
+2048 batch 8), where present.
 
 Per pair: HBM (colour 0) estimated peak against the recompile's occupied-bytes peak; host
 (colour 5, `pinned_host`) `host_bytes_added` against the recompile's host peak; the FLOPs the
@@ -15,7 +16,7 @@ A benchmark that prints figures, not a test: it asserts nothing.
 
     cargo build --release --bin bufscope
     python3 tests/bench/policy_ladder.py [--bufscope target/release/bufscope] [--shared ../shared]
-        [--ladder DIR]   # the folder make_policy_ladder.sh wrote (default ../policy-ladder)
+        [--ladder DIR]   # the folder make_policy_ladder.sh wrote (default tests/fixtures/policy-ladder)
 """
 
 import argparse
@@ -41,7 +42,11 @@ SUFFIXES = [".buffer-assignment.txt", ".buffer-assignment-values.txt", ".live-ra
 
 
 def files(base):
-    return [base + s for s in SUFFIXES if os.path.exists(base + s)]
+    """The run's four files, plain or gzipped."""
+    out = []
+    for s in SUFFIXES:
+        out += [base + s + z for z in ["", ".gz"] if os.path.exists(base + s + z)][:1]
+    return out
 
 
 def pairs(shared, ladder):
@@ -85,7 +90,7 @@ def main():
     ap.add_argument("--bufscope", default=os.path.join(REPO, "target", "release", "bufscope"))
     ap.add_argument("--shared", default=os.environ.get("BUFSCOPE_SHARED",
                                                        os.path.join(REPO, "..", "shared")))
-    ap.add_argument("--ladder", default=os.path.join(REPO, "..", "policy-ladder"))
+    ap.add_argument("--ladder", default=os.path.join(REPO, "tests", "fixtures", "policy-ladder"))
     a = ap.parse_args()
     print("| compile | policy | HBM estimate | HBM real | error | host estimate | host real "
           "| FLOPs added, estimate | real | plain's step |")
