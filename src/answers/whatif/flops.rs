@@ -161,7 +161,7 @@ fn numbers(list: &str) -> Vec<usize> {
 fn dot(hlo: &HloText, comp: &Computation, i: &HloInstruction) -> u64 {
     let lhs = hlo.operand(i, 0).and_then(|o| operand_shape(hlo, comp, o)).and_then(dimensions);
     let contracting = hlo.attr(i, "lhs_contracting_dims").map(numbers).unwrap_or_default();
-    let k = lhs.map_or(1, |d| contracting.iter().filter_map(|&c| d.get(c)).product::<u64>());
+    let k = lhs.map_or(1, |d| contracting.iter().filter_map(|&c| d.get(c)).fold(1u64, |a, &x| a.saturating_mul(x)));
     elements(hlo.shape(i)).saturating_mul(k).saturating_mul(2)
 }
 
@@ -203,12 +203,13 @@ pub fn taps(w: Window, input: u64, output: u64) -> u64 {
     if output.saturating_mul(w.size) > 1 << 26 {
         return output.saturating_mul(w.size);
     }
+    // In i128: a text's strides and dilations may be any u64.
+    let (stride, rd, ld) = (i128::from(w.stride), i128::from(w.rhs_dilate), i128::from(w.lhs_dilate.max(1)));
     let mut n = 0;
-    for o in 0..output as i64 {
-        for t in 0..w.size as i64 {
-            let p = o * w.stride as i64 + t * w.rhs_dilate as i64 - w.pad_low;
-            let ld = w.lhs_dilate as i64;
-            n += u64::from(p >= 0 && p % ld == 0 && ((p / ld) as u64) < input);
+    for o in 0..i128::from(output) {
+        for t in 0..i128::from(w.size) {
+            let p = o * stride + t * rd - i128::from(w.pad_low);
+            n += u64::from(p >= 0 && p % ld == 0 && p / ld < i128::from(input));
         }
     }
     n
@@ -346,6 +347,15 @@ mod tests {
         assert_eq!(taps(w[0], 8, 8), 8);
         // A plain 3-wide window over 5 positions, no padding: 3 outputs × 3 taps.
         assert_eq!(taps(Window { size: 3, stride: 1, pad_low: 0, lhs_dilate: 1, rhs_dilate: 1 }, 5, 3), 9);
+    }
+
+    #[test]
+    fn hostile_windows_do_not_overflow() {
+        let w = windows("{size=2x3 stride=18446744073709551615x1 pad=-9223372036854775808_0x0_0 lhs_dilate=0x1}");
+        assert_eq!(w[0].stride, u64::MAX);
+        assert_eq!(w[0].lhs_dilate, 1, "a dilation of 0 reads as 1");
+        assert!(taps(w[0], 5, 4) <= 8);
+        assert_eq!(windows("{garbage}"), Vec::new());
     }
 
     #[test]
