@@ -177,7 +177,7 @@ fn fit_takes_the_cheapest_policy_that_fits() {
 }
 
 /// A v6e compile that tests/bench/make_policy_ladder.sh made (gzipped in
-/// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`.
+/// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`, `save_qkv`.
 fn v6e(prog: &str) -> Module {
     let dir = common::fixtures_dir().join("policy-ladder");
     let names = ["buffer-assignment.txt", "buffer-assignment-values.txt", "live-range.txt", "after_optimizations.txt"];
@@ -194,10 +194,10 @@ fn policies_on_v6e() {
     let plain = v6e("plain");
     assert!(plain.hlo.is_some(), "the gzipped HLO text is read with the dump");
     let Some(remat) = common::shared_tpu_module("jax0.12-libtpu0.0.50", "tpu_v6e_lm_scan_remat") else { return };
-    for (policy, real) in [("nothing_saveable", remat), ("dots_with_no_batch_dims_saveable", v6e("dots"))] {
+    for (policy, real) in [("nothing_saveable", remat), ("dots_with_no_batch_dims_saveable", v6e("dots")), (QKV, v6e("save_qkv"))] {
         let (e, added) = estimate_hbm(&plain, policy);
         let r = peak(&real, 0);
-        // Over, as every pair of the README's table (+20 % and +8 %): the estimate keeps the
+        // Over, as every pair of the README's table (+20 %, +8 %, +12 %): the estimate keeps the
         // plain compile's backward-body temporaries and adds one iteration of every dropped
         // output back.
         assert!(e.peak_after >= r && e.peak_after < r + r / 4, "{policy}: {} against {r}", e.peak_after);
