@@ -149,17 +149,9 @@ fn a_value_offloaded_step_by_step() {
     assert_eq!(e.unchanged, [value_named(&m, "fusion.2")]);
 }
 
-fn shared_module(folder: &str, run: &str) -> Option<Module> {
-    let dumps = common::shared_dumps_or_skip(run)?;
-    let files = common::modules_under(&dumps.join("tpu-aot").join(folder), |_, stem| stem == run);
-    assert_eq!(files.len(), 1, "{folder}/{run}");
-    let load = bufscope::load_files(files[0].inputs());
-    Some(load.modules.into_iter().next().unwrap())
-}
-
 #[test]
 fn a_loops_stacked_outputs_on_lm_scan_plain() {
-    let Some(m) = shared_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
+    let Some(m) = common::shared_tpu_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
     assert!(m.hlo.is_some(), "the HLO text is read with the dump");
     let stacked = stacked_outputs(&m);
     // The HLO text: the backward loop `while.104` takes `tuple.146`, whose operands are
@@ -212,7 +204,7 @@ fn a_loops_stacked_outputs_on_lm_scan_plain() {
 
 #[test]
 fn the_plan_on_lm_scan_remat_oom() {
-    let Some(m) = shared_module("jax0.12-libtpu0.0.50", "tpu_v5e_lm_scan_remat_OOM") else { return };
+    let Some(m) = common::shared_tpu_module("jax0.12-libtpu0.0.50", "tpu_v5e_lm_scan_remat_OOM") else { return };
     let a = analyze(&m);
     let hbm = a.space(0).unwrap();
     let index = ScheduleIndex::new(&m);
@@ -258,7 +250,7 @@ fn the_plan_on_lm_scan_remat_oom() {
     }
 
     // Without offloading the arguments nothing fits: what remains is said.
-    let no = fit(&m, hbm, &index, &stacked, &v5e, FitOptions { offload_arguments: false });
+    let no = fit(&m, hbm, &index, &stacked, &v5e, FitOptions { offload_arguments: false, ..FitOptions::default() });
     assert!(!no.fits && no.plan.iter().all(|p| !p.offload_only));
     let rem = no.remains.as_ref().expect("what remains");
     assert_eq!(rem.argument_bytes, arguments);
@@ -411,7 +403,7 @@ fn sharing_cases(m: &Module, s: &bufscope::analysis::Space, cases: &[(Edits, Vec
 /// slot's values dropped whole), alone and all at once, against the sweep of every block.
 #[test]
 fn pieces_sharing_bytes_are_swept_with_what_they_meet() {
-    let Some(m) = shared_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
+    let Some(m) = common::shared_tpu_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
     let a = analyze(&m);
     let stacked = stacked_outputs(&m);
     let s = a.space(0).unwrap();

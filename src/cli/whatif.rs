@@ -8,9 +8,13 @@ use super::{input, summary_args, write_stdout, Failure, PATHS};
 use bufscope::analysis::{Analysis, Space};
 use bufscope::answers::capacity::Capacity;
 use bufscope::answers::idle::ScheduleIndex;
+use bufscope::answers::whatif::checkpoint::{Checkpoint, Tried};
+use bufscope::answers::whatif::policy::Stores;
 use bufscope::answers::whatif::fit::{fit, Action, FitOptions, Plan};
+use bufscope::answers::whatif::flops::{flops_added, step_flops, RULE as FLOPS_RULE};
 use bufscope::answers::whatif::stacked::stacked_outputs;
-use bufscope::answers::whatif::{estimate, Edits, Estimate, StackedOutput, ASSUMPTIONS};
+use bufscope::answers::whatif::{estimate, Edits, Estimate, Residual, StackedOutput, ASSUMPTIONS};
+use bufscope::model::hlo::{Computation, HloInstruction, HloText};
 use bufscope::model::Module;
 use bufscope::pipeline::Analysed;
 use bufscope::render;
@@ -30,7 +34,9 @@ use std::path::PathBuf;
 /// offloaded is copied out and back in around each stretch, its bytes held by the host; a
 /// loop's stacked per-iteration outputs rematerialised are gone for the loop's life, one
 /// iteration's worth live while the backward loop runs (needs the HLO text
-/// *after_optimizations.txt beside the dump).
+/// *after_optimizations.txt beside the dump). --policy names a jax.checkpoint policy and
+/// maps it onto those outputs; each estimate says what the recomputation costs in FLOPs
+/// (flops_added) beside one step of the program (step_flops).
 #[derive(Args)]
 #[command(args_override_self = false, after_help = PATHS)]
 pub struct WhatifArgs {
@@ -49,6 +55,12 @@ pub struct WhatifArgs {
     /// With --remat-loops: keep the stacked outputs whose op_name matches (`dot_general`)
     #[arg(long, value_name = "REGEX", value_parser = keep_pattern)]
     keep: Option<Matcher>,
+    /// A jax.checkpoint policy over the loops' stacked outputs: nothing_saveable,
+    /// dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims,
+    /// save_only_these_names(REGEX), save_and_offload_only_these_names(REGEX)
+    #[arg(long, value_name = "POLICY", value_parser = Checkpoint::parse, conflicts_with_all = ["remat_loops", "keep"],
+        long_help = POLICY_HELP)]
+    policy: Option<Checkpoint>,
     /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
@@ -66,7 +78,10 @@ pub struct WhatifArgs {
 
 /// Plans what to rematerialise or offload so that a module's peak fits a capacity
 ///
-/// From the candidates at the estimated peak: loops' stacked outputs first, then values by
+/// First the stock jax.checkpoint policies over the loops' stacked outputs (dots_saveable,
+/// dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims, nothing_saveable): of
+/// those whose estimate fits, the cheapest in FLOPs (policies_tried lists them all). Else,
+/// from the candidates at the estimated peak: loops' stacked outputs first, then values by
 /// bytes × idle steps, then parameters and optimizer state (offload only, marked so), the
 /// smallest plan whose estimate fits; or what remains above the capacity. The module given
 /// (by default the one with the most allocated bytes); its default memory space. Exit
@@ -85,13 +100,16 @@ pub struct FitArgs {
     /// The module to plan for (a name, or a part of one name)
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
-    /// Never offload the program's arguments (parameters, optimizer state)
+    /// Never offload to the host: neither the program's arguments (parameters, optimizer
+    /// state) nor a policy's residuals
     #[arg(long)]
     no_offload: bool,
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
 }
+
+const POLICY_HELP: &str = "A jax.checkpoint policy over the loops' stacked outputs (the scan's residuals; the scan body's input is saved by every policy): nothing_saveable, dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims, save_only_these_names(REGEX), save_and_offload_only_these_names(REGEX). Dots are dot and convolution fusions; \"no batch dims\" a dot whose lhs_batch_dims are empty or whose op_name's einsum has no letter in both inputs and the output. Checkpoint names (jax.ad_checkpoint.checkpoint_name) do not survive compilation: REGEX matches the op_name of what each output stores (e.g. 'bsd,dhk->bshk' for q, k and v). Offloaded outputs leave HBM for the host (host_bytes_added, with the copies' bytes).";
 
 fn keep_pattern(text: &str) -> Result<Matcher, String> {
     compile(text)
@@ -118,17 +136,20 @@ fn edits_for(module: &Module, args: &WhatifArgs) -> (Edits, Vec<String>, usize) 
     };
     let remat = resolve(&args.remat);
     let offload = resolve(&args.offload);
-    let (mut loops, mut kept) = (Vec::new(), 0);
-    if args.remat_loops {
+    let (mut edits, mut kept) = (Edits::default(), 0);
+    if let Some(p) = &args.policy {
+        let applied = p.apply(module, &stacked_outputs(module));
+        (edits, kept) = (applied.edits, applied.saved);
+    } else if args.remat_loops {
         for s in stacked_outputs(module) {
             if args.keep.as_ref().is_some_and(|k| k.is_match(&s.op_name)) {
                 kept += 1;
             } else {
-                loops.push(s);
+                edits.loops.push(s);
             }
         }
     }
-    (Edits { remat, offload, loops }, missing, kept)
+    (Edits { remat, offload, ..edits }, missing, kept)
 }
 
 #[derive(Serialize)]
@@ -141,9 +162,19 @@ struct WhatifJson<'a> {
 #[derive(Serialize)]
 struct ModuleJson<'a> {
     name: &'a str,
-    /// Loop outputs rematerialised and kept.
+    /// The jax policy asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<String>,
+    /// Loop outputs rematerialised, offloaded and kept.
     loop_outputs: Vec<LoopJson>,
+    loop_outputs_offloaded: Vec<LoopJson>,
     loop_outputs_kept: usize,
+    /// What the policy saves that the program stacks nowhere.
+    residuals_saved: Vec<Residual>,
+    /// The recomputation's FLOPs and one step's, per device (`None` without the HLO text).
+    flops_added: Option<u64>,
+    step_flops: Option<u64>,
+    flops_rule: &'static str,
     memory_spaces: Vec<Estimate>,
 }
 
@@ -151,6 +182,9 @@ struct ModuleJson<'a> {
 struct LoopJson {
     what: String,
     op_name: String,
+    /// The forward body's instruction whose result it stores.
+    source: Option<String>,
+    stores: Stores,
     bytes: u64,
     per_iteration_bytes: u64,
 }
@@ -159,6 +193,8 @@ fn loop_json(s: &StackedOutput) -> LoopJson {
     LoopJson {
         what: s.name.clone(),
         op_name: s.op_name.clone(),
+        source: s.source.clone(),
+        stores: s.stores,
         bytes: s.bytes,
         per_iteration_bytes: s.per_iteration_bytes(),
     }
@@ -186,16 +222,26 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
             None => missing,
             Some(u) => u.into_iter().filter(|n| missing.contains(n)).collect(),
         });
-        if args.remat_loops && a.module.hlo.is_none() {
+        if (args.remat_loops || args.policy.is_some()) && a.module.hlo.is_none() {
             eprintln!(
                 "bufscope: {}: no HLO text read beside the dump (*after_optimizations.txt): no loop outputs to rematerialise",
                 a.module.name
             );
         }
+        let index = ScheduleIndex::new(&a.module);
+        let with_hlo = a.module.hlo.is_some();
+        let saves = |h: &HloText, c: &Computation, i: &HloInstruction| args.policy.as_ref().is_some_and(|p| p.saves(h, c, i));
+        let added = with_hlo.then(|| flops_added(&a.module, &index, &edits, &stacked_outputs(&a.module), &saves));
         modules.push(ModuleJson {
             name: &a.module.name,
+            policy: args.policy.as_ref().map(Checkpoint::name),
             loop_outputs: edits.loops.iter().map(loop_json).collect(),
+            loop_outputs_offloaded: edits.offload_loops.iter().map(loop_json).collect(),
             loop_outputs_kept: kept,
+            residuals_saved: edits.saved.clone(),
+            flops_added: added,
+            step_flops: step_flops(&a.module),
+            flops_rule: FLOPS_RULE,
             memory_spaces: estimates(&a.module, &a.analysis, &edits),
         });
     }
@@ -236,15 +282,24 @@ fn whatif_text(r: &WhatifJson) -> String {
     let mut out = String::new();
     for m in &r.modules {
         let _ = writeln!(out, "module {}", m.name);
-        if !m.loop_outputs.is_empty() || m.loop_outputs_kept > 0 {
-            let bytes: u64 = m.loop_outputs.iter().map(|l| l.bytes).sum();
+        if let Some(p) = &m.policy {
+            let _ = writeln!(out, "  policy {p}");
+        }
+        if !m.loop_outputs.is_empty() || !m.loop_outputs_offloaded.is_empty() || m.loop_outputs_kept > 0 {
+            let bytes = |l: &[LoopJson]| human_bytes(l.iter().map(|l| l.bytes).sum());
             let _ = writeln!(
                 out,
-                "  loops' stacked outputs rematerialised: {} ({}), kept: {}",
+                "  loops' stacked outputs rematerialised: {} ({}), offloaded: {} ({}), kept: {}",
                 m.loop_outputs.len(),
-                human_bytes(bytes),
+                bytes(&m.loop_outputs),
+                m.loop_outputs_offloaded.len(),
+                bytes(&m.loop_outputs_offloaded),
                 m.loop_outputs_kept
             );
+        }
+        if let (Some(added), Some(step)) = (m.flops_added, m.step_flops) {
+            let share = if step > 0 { added as f64 / step as f64 * 100.0 } else { 0.0 };
+            let _ = writeln!(out, "  FLOPs added by recomputation: {} ({share:.1} % of a step of {})", flops_text(added), flops_text(step));
         }
         let _ = writeln!(
             out,
@@ -267,6 +322,13 @@ fn whatif_text(r: &WhatifJson) -> String {
     }
     let _ = writeln!(out, "{ASSUMPTIONS}");
     out
+}
+
+/// FLOPs in SI units (`1.23 TFLOP`).
+fn flops_text(f: u64) -> String {
+    let units = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1e3, "kFLOP")];
+    let x = f as f64;
+    units.iter().find(|(u, _)| x >= *u).map_or(format!("{f} FLOP"), |(u, n)| format!("{:.2} {n}", x / u))
 }
 
 #[derive(Serialize)]
@@ -294,7 +356,7 @@ pub fn fit_command(args: FitArgs) -> Result<i32, Failure> {
         return Err(Failure(format!("{}: no memory space to plan for", module.name)));
     };
     let index = ScheduleIndex::new(module);
-    let options = FitOptions { offload_arguments: !args.no_offload };
+    let options = FitOptions { offload_arguments: !args.no_offload, policies: true };
     let plan = fit(module, space, &index, &stacked_outputs(module), &args.capacity, options);
     let report = FitJson {
         module: &module.name,
@@ -333,6 +395,7 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
             "  {:<10} {:<40} {:>10} at the peak{}",
             match s.action {
                 Action::RematLoop => "remat loop",
+                Action::OffloadLoop => "offload loop",
                 Action::Remat => "remat",
                 Action::Offload => "offload",
             },
@@ -371,6 +434,29 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
     if let Some(d) = &p.devices_needed {
         let _ = writeln!(out, "  devices: {}", d.sentence);
     }
+    if let (Some(added), Some(step)) = (p.flops_added, p.step_flops) {
+        let _ = writeln!(out, "  FLOPs added by recomputation: {} (a step: {})", flops_text(added), flops_text(step));
+    }
+    tried_text(&mut out, &p.policies_tried);
     let _ = writeln!(out, "{ASSUMPTIONS}");
     out
+}
+
+/// The stock policies `fit` tried, one line each.
+fn tried_text(out: &mut String, tried: &[Tried]) {
+    if tried.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  stock policies tried (estimates):");
+    for t in tried {
+        let _ = writeln!(
+            out,
+            "    {:<34} peak {:>10}  host {:>10}  +{:>12}  {}",
+            t.name,
+            human_bytes(t.peak_after),
+            human_bytes(t.host_bytes_added),
+            flops_text(t.flops_added),
+            if t.fits { "fits" } else { "does not fit" }
+        );
+    }
 }

@@ -116,6 +116,16 @@ pub fn load_parts(dir: &Path, stem: &str, parts: &[&str]) -> bufscope::Load {
     bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())))
 }
 
+/// The one module of run `run` in `../shared/dumps/tpu-aot/FOLDER` (its dump files and HLO
+/// text read together), or `None` after reporting it skipped ([`skip`]).
+pub fn shared_tpu_module(folder: &str, run: &str) -> Option<bufscope::model::Module> {
+    let dumps = shared_dumps_or_skip(run)?;
+    let files = modules_under(&dumps.join("tpu-aot").join(folder), |_, stem| stem == run);
+    assert_eq!(files.len(), 1, "{folder}/{run}");
+    let load = bufscope::load_files(files[0].inputs());
+    Some(load.modules.into_iter().next().unwrap())
+}
+
 /// The files of `../shared/dumps/oom` (real out-of-memory messages; its README left out), in
 /// name order, or `None` after reporting `test` as skipped ([`skip`]).
 pub fn shared_oom_or_skip(test: &str) -> Option<Vec<PathBuf>> {

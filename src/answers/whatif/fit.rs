@@ -17,7 +17,9 @@
 use hashbrown::HashSet;
 use serde::Serialize;
 
-use super::policy::{policy, Policy};
+use super::checkpoint::{cheapest, Applied, Checkpoint, Tried};
+use super::flops::{flops_added, no_policy, step_flops};
+use super::policy::{policy, stock, Policy};
 use super::{estimate_with, offload_gap, remat_gap, Edits, Estimate, StackedOutput, StretchCache};
 use crate::analysis::Space;
 use crate::answers::capacity::Capacity;
@@ -33,6 +35,8 @@ use crate::units::human_bytes;
 pub enum Action {
     /// A loop's stacked per-iteration output rematerialised.
     RematLoop,
+    /// A loop's stacked per-iteration output offloaded to the host (an offload policy's).
+    OffloadLoop,
     Remat,
     Offload,
 }
@@ -74,13 +78,17 @@ pub const PRUNE: usize = 64;
 /// What a plan may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FitOptions {
-    /// Offload the program's arguments (parameters, optimizer state) as a last resort.
+    /// Offload the program's arguments (parameters, optimizer state) as a last resort, and
+    /// try the offloading stock policy.
     pub offload_arguments: bool,
+    /// Try the stock checkpoint policies first ([`cheapest`]): the cheapest in FLOPs that fits
+    /// is the plan.
+    pub policies: bool,
 }
 
 impl Default for FitOptions {
     fn default() -> FitOptions {
-        FitOptions { offload_arguments: true }
+        FitOptions { offload_arguments: true, policies: false }
     }
 }
 
@@ -113,6 +121,12 @@ pub struct Plan {
     /// When the plan does not fit or offloads arguments: how many devices of this kind the
     /// sharded state needs instead ([`devices_needed`]); `None` without the HLO text.
     pub devices_needed: Option<DevicesNeeded>,
+    /// The stock policies tried, when [`FitOptions::policies`].
+    pub policies_tried: Vec<Tried>,
+    /// What the plan's recomputation costs and one step of the program, in FLOPs per device
+    /// ([`super::flops`]; `None` without the HLO text).
+    pub flops_added: Option<u64>,
+    pub step_flops: Option<u64>,
     #[serde(skip)]
     pub estimate: Estimate,
 }
@@ -185,6 +199,7 @@ pub fn edits_of(plan: &[PlanStep], stacked: &[StackedOutput]) -> Edits {
     for s in plan {
         match (s.action, s.value, s.stacked) {
             (Action::RematLoop, _, Some(i)) => e.loops.extend(stacked.get(i).cloned()),
+            (Action::OffloadLoop, _, Some(i)) => e.offload_loops.extend(stacked.get(i).cloned()),
             (Action::Remat, Some(v), _) => e.remat.push(v),
             (Action::Offload, Some(v), _) => e.offload.push(v),
             _ => {}
@@ -269,7 +284,7 @@ fn candidates_at(
 
 fn key(p: &PlanStep) -> (Action, u32) {
     match p.action {
-        Action::RematLoop => (p.action, p.stacked.unwrap_or(0) as u32),
+        Action::RematLoop | Action::OffloadLoop => (p.action, p.stacked.unwrap_or(0) as u32),
         _ => (p.action, p.value.unwrap_or(0)),
     }
 }
@@ -288,6 +303,13 @@ pub fn fit(
     let mut taken: HashSet<(Action, u32)> = HashSet::new();
     let mut cache = StretchCache::default();
     let mut est = estimate_with(module, space, index, &Edits::default(), &mut cache);
+    let tried = match (options.policies && est.peak_after > cap)
+        .then(|| cheapest(module, space, index, stacked, cap, options.offload_arguments))
+    {
+        Some((tried, Some(best))) => return policy_plan(module, space, stacked, capacity, best, tried),
+        Some((tried, None)) => tried,
+        None => Vec::new(),
+    };
     let mut remains = None;
     // Each round covers the excess at one peak (an estimate each: on the 94 MB dump a round
     // costs about a fifth of a second, so the rounds are bounded).
@@ -320,21 +342,15 @@ pub fn fit(
     let fits = est.peak_after <= cap;
     let offloads = plan.iter().any(|p| p.offload_only);
     let devices = module.hlo.as_ref().map(|h| h.devices());
-    let devices_needed = devices.filter(|_| !fits || offloads).map(|now| {
-        let t = est.step_after.unwrap_or(0);
-        let gone: HashSet<u32> = (plan.iter())
-            .filter_map(|p| stacked.get(p.stacked?))
-            .flat_map(|s| s.chain.iter().copied())
-            .collect();
-        let state = |p: &[PlanStep]| {
-            let by = categories_at(module, space, index, p, &gone, t);
-            by.iter().filter(|(c, _)| is_state(*c)).map(|(_, b)| b).sum::<u64>()
-        };
-        let (all, left) = (state(&[]), state(&plan));
-        devices_needed(now, all, est.peak_after.saturating_sub(left), cap, &capacity.label)
-    });
+    let devices_needed = devices
+        .filter(|_| !fits || offloads)
+        .map(|now| devices_for(module, (space, index), stacked, &plan, &est, now, capacity));
+    let edits = edits_of(&plan, stacked);
     Plan {
-        policy: policy(module, &edits_of(&plan, stacked), !stacked.is_empty()),
+        policy: policy(module, &edits, !stacked.is_empty()),
+        policies_tried: tried,
+        flops_added: module.hlo.is_some().then(|| flops_added(module, index, &edits, stacked, &no_policy)),
+        step_flops: step_flops(module),
         devices_needed,
         arguments_at_peak: arguments_at(module, space, space.peak_time, !fits || offloads),
         color: space.color,
@@ -345,6 +361,76 @@ pub fn fit(
         fits,
         plan,
         remains,
+        estimate: est,
+    }
+}
+
+/// [`devices_needed`] for a plan on `now` devices, judged at its estimate's peak.
+fn devices_for(
+    module: &Module,
+    (space, index): (&Space, &ScheduleIndex),
+    stacked: &[StackedOutput],
+    plan: &[PlanStep],
+    est: &Estimate,
+    now: u32,
+    capacity: &Capacity,
+) -> DevicesNeeded {
+    let t = est.step_after.unwrap_or(0);
+    let gone: HashSet<u32> = (plan.iter())
+        .filter_map(|p| stacked.get(p.stacked?))
+        .flat_map(|s| s.chain.iter().copied())
+        .collect();
+    let state = |p: &[PlanStep]| {
+        let by = categories_at(module, space, index, p, &gone, t);
+        by.iter().filter(|(c, _)| is_state(*c)).map(|(_, b)| b).sum::<u64>()
+    };
+    let (all, left) = (state(&[]), state(plan));
+    devices_needed(now, all, est.peak_after.saturating_sub(left), capacity.bytes, &capacity.label)
+}
+
+/// The plan of the cheapest stock policy that fits: each stacked output it rematerialises or
+/// offloads, its estimate, named in code terms.
+fn policy_plan(
+    module: &Module,
+    space: &Space,
+    stacked: &[StackedOutput],
+    capacity: &Capacity,
+    (p, applied, est): (Checkpoint, Applied, Estimate),
+    tried: Vec<Tried>,
+) -> Plan {
+    let at = |s: &StackedOutput| stacked.iter().position(|x| x.name == s.name);
+    let step = |action, s: &StackedOutput| PlanStep {
+        action,
+        what: s.name.clone(),
+        bytes_at_peak: s.bytes,
+        offload_only: false,
+        value: None,
+        stacked: at(s),
+    };
+    let mut plan: Vec<PlanStep> = applied.edits.loops.iter().map(|s| step(Action::RematLoop, s)).collect();
+    plan.extend(applied.edits.offload_loops.iter().map(|s| step(Action::OffloadLoop, s)));
+    let step_flops = step_flops(module);
+    let share = step_flops.filter(|&f| f > 0).map_or(String::new(), |f| format!(" ({:.1} % of a step)", applied.flops_added as f64 / f as f64 * 100.0));
+    let why = format!(
+        "The cheapest in FLOPs of the stock policies whose estimate fits: its recomputation adds {:.3} TFLOP{share}{}.",
+        applied.flops_added as f64 / 1e12,
+        if est.host_bytes_added > 0 { format!(", and it holds {} on the host", human_bytes(est.host_bytes_added)) } else { String::new() }
+    );
+    Plan {
+        color: space.color,
+        capacity_bytes: capacity.bytes,
+        plan,
+        peak_before: space.peak_bytes,
+        peak_after: est.peak_after,
+        step_after: est.step_after,
+        fits: true,
+        remains: None,
+        arguments_at_peak: arguments_at(module, space, space.peak_time, false),
+        policy: Some(stock(&p.name(), why)),
+        devices_needed: None,
+        policies_tried: tried,
+        flops_added: Some(applied.flops_added),
+        step_flops,
         estimate: est,
     }
 }
@@ -378,7 +464,7 @@ fn frees_at(module: &Module, index: &ScheduleIndex, p: &PlanStep, t: u32) -> boo
     let gap = match p.action {
         Action::Remat => remat_gap,
         Action::Offload => offload_gap,
-        Action::RematLoop => return false,
+        Action::RematLoop | Action::OffloadLoop => return false,
     };
     value_uses(module, index, v).is_some_and(|u| {
         u.stretches.iter().filter_map(gap).any(|(lo, hi)| lo <= t && t <= hi)

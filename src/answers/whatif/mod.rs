@@ -24,8 +24,17 @@
 //!   life of its buffer (every value sharing its slot from before the forward loop to the end
 //!   of the backward one), and one iteration's worth (its bytes / the trip count) is live
 //!   while the backward loop's body runs.
+//! * A loop's stacked output **offloaded** (a jax offload policy, [`checkpoint`]) is gone from
+//!   this space for the life of its buffer too, one iteration's worth live while the forward
+//!   body runs (the copy out) and while the backward body runs (the copy in); the host holds
+//!   all its bytes over that life, copied one iteration at a time each way.
+//!
+//! Each estimate's price is the recomputation's FLOPs ([`flops`]); the module's `step_flops`
+//! beside it.
 
+pub mod checkpoint;
 pub mod fit;
+pub mod flops;
 pub mod policy;
 pub mod stacked;
 pub mod ticks;
@@ -51,6 +60,27 @@ pub struct Edits {
     pub offload: Vec<u32>,
     /// Stacked per-iteration outputs of loops rematerialised.
     pub loops: Vec<StackedOutput>,
+    /// Stacked per-iteration outputs of loops offloaded to the host.
+    pub offload_loops: Vec<StackedOutput>,
+    /// What a checkpoint policy saves that the compile stacks nowhere ([`checkpoint`]).
+    pub saved: Vec<Residual>,
+}
+
+/// A residual a checkpoint policy saves that the dump's program does not stack (the scan
+/// body's input where the program stacks an f32 copy of it; a dot the policy saves whose
+/// result the program recomputed into what it stacks): its bytes, every iteration's, live
+/// from the forward loop's body to the backward loop's end, on the device or the host.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Residual {
+    /// The forward body's instruction (`fusion.12`, `param.3#1`), or `carry`.
+    pub what: String,
+    pub color: u32,
+    pub bytes: u64,
+    pub trip_count: u64,
+    /// First and last step.
+    pub life: (u32, u32),
+    /// Offloaded to the host (an offload policy's).
+    pub host: bool,
 }
 
 /// The edits as a plan, in JSON, with each memory space's estimate (what the page exports):
@@ -60,8 +90,10 @@ pub fn plan_json(module: &Module, edits: &Edits, estimates: &[Estimate]) -> Stri
     let name = |v: u32| module.values.get(v as usize).map(|x| module.value_name(x)).unwrap_or_default();
     let size = |v: u32| module.values.get(v as usize).map_or(0, |x| x.size);
     let mut plan: Vec<serde_json::Value> = Vec::new();
-    for s in &edits.loops {
-        plan.push(serde_json::json!({"action": "remat_loop", "what": s.name, "bytes": s.bytes, "op_name": s.op_name}));
+    for (action, loops) in [("remat_loop", &edits.loops), ("offload_loop", &edits.offload_loops)] {
+        for s in loops {
+            plan.push(serde_json::json!({"action": action, "what": s.name, "bytes": s.bytes, "op_name": s.op_name}));
+        }
     }
     for (action, values) in [("remat", &edits.remat), ("offload", &edits.offload)] {
         for &v in values {
@@ -228,7 +260,34 @@ fn cutting(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits,
             add_over(&mut c.extra, lo, hi, s.per_iteration_bytes());
         }
     }
+    for s in edits.offload_loops.iter().filter(|s| s.color == space.color) {
+        offload_loop(&mut c, s);
+    }
+    for r in edits.saved.iter().filter(|r| r.color == space.color) {
+        if r.host {
+            add_over(&mut c.host, r.life.0, r.life.1, r.bytes);
+            c.copies = c.copies.saturating_add(u32::try_from(r.trip_count.saturating_mul(2)).unwrap_or(u32::MAX));
+            c.copied_bytes = c.copied_bytes.saturating_add(r.bytes.saturating_mul(2));
+        } else {
+            add_over(&mut c.extra, r.life.0, r.life.1, r.bytes);
+        }
+    }
     c
+}
+
+/// A loop's stacked output offloaded: gone for its buffer's life, one iteration's worth
+/// live in each loop's body (the copy out in the forward one, the copy in in the backward
+/// one), all its bytes on the host over its life, one copy each way per iteration.
+fn offload_loop(c: &mut Cutting, s: &StackedOutput) {
+    c.dropped.extend(s.chain.iter().copied());
+    let slice = s.per_iteration_bytes();
+    for (lo, hi) in [s.forward_body.map(|f| f.1), s.backward_body].into_iter().flatten() {
+        add_over(&mut c.extra, lo, hi, slice);
+    }
+    add_over(&mut c.host, s.life.0, s.life.1, s.bytes);
+    let trips = u32::try_from(s.trip_count).unwrap_or(u32::MAX);
+    c.copies = c.copies.saturating_add(trips.saturating_mul(2));
+    c.copied_bytes = c.copied_bytes.saturating_add(s.bytes.saturating_mul(2));
 }
 
 /// [`estimate`] with the stretches found before kept in `cache`.

@@ -163,6 +163,20 @@ fn checkpoint(name: &str, jax_args: &str, maxtext: &str, why: String) -> Policy 
     }
 }
 
+/// A stock policy by name ([`super::checkpoint::STOCK`]) in code terms, `why` it was chosen.
+pub fn stock(name: &str, why: String) -> Policy {
+    let offload = "(offload_src=\"device\", offload_dst=\"pinned_host\")";
+    let (args, maxtext) = match name {
+        "nothing_saveable" => ("", "remat_policy: full"),
+        "dots_with_no_batch_dims_saveable" => ("", "remat_policy: minimal"),
+        "offload_dot_with_no_batch_dims" => (offload, "remat_policy: minimal_offloaded"),
+        _ => ("", "remat_policy: minimal (it also drops the dots with batch dimensions)"),
+    };
+    let mut p = checkpoint(name, args, maxtext, why);
+    p.why = p.why.replace(HEURISTIC, "An estimate of each stock policy on this compile; check with a recompile.");
+    p
+}
+
 /// The MaxText `checkpoint_name`s in op_names, else None.
 fn names_in(op_names: &[String]) -> Vec<String> {
     let mut out: Vec<String> = op_names

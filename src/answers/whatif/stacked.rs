@@ -49,6 +49,18 @@ pub struct StackedOutput {
     pub op_name: String,
     /// What that instruction is to a checkpoint policy (a dot, the body's input, other).
     pub stores: Stores,
+    /// That instruction's name in the forward body (the fusion that stores, where what it
+    /// stores is computed inside it): where the recomputation's slice starts ([`super::flops`]).
+    #[serde(skip)]
+    pub source: Option<String>,
+    /// The forward loop's body: its computation's index in the HLO text and its steps.
+    #[serde(skip)]
+    pub forward_body: Option<(u32, (u32, u32))>,
+    /// The bytes of one iteration's carry of the forward loop (its largest changing element
+    /// that is no stack): what a checkpoint policy saves per iteration as the checkpointed
+    /// function's input.
+    #[serde(skip)]
+    pub carry_bytes: u64,
 }
 
 impl StackedOutput {
@@ -143,10 +155,13 @@ fn fused_param_number(hlo: &HloText, i: &HloInstruction) -> Option<usize> {
     rest.split('.').next()?.parse().ok()
 }
 
+/// What one iteration stores into a stacked element: its op_name, what it is to a policy,
+/// and the body's instruction that computes it.
+type Stored = (String, Stores, Option<String>);
+
 /// For element `k` of the body's root tuple: if it is a `dynamic-update-slice` into element
-/// `k` of the body's parameter (alone or inside a fusion), the op_name of what it stores and
-/// what that is to a policy.
-fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<(String, Stores)> {
+/// `k` of the body's parameter (alone or inside a fusion), what it stores ([`Stored`]).
+fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<Stored> {
     let hlo = body.hlo;
     let (producer, element) = through_moves(body, operand);
     let producer = producer?;
@@ -157,8 +172,9 @@ fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<(St
             }
             let (src, _) = through_moves(body, hlo.operand(producer, 1)?);
             let stores = src.map_or(Stores::Other, |s| stores_of(hlo, body.comp, s));
+            let stores = converted(stores, hlo, producer, src);
             let op = src.and_then(|s| body.op_name(s)).or_else(|| body.op_name(producer));
-            Some((op.unwrap_or_default(), stores))
+            Some((op.unwrap_or_default(), stores, src.map(|s| hlo.name(s).to_string())))
         }
         "fusion" => {
             let fused = called(hlo, producer, CallRole::Calls)?;
@@ -179,18 +195,33 @@ fn stacked_update(body: Scope, param: &str, k: u32, operand: &str) -> Option<(St
             }
             let (src, _) = through_moves(inner, hlo.operand(dus, 1)?);
             let src = src?;
-            let (op, stores) = if hlo.opcode(src) == "parameter" {
+            let (op, stores, at) = if hlo.opcode(src) == "parameter" {
                 // Computed outside the fusion: what feeds that operand in the body.
                 let outside = hlo.operand(producer, fused_param_number(hlo, src)?)?;
                 let fed = through_moves(body, outside).0;
                 let stores = fed.map_or(Stores::Other, |i| stores_of(hlo, body.comp, i));
-                (fed.and_then(|i| body.op_name(i)), stores)
+                let stores = converted(stores, hlo, dus, Some(src));
+                (fed.and_then(|i| body.op_name(i)), stores, fed)
             } else {
-                (inner.op_name(src), stores_of(hlo, fused, src))
+                (inner.op_name(src), stores_of(hlo, fused, src), Some(producer))
             };
-            Some((op.or_else(|| inner.op_name(dus)).unwrap_or_default(), stores))
+            let at = at.map(|i| hlo.name(i).to_string());
+            Some((op.or_else(|| inner.op_name(dus)).unwrap_or_default(), stores, at))
         }
         _ => None,
+    }
+}
+
+/// The body's input stored in another element type (`f32` of a `bf16` carry: a plain scan
+/// keeps the f32 its first op computes) is a residual computed from it, not the input a
+/// policy saves.
+fn converted(stores: Stores, hlo: &HloText, dus: &HloInstruction, src: Option<&HloInstruction>) -> Stores {
+    let kind = |shape: &str| shape.split('[').next().unwrap_or("").trim().to_string();
+    let differs = src.is_some_and(|s| kind(hlo.shape(s)) != kind(hlo.shape(dus)));
+    if stores == Stores::BodyInput && differs {
+        Stores::Other
+    } else {
+        stores
     }
 }
 
@@ -213,6 +244,14 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
     for hold in loop_holds(module, &placed) {
         let l = &placed.loops[hold.loop_index as usize];
         let body = hlo.computations.get(l.at[3] as usize);
+        // The largest changing element that is no stack (a scan's `h`, not the weights'
+        // prefetch buffers nor a mask).
+        let carry_bytes: u64 = (hold.elements.iter())
+            .filter(|e| e.role == Role::Carry)
+            .filter(|e| body.is_some_and(|b| what_is_stacked(hlo, b, e.index).is_none()))
+            .map(|e| e.size)
+            .max()
+            .unwrap_or(0);
         for e in hold
             .elements
             .iter()
@@ -260,15 +299,18 @@ pub fn stacked_outputs(module: &Module) -> Vec<StackedOutput> {
                 backward_while: back.while_name.clone(),
                 backward_body: Some((back.body_steps[0], back.body_steps[1])),
                 op_name: stored.as_ref().map(|s| s.0.clone()).unwrap_or_default(),
-                stores: stored.map_or(Stores::Other, |s| s.1),
+                stores: stored.as_ref().map_or(Stores::Other, |s| s.1),
+                source: stored.and_then(|s| s.2),
+                forward_body: Some((l.at[3], (l.body_steps[0], l.body_steps[1]))),
+                carry_bytes,
             });
         }
     }
     out
 }
 
-/// The op_name of what the body stores into element `k` each iteration, and what it is.
-fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<(String, Stores)> {
+/// What the body stores into element `k` each iteration ([`Stored`]).
+fn what_is_stacked(hlo: &HloText, body: &Computation, k: u32) -> Option<Stored> {
     let param = body
         .instructions
         .iter()

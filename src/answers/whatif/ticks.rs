@@ -118,6 +118,7 @@ impl Ticks {
                 .filter(|s| self.loops.contains(&s.name))
                 .cloned()
                 .collect(),
+            ..Edits::default()
         }
     }
 
