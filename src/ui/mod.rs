@@ -157,8 +157,12 @@ fn OutcomeView(st: AppState) -> impl IntoView {
                 let i = chosen.get();
                 outcome.modules.get(i)?;
                 let shown = Signal::derive(move || st.module_at(i));
+                let modules = Signal::derive(move || {
+                    st.view.with(|o| o.as_ref().map_or_else(Vec::new, |o| o.modules.clone()))
+                });
+                let read = state::ReadModules { modules, chosen };
                 view! {
-                    <workspace::Workspace shown=shown
+                    <workspace::Workspace shown=shown read=read
                         picker=module_picker(&outcome, chosen).into_any() actions=actions() />
                 }
                 .into_any()

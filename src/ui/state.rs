@@ -239,6 +239,15 @@ pub struct ViewWindow {
     pub hi: f64,
 }
 
+/// The read's modules (as they are now: their complete forms replace them) and which one
+/// is on screen (its position, what the module picker sets): what the device ledger lists
+/// and opens.
+#[derive(Clone, Copy)]
+pub struct ReadModules {
+    pub modules: Signal<Vec<Arc<Shown>>>,
+    pub chosen: RwSignal<usize>,
+}
+
 /// What the user ticked for the what-if (the core's rules of ticking).
 pub use bufscope::answers::whatif::ticks::Ticks as WhatIfTicks;
 

@@ -19,7 +19,7 @@ use super::export::ExportMenu;
 use super::panels::{
     prepare_table, Answers, Details, Header, HoverLine, ModuleInfo, LiveSetTable, SearchBox,
 };
-use super::state::{Focus, Shown};
+use super::state::{Focus, ReadModules, Shown};
 use super::tasks::{next_frame, next_task};
 
 /// The side panel's width at first (CSS pixels), and the least a panel is resized to.
@@ -41,6 +41,9 @@ fn dock_px() -> f64 {
 pub fn Workspace(
     /// The module, as it is now: its complete form replaces it under the same views.
     shown: Signal<Arc<Shown>>,
+    /// The read's modules and the one on screen (the answers' device ledger).
+    #[prop(optional)]
+    read: Option<ReadModules>,
     /// The module picker (when the read has several modules), at the bar's start.
     #[prop(optional)]
     picker: Option<AnyView>,
@@ -102,7 +105,7 @@ pub fn Workspace(
                     <div class="dock-scroll">
                         {move || table.get().then(|| view! { <LiveSetTable focus=focus /> })}
                         {move || rest.get().then(|| view! {
-                            {move || answers(focus)}
+                            {move || answers(focus, read)}
                             {move || module_info(focus)}
                         })}
                     </div>
@@ -120,9 +123,9 @@ fn module_info(focus: Focus) -> impl IntoView {
 
 /// The answers panel, once the module's `Used values` are read (its groupings by op_name and
 /// source line, categories and idle stretches need them); a note until then.
-fn answers(focus: Focus) -> AnyView {
+fn answers(focus: Focus, read: Option<ReadModules>) -> AnyView {
     if focus.shown.with(|s| s.complete) {
-        return view! { <Answers focus=focus /> }.into_any();
+        return view! { <Answers focus=focus read=read /> }.into_any();
     }
     view! {
         <section id="answers" class="answers answers-waiting" aria-labelledby="answers-title">

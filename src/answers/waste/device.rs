@@ -89,12 +89,24 @@ pub fn device<'a>(
     if let Some(w) = worst {
         d.worst_module = Some(w.name.clone());
         d.worst_case_bytes = w.peak_bytes;
-        d.resident_bytes = (d.shared_arguments.iter())
-            .filter(|s| s.modules.contains(&w.name))
-            .map(|s| s.bytes)
-            .sum();
+        d.resident_bytes = d.shared_bytes(&w.name);
     }
     d
+}
+
+impl Device {
+    /// The bytes of module `name`'s arguments that another module shares.
+    pub fn shared_bytes(&self, name: &str) -> u64 {
+        (self.shared_arguments.iter())
+            .filter(|s| s.modules.iter().any(|m| m == name))
+            .map(|s| s.bytes)
+            .sum()
+    }
+
+    /// How many modules of the set were compiled under jit name `jit` (1 when once).
+    pub fn compiles(&self, jit: &str) -> u32 {
+        self.recompiles.iter().find(|r| r.0 == jit).map_or(1, |r| r.1)
+    }
 }
 
 /// The (path, shape) pairs found in two or more modules' arguments, largest first.
@@ -136,6 +148,8 @@ mod tests {
         let analyses: Vec<Analysis> = modules.iter().map(analyze).collect();
         let d = device(modules.iter().zip(&analyses), Some(1 << 30));
         assert_eq!(d.recompiles, [("jit_step".to_string(), 3)]);
+        assert_eq!((d.compiles("jit_step"), d.compiles("jit_eval")), (3, 1));
+        assert_eq!(d.shared_bytes(names[0]), 0);
         assert_eq!(d.modules.len(), 4);
         assert_eq!((d.worst_case_bytes, d.resident_bytes, d.capacity_bytes), (0, 0, Some(1 << 30)));
         assert!(d.shared_arguments.is_empty());

@@ -4,7 +4,8 @@
 //! XLA's peak buttons ([`StepChooser`]); the parts below answer for it: the three peaks
 //! reconciled, source lines, categories and padding ([`figures`]), the capacity verdict
 //! ([`capacity`]), the op_name icicle ([`icicle`]), the what-if's estimate ([`whatif`]), the
-//! idle stretches ([`idle`]), whose rows it ticks, what the loops hold ([`loops`]) and waste per device ([`waste`]).
+//! idle stretches ([`idle`]), whose rows it ticks, what the loops hold ([`loops`]), waste per device ([`waste`]) and the read's modules
+//! side by side ([`device`]).
 //!
 //! Owns the panel's state ([`Ans`]) and layout; every figure comes from
 //! [`bufscope::answers`]. Figures are memos over the chosen space and step, computed only
@@ -14,6 +15,7 @@
 //! click shows what is on screen without waiting for the rest.
 
 mod capacity;
+mod device;
 mod figures;
 mod icicle;
 mod idle;
@@ -31,7 +33,7 @@ use bufscope::units;
 use leptos::prelude::*;
 
 use super::{space_label, step_label};
-use crate::ui::state::{Focus, Shown};
+use crate::ui::state::{Focus, ReadModules, Shown};
 
 /// A computed answer shared without copying; two are equal only when they are the same
 /// computation (memos over large results never compare them field by field).
@@ -166,7 +168,11 @@ impl Ans {
 
 /// The answers panel of the module on screen.
 #[component]
-pub fn Answers(focus: Focus) -> impl IntoView {
+pub fn Answers(
+    focus: Focus,
+    /// The read's modules, for the device ledger (shown when there are several).
+    read: Option<ReadModules>,
+) -> impl IntoView {
     let ans = Ans::new(focus);
     // Closed until asked for: a module opens on its diagrams, and nothing is computed for
     // the answers (of a 94 MB dump: a few hundred ms) until the panel is shown.
@@ -210,6 +216,7 @@ pub fn Answers(focus: Focus) -> impl IntoView {
                     <idle::IdleStretches ans=ans />
                     <loops::LoopHolds ans=ans />
                     <waste::WasteAnswer ans=ans />
+                    {read.map(|read| view! { <device::DeviceLedger ans=ans read=read /> })}
                 </div>
                 <icicle::Icicle ans=ans />
             </Show>
