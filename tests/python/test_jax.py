@@ -235,6 +235,96 @@ class CompileErrors(unittest.TestCase):
             bufscope.jax.dump(mlp, self.x, self.x, self.x, on_error="ignore")
 
 
+def wide(x, w):
+    """A batch of rows through a 512×64 weight and back: x and the output grow with the
+    batch, the weight (131,072 bytes) does not."""
+    h = jnp.tanh(x @ w)
+    return (h * h.sum(axis=0)) @ w.T
+
+
+def wide_args(batch):
+    return (jax.ShapeDtypeStruct((batch, 512), jnp.float32), jax.ShapeDtypeStruct((512, 64), jnp.float32))
+
+
+BATCHES = [64, 128, 256]
+
+
+class Sweeps(unittest.TestCase):
+    def test_a_sweep_over_three_batch_sizes_is_bufscope_sweep_of_its_dumps(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            s = bufscope.jax.sweep(wide, wide_args, BATCHES, folder=tmp, at=[512])
+            folders = [d.folder for d in s.dumps]
+            self.assertEqual(s.folder, tmp)
+            self.assertEqual([os.path.basename(f) for f in folders], [f"wide-{b}" for b in BATCHES])
+            self.assertEqual(sorted(os.listdir(tmp)), sorted(os.path.basename(f) for f in folders))
+            for d in s.dumps:
+                self.assertEqual(d.module, "jit_wide")
+                self.assertEqual(sorted(os.listdir(d.folder)), sorted(os.path.basename(p) for p in d.paths))
+                self.assertTrue(any(p.endswith("-buffer-assignment.txt") for p in d.paths), d.paths)
+            self.assertEqual(s.varied, {"what": "parameter x, dim 0", "values": BATCHES})
+            # The same answer as the package's sweep and the cargo-built binary's of the folders.
+            self.assertEqual(s.answer, bufscope.sweep(folders, at=[512]).answer)
+            expected = cargo("sweep", "--json", "--at", "512", *folders)
+            self.assertEqual(expected.returncode, 0, expected.stderr)
+            self.assertEqual(s.answer, json.loads(expected.stdout))
+            (space,) = s.answer["spaces"]
+            # The weight, and per row of the batch x and the output (512 f32 each).
+            model = space["model"]
+            self.assertEqual(model["form"], "linear")
+            self.assertAlmostEqual(model["coefficients"][0], 512 * 64 * 4, delta=1)
+            self.assertAlmostEqual(model["coefficients"][1], 2 * 512 * 4, delta=1e-6)
+            self.assertEqual([p["peak_live_bytes"] for p in space["points"]], [512 * 64 * 4 + 4096 * b for b in BATCHES])
+            self.assertEqual(space["at"], [{"value": 512, "peak_live_bytes": 512 * 64 * 4 + 4096 * 512}])
+            self.assertEqual([(r["value"], r["kind"]) for r in s], [(b, "measured") for b in BATCHES] + [(512, "predicted")])
+
+    def test_a_point_out_of_memory_is_kept_as_one_that_does_not_fit(self):
+        real = jax.stages.Lowered.compile
+        calls = []
+
+        def third_fails(self, *args, **kwargs):
+            calls.append(1)
+            return (compile_then_fail(real) if len(calls) % 3 == 0 else real)(self, *args, **kwargs)
+
+        with mock.patch.object(jax.stages.Lowered, "compile", third_fails):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                s = bufscope.jax.sweep(wide, wide_args, BATCHES, capacity="1MiB")
+                quiet = bufscope.jax.sweep(wide, wide_args, BATCHES, capacity="1MiB", on_error="keep")
+            with self.assertRaises(bufscope.jax.CompileError):
+                bufscope.jax.sweep(wide, wide_args, BATCHES, on_error="raise")
+        self.assertEqual([w.category for w in caught], [bufscope.jax.CompileErrorWarning])
+        self.assertIn("value 256", str(caught[0].message))
+        self.assertEqual([d.error for d in s.dumps], [None, None, OOM])
+        self.assertTrue(os.path.exists(os.path.join(s.dumps[2].folder, os.path.basename(s.dumps[2].paths[0]))))
+        (space,) = s.answer["spaces"]
+        self.assertEqual([p["failed"] for p in space["points"]], [False, False, True])
+        # 128 compiled and 256 did not; between, the line (exact here) crosses 1 MiB at 224.
+        self.assertEqual((space["largest_fitting"], space["first_not_fitting"]), ((2**20 - 512 * 64 * 4) // 4096, 225))
+        self.assertEqual(s.answer, bufscope.sweep([d.folder for d in s.dumps], capacity="1MiB").answer)
+        self.assertEqual(quiet.answer["spaces"][0]["points"], space["points"])
+
+    def test_wrong_arguments_say_so(self):
+        with self.assertRaises(ValueError):
+            bufscope.jax.sweep(wide, wide_args, [64])
+        with self.assertRaises(ValueError):
+            bufscope.jax.sweep(wide, wide_args, BATCHES, on_error="ignore")
+        # Nothing varies: the binary says so, naming no dimension.
+        with self.assertRaises(bufscope.BufscopeError) as caught:
+            bufscope.jax.sweep(wide, lambda b: wide_args(64), BATCHES)
+        self.assertIn("nothing varies", str(caught.exception))
+
+    def test_a_failure_before_buffer_assignment_raises_naming_the_value(self):
+        def fail(self, *args, **kwargs):
+            raise FakeOom("INVALID_ARGUMENT: before any buffer assignment")
+
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(jax.stages.Lowered, "compile", fail):
+            with self.assertRaises(FakeOom) as caught:
+                bufscope.jax.sweep(wide, wide_args, BATCHES, folder=tmp, label="w")
+            self.assertEqual(os.listdir(tmp), [])
+        if hasattr(caught.exception, "add_note"):  # Python 3.11
+            self.assertEqual(caught.exception.__notes__, ["bufscope.jax.sweep: compiling w for the value 64"])
+
+
 class StaticView(unittest.TestCase):
     def test_a_dumps_static_view_has_its_peaks_and_a_png(self):
         x = jnp.ones((N, N), jnp.float32)

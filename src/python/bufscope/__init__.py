@@ -15,7 +15,8 @@ The wheel carries the `bufscope` command-line binary (run it as `bufscope …` o
 - `diff(base, new)`: `bufscope diff --json` as a dict;
 - a `Dump` shows itself statically (`_repr_html_`: a table and a PNG, for any viewer);
 - `bufscope.jax.dump(fn, *args)`: a dump straight from a jitted function (needs jax:
-  `pip install 'bufscope[jax]'`).
+  `pip install 'bufscope[jax]'`); `bufscope.jax.sweep(fn, make_args, values)`: one per
+  value of a dimension, as `sweep` of them.
 
 `paths` is a dump file or folder, or a list of them, or a `Dump`.
 """
@@ -155,7 +156,8 @@ class Sweep(list):
     """`bufscope sweep --json` as rows, one per memory space and value: `space`, `value`,
     `peak_live_bytes`, `kind` (`measured` or `predicted`), `failed`, `pinned`;
     `pandas.DataFrame(sweep)` makes it a frame. `.answer` is the whole JSON (`varied`, each
-    space's `model`, `largest_fitting`, `first_not_fitting`, `pinned`, `sentence`, categories)."""
+    space's `model`, `largest_fitting`, `first_not_fitting`, `pinned`, `sentence`, categories).
+    From `bufscope.jax.sweep`, `.dumps` is the `Dump` of each value and `.folder` theirs."""
 
     def __init__(self, answer: dict):
         rows = []
@@ -168,6 +170,8 @@ class Sweep(list):
                              "kind": "predicted", "failed": False, "pinned": False})
         super().__init__(rows)
         self.answer = answer
+        self.dumps: list = []
+        self.folder: str | None = None
 
     @property
     def varied(self) -> dict:

@@ -4,6 +4,8 @@
     d = bufscope.jax.dump(train_step, params, batch)   # compiles, dumps, picks the module
     d.summary()["modules"][0]["memory_spaces"][0]["peak_live_bytes"]
     d.show()                                           # in a notebook
+    s = bufscope.jax.sweep(train_step, lambda b: (params, batch_of(b)), [8, 16, 32])
+    s.answer["spaces"][0]["model"]                     # the peak as a form of the batch
 
 `dump` lowers `jax.jit(fn, …)` for the arguments (arrays, or `jax.ShapeDtypeStruct`s, with
 shardings on devices or on a `jax.experimental.topologies` topology for ahead-of-time TPU
@@ -11,7 +13,9 @@ compiles on a CPU host) and compiles it once with XLA's dump options given for t
 alone (`compiler_options`), into a folder of its own. It works any number of times in one
 process, whatever the backend. Those options are left out of JAX's persistent compilation
 cache key, and a cache hit writes no dump: when that cache is on, it is turned off for this
-compile and on again after. Needs jax: `pip install 'bufscope[jax]'`.
+compile and on again after. `sweep` does that once per value of one dimension and gives
+`bufscope.sweep` of the dumps: which batch (sequence, number of layers) fits.
+Needs jax: `pip install 'bufscope[jax]'`.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import shutil
 import tempfile
 import time
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 try:
     import jax as _jax
@@ -34,9 +38,10 @@ except ImportError as _e:  # pragma: no cover - the message is the point
         "(`pip install 'jax[cuda12]'`, `pip install 'jax[tpu]'`), then import bufscope.jax again"
     ) from _e
 
-from bufscope import DEFAULT_HEIGHT, Dump, Report
+from bufscope import DEFAULT_HEIGHT, Dump, Report, Sweep
+from bufscope import sweep as _sweep_folders
 
-__all__ = ["dump", "show", "DUMP_OPTIONS", "CompileError", "CompileErrorWarning"]
+__all__ = ["dump", "show", "sweep", "DUMP_OPTIONS", "CompileError", "CompileErrorWarning"]
 
 
 class CompileErrorWarning(UserWarning):
@@ -170,6 +175,66 @@ def show(fn: Callable[..., Any], *args: Any, height: int = DEFAULT_HEIGHT, embed
     """`dump(fn, *args, **kwargs).show(height=height, embed=embed)`: the compiled module in
     the notebook."""
     return dump(fn, *args, **kwargs).show(height=height, embed=embed)
+
+
+def sweep(
+    fn: Callable[..., Any],
+    make_args: Callable[[Any], Any],
+    values: Iterable[Any],
+    *,
+    folder: str | None = None,
+    capacity: str | None = None,
+    at: Iterable[int] = (),
+    label: str | None = None,
+    on_error: str = "warn",
+    **jit_kwargs: Any,
+) -> Sweep:
+    """Compiles `fn` once per value of one dimension and returns `bufscope.sweep` of the
+    dumps: the dimension that varies, each memory space's peak fitted against it (constant,
+    linear or quadratic), predicted at each of `at`, and with `capacity` (`"v5e"`,
+    `"16GiB"`) the largest value that fits.
+
+    For each `v` in `values` (two at least), `make_args(v)` gives the arguments: a tuple of
+    them, or the one argument (arrays, or `jax.ShapeDtypeStruct`s: nothing is allocated).
+    Each is compiled by `dump` (`static_argnums=` and other `jax.jit` options pass on) into
+    a subfolder of `folder` (a new temporary folder by default) named `LABEL-v`, `LABEL`
+    being `label` or the function's name. The result also holds `.dumps`, the `Dump` of
+    each value in order, and `.folder`.
+
+    A compile that fails after buffer assignment (out of memory on a TPU) is kept as a point
+    that does not fit, its message beside its dump as `*.error.txt`: `on_error="warn"` (the
+    default) warns (`CompileErrorWarning`) for each, `"keep"` says nothing, `"raise"` raises
+    `CompileError` at the first. One that fails before raises, naming the value; so does
+    the binary (`BufscopeError`) when no one dimension, or two, vary.
+    """
+    if on_error not in ("warn", "keep", "raise"):
+        raise ValueError(f'on_error is "warn", "keep" or "raise", not {on_error!r}')
+    values = list(values)
+    if len(values) < 2:
+        raise ValueError(f"a sweep compiles two values at least, not {len(values)}")
+    _check_callable(fn)
+    folder = tempfile.mkdtemp(prefix="bufscope-sweep-") if folder is None else folder
+    label = label or getattr(fn, "__name__", None) or "sweep"
+    dumps = []
+    for v in values:
+        args = make_args(v)
+        args = args if isinstance(args, tuple) else (args,)
+        try:
+            d = dump(fn, *args, folder=folder, label=f"{label}-{v}", on_error="raise", **jit_kwargs)
+        except CompileError as e:
+            if on_error == "raise":
+                raise
+            d = e.dump
+            if on_error == "warn":
+                warnings.warn(f"value {v}: {e}", CompileErrorWarning, stacklevel=2)
+        except Exception as e:
+            if hasattr(e, "add_note"):  # Python 3.11
+                e.add_note(f"bufscope.jax.sweep: compiling {label} for the value {v!r}")
+            raise
+        dumps.append(d)
+    result = _sweep_folders([d.folder for d in dumps], capacity=capacity, at=at)
+    result.dumps, result.folder = dumps, folder
+    return result
 
 
 def _new_subfolder(parent: str, name: str) -> str:
