@@ -18,11 +18,14 @@
 #[path = "common/check.rs"]
 mod check;
 mod common;
+#[path = "common/scan.rs"]
+mod scan;
 
 use bufscope::analysis;
 use bufscope::model::Module;
 use check::{check_module, load_one};
 use common::*;
+use scan::*;
 use std::collections::BTreeMap;
 
 #[test]

@@ -7,6 +7,8 @@
 #[path = "common/check.rs"]
 mod check;
 mod common;
+#[path = "common/scan.rs"]
+mod scan;
 
 use bufscope::{load_files, Load, Loader};
 use check::load_one as read_separately;

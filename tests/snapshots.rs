@@ -3,10 +3,13 @@
 //! accepting it (`cargo insta review`, or `INSTA_UPDATE=always` then `git diff`).
 
 mod common;
+#[path = "common/scan.rs"]
+mod scan;
 
 use bufscope::analysis;
 use bufscope::summary::Summary;
 use common::*;
+use scan::scan;
 
 fn snapshot_name(m: &ModuleFiles) -> String {
     m.label.replace(['/', '.'], "_")

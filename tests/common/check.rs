@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use crate::common::*;
+use crate::scan::*;
 use bufscope::analysis::{self, Analysis};
 use bufscope::model::{Module, Schedule};
 use std::fmt::Debug;
