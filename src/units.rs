@@ -118,6 +118,13 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{} {noun}{plural}", group_digits(n as u64))
 }
 
+/// FLOPs in SI units (`1.23 TFLOP`).
+pub fn human_flops(f: u64) -> String {
+    let units = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1e3, "kFLOP")];
+    let x = f as f64;
+    units.iter().find(|(u, _)| x >= *u).map_or(format!("{f} FLOP"), |(u, n)| format!("{:.2} {n}", x / u))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -15,7 +15,7 @@ use bufscope::answers::whatif::checkpoint::{Checkpoint, Fate};
 use bufscope::answers::whatif::fit::{fit, Action, FitOptions};
 use bufscope::answers::whatif::flops::{step_flops, Counter};
 use bufscope::answers::whatif::stacked::stacked_outputs;
-use bufscope::answers::whatif::{estimate, Estimate};
+use bufscope::answers::whatif::{estimate, Edits, Estimate};
 use bufscope::model::Module;
 
 // programs/tpu_programs.py's config (RESULT.json): batch 16, seq 1024, d_model 1024, 16 heads
@@ -173,7 +173,30 @@ fn fit_takes_the_cheapest_policy_that_fits() {
         let cheapest = (plan.policies_tried.iter()).filter(|t| t.fits).map(|t| t.flops_added).min();
         assert_eq!(plan.flops_added, cheapest, "{cap}");
         assert_eq!(plan.plan.iter().any(|p| p.action == Action::OffloadLoop), want.starts_with("offload"), "{cap}");
+        // What the page's Fit chooses by name.
+        assert_eq!(plan.checkpoint(), Some(want), "{cap}");
     }
+    // Under nothing_saveable's 2,487,482,880 B no stock policy fits: the plan is not one.
+    let plan = plan_for("2GiB", false);
+    assert!(plan.policies_tried.iter().all(|t| !t.fits) && !plan.policies_tried.is_empty());
+    assert_eq!(plan.checkpoint(), None);
+}
+
+/// The page's chooser with ticks (`Checkpoint::with_values`): no value ticked is the policy
+/// alone; a value ticked keeps the policy's loop edits, adds the value, and costs no less.
+#[test]
+fn a_policy_with_values() {
+    let Some(plain) = common::shared_tpu_module("remat-ladder", "tpu_v5e_lm_scan_plain") else { return };
+    let (index, stacked) = (ScheduleIndex::new(&plain), stacked_outputs(&plain));
+    let p = Checkpoint::parse("dots_with_no_batch_dims_saveable").unwrap();
+    let alone = p.apply(&plain, &stacked);
+    let none = p.with_values(&plain, &index, &stacked, &Edits::default());
+    assert_eq!((none.edits, none.flops_added), (alone.edits.clone(), alone.flops_added));
+    let v = (0..plain.values.len() as u32).find(|&v| !stacked.iter().any(|s| s.chain.contains(&v))).unwrap();
+    let ticks = Edits { remat: vec![v], ..Edits::default() };
+    let both = p.with_values(&plain, &index, &stacked, &ticks);
+    assert_eq!((both.edits.remat.clone(), both.edits.loops.len()), (vec![v], alone.edits.loops.len()));
+    assert!(both.flops_added >= alone.flops_added && alone.flops_added > 0);
 }
 
 /// A v6e compile that tests/bench/make_policy_ladder.sh made (gzipped in

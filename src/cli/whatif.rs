@@ -299,7 +299,7 @@ fn whatif_text(r: &WhatifJson) -> String {
         }
         if let (Some(added), Some(step)) = (m.flops_added, m.step_flops) {
             let share = if step > 0 { added as f64 / step as f64 * 100.0 } else { 0.0 };
-            let _ = writeln!(out, "  FLOPs added by recomputation: {} ({share:.1} % of a step of {})", flops_text(added), flops_text(step));
+            let _ = writeln!(out, "  FLOPs added by recomputation: {} ({share:.1} % of a step of {})", bufscope::units::human_flops(added), bufscope::units::human_flops(step));
         }
         let _ = writeln!(
             out,
@@ -322,13 +322,6 @@ fn whatif_text(r: &WhatifJson) -> String {
     }
     let _ = writeln!(out, "{ASSUMPTIONS}");
     out
-}
-
-/// FLOPs in SI units (`1.23 TFLOP`).
-fn flops_text(f: u64) -> String {
-    let units = [(1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1e3, "kFLOP")];
-    let x = f as f64;
-    units.iter().find(|(u, _)| x >= *u).map_or(format!("{f} FLOP"), |(u, n)| format!("{:.2} {n}", x / u))
 }
 
 #[derive(Serialize)]
@@ -435,7 +428,7 @@ fn fit_text(r: &FitJson, capacity: &Capacity) -> String {
         let _ = writeln!(out, "  devices: {}", d.sentence);
     }
     if let (Some(added), Some(step)) = (p.flops_added, p.step_flops) {
-        let _ = writeln!(out, "  FLOPs added by recomputation: {} (a step: {})", flops_text(added), flops_text(step));
+        let _ = writeln!(out, "  FLOPs added by recomputation: {} (a step: {})", bufscope::units::human_flops(added), bufscope::units::human_flops(step));
     }
     tried_text(&mut out, &p.policies_tried);
     let _ = writeln!(out, "{ASSUMPTIONS}");
@@ -455,7 +448,7 @@ fn tried_text(out: &mut String, tried: &[Tried]) {
             t.name,
             human_bytes(t.peak_after),
             human_bytes(t.host_bytes_added),
-            flops_text(t.flops_added),
+            bufscope::units::human_flops(t.flops_added),
             if t.fits { "fits" } else { "does not fit" }
         );
     }

@@ -1,7 +1,9 @@
 // Browser tests of the what-if (#answers-whatif): a value ticked in the idle stretches, an
 // icicle frame, a category, one loop's and every loop's stacked outputs ticked, the estimate
-// dashed over the curve, the estimated peak and the capacity verdict, "Fit to capacity"
-// filling the ticks output by output, and the plan exported. Each test opens its own page.
+// dashed over the curve, the estimated peak and the capacity verdict, a jax checkpoint
+// policy chosen by name (its estimate and FLOPs those of `bufscope whatif --json --policy`,
+// run here on the same files), "Fit to capacity" choosing the policy `bufscope fit` picks,
+// and the plan exported. Each test opens its own page.
 //   node tests/e2e/whatif.test.mjs http://127.0.0.1:PORT/
 // Figures worked out by hand in tests/whatif.rs: on TPU dump 000, colour 1, copy-start.1{0}
 // (16,384 B) rematerialised is gone at steps 7-10, so the curve is 8,704 B at steps 7-8
@@ -9,6 +11,7 @@
 // outputs of while.103 (6,279,954,432 B) rematerialised leave an estimated HBM peak of
 // 2,353,265,152 B (bufscope whatif). Screenshots (1280×720): target/whatif-panel.png,
 // whatif-frame.png, whatif-category.png.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SHARED, TPU, assert, fixture, open, repo, run, skip, test } from './harness.mjs';
@@ -72,10 +75,16 @@ test('a value ticked: its estimate dashed over the curve where it is gone, the p
   app.noNewConsoleErrors(before);
 });
 
+const BIN = process.env.BUFSCOPE_BIN || path.join(repo, 'target/release/bufscope');
+
+/** `bufscope ARGS --json` on `files`, parsed. */
+const cli = (args, files) =>
+  JSON.parse(execFileSync(BIN, [...args, '--json', ...files], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+
 const PLAIN = ['buffer-assignment.txt', 'buffer-assignment-values.txt', 'live-range.txt', 'after_optimizations.txt']
   .map((s) => path.join(SHARED, 'dumps', 'tpu-aot', 'remat-ladder', `tpu_v5e_lm_scan_plain.${s}`));
 
-test('Fit to capacity on lm_scan_plain ticks the plan\'s loop outputs, the estimate fits; the plan exports', async () => {
+test('Fit to capacity on lm_scan_plain chooses the policy bufscope fit picks, the estimate fits; the plan exports', async () => {
   if (!PLAIN.every(existsSync)) skip('needs ../shared/dumps/tpu-aot/remat-ladder');
   const before = consoleErrors.length;
   await app.load();
@@ -86,15 +95,23 @@ test('Fit to capacity on lm_scan_plain ticks the plan\'s loop outputs, the estim
   await page.locator('#capacity-size').fill('4GiB');
   await page.locator('#capacity-size').press('Enter');
   await page.locator('#capacity-size').blur();
+  if (!existsSync(BIN)) skip(`needs ${BIN} (cargo build --release)`);
+  const want = cli(['fit', '--capacity', '4GiB'], PLAIN);
   await page.locator('#whatif-fit').click();
   const verdict = page.locator('#whatif-verdict');
   await verdict.waitFor({ timeout: 20000 });
-  // bufscope fit --capacity 4GiB: six of while.103's outputs ({13}, {16}, {2}, {6}, {20},
-  // {24}), for an estimated 4,090,128,896 B; ticked one by one, the loops' tick half ticked.
-  assert(await page.locator('#whatif-loops').evaluate((e) => e.indeterminate && !e.checked), 'Fit did not tick some of the loops');
+  // bufscope fit --capacity 4GiB tries the stock policies first and picks the cheapest in
+  // FLOPs that fits (dots_saveable, 3,091,462,656 B when written): the page chooses it, ticks
+  // nothing, and its estimate is the CLI's.
+  assert(want.policy.name === 'dots_saveable' && want.fits, `bufscope fit picked ${want.policy.name}`);
+  assert((await page.locator('#whatif-policy').inputValue()) === want.policy.name, `chooser ${await page.locator('#whatif-policy').inputValue()}`);
+  await estimated(want.plan.length);
+  assert(await page.locator('#whatif-loops').evaluate((e) => !e.indeterminate && !e.checked), 'Fit ticked loops besides the policy');
   assert((await verdict.getAttribute('data-fits')) === 'true', await verdict.textContent());
   const peak = Number(await verdict.getAttribute('data-peak'));
-  assert(peak === 4090128896, `estimated peak ${peak}`);
+  assert(peak === want.peak_after, `estimated peak ${peak}, bufscope fit ${want.peak_after}`);
+  assert(Number(await verdict.getAttribute('data-flops-added')) === want.flops_added,
+    `flops_added ${await verdict.getAttribute('data-flops-added')}, bufscope fit ${want.flops_added}`);
   // The plan in code terms, as `bufscope fit --json --capacity 4GiB` names it.
   const code = await page.locator('#whatif-code').textContent();
   assert(code.includes('In code: jax.checkpoint(layer, policy=jax.checkpoint_policies.dots_saveable)'), code);
@@ -111,8 +128,8 @@ test('Fit to capacity on lm_scan_plain ticks the plan\'s loop outputs, the estim
   assert(dl.suggestedFilename() === 'tpu_v5e_lm_scan_plain.whatif.json', dl.suggestedFilename());
   assert(plan.estimate === true && plan.module === 'tpu_v5e_lm_scan_plain', 'plan header');
   const loops = plan.plan.filter((p) => p.action === 'remat_loop').map((p) => p.what).sort();
-  assert(loops.join() === ['while.103{13}', 'while.103{16}', 'while.103{2}', 'while.103{6}', 'while.103{20}', 'while.103{24}'].sort().join(),
-    `plan ${loops}`);
+  const wantLoops = want.plan.filter((p) => p.action === 'remat_loop').map((p) => p.what).sort();
+  assert(loops.join() === wantLoops.join(), `plan ${loops}, bufscope fit ${wantLoops}`);
   const hbm = plan.memory_spaces.find((s) => s.color === 0);
   assert(hbm.peak_after === peak, `exported ${hbm.peak_after} vs shown ${peak}`);
   app.noNewConsoleErrors(before);
@@ -187,7 +204,7 @@ test('a category ticked: offload takes the parameters, remat none of them', asyn
   app.noNewConsoleErrors(before);
 });
 
-test("one loop's tick, every loop's tick, and Fit filling them output by output", async () => {
+test("one loop's tick and every loop's tick", async () => {
   if (!PLAIN.every(existsSync)) skip('needs ../shared/dumps/tpu-aot/remat-ladder');
   const before = consoleErrors.length;
   await app.load();
@@ -200,17 +217,8 @@ test("one loop's tick, every loop's tick, and Fit filling them output by output"
   assert((await page.locator('#answers-loops tr.loop-row[data-while="while.104"] input.tick-loop').count()) === 0,
     'a tick on the backward loop');
   const all = page.locator('#whatif-loops');
-  // bufscope fit --capacity 7GiB: the plan rematerialises while.103{13} alone (2 GiB), for
-  // an estimated 5,969,177,088 B; the loop's tick and every loop's tick are half ticked.
-  await page.locator('#capacity-size').fill('7GiB');
-  await page.locator('#capacity-size').press('Enter');
-  await page.locator('#capacity-size').blur();
-  await page.locator('#whatif-fit').click();
-  assert((await estimated(1)) === 5969177088, `Fit's estimate ${await page.locator('#whatif-verdict').getAttribute('data-peak')}`);
-  const state = (l) => l.evaluate((e) => (e.indeterminate ? 'some' : e.checked ? 'all' : 'none'));
-  assert((await state(fwd.locator('input.tick-loop'))) === 'some', `loop tick ${await state(fwd.locator('input.tick-loop'))}`);
-  assert((await state(all)) === 'some', `all loops' tick ${await state(all)}`);
   // The loop's tick takes all 30: the estimate bufscope whatif --remat-loops gives.
+  const state = (l) => l.evaluate((e) => (e.indeterminate ? 'some' : e.checked ? 'all' : 'none'));
   await fwd.locator('input.tick-loop').click();
   assert((await estimated(30)) === 2353265152, `one loop ${await page.locator('#whatif-verdict').getAttribute('data-peak')}`);
   assert((await state(all)) === 'all', `all loops' tick ${await state(all)}`);
@@ -218,6 +226,56 @@ test("one loop's tick, every loop's tick, and Fit filling them output by output"
   await all.uncheck();
   await page.locator('#whatif-verdict').waitFor({ state: 'detached', timeout: 10000 });
   assert((await state(fwd.locator('input.tick-loop'))) === 'none', 'the loop stayed ticked');
+  app.noNewConsoleErrors(before);
+});
+
+/** The page's estimate of `policy` (chosen, with `regex` for the named forms) on PLAIN's HBM
+ *  against `bufscope whatif --json --policy`'s on the same files. */
+async function samePolicy(policy, regex) {
+  const cliName = regex === undefined ? policy : `${policy}(${regex})`;
+  const m = cli(['whatif', '--policy', cliName], PLAIN).modules[0];
+  const hbm = m.memory_spaces.find((s) => s.color === 0);
+  await page.locator('#whatif-policy').selectOption(policy);
+  if (regex !== undefined) {
+    await page.locator('#whatif-policy-regex').fill(regex);
+    await page.locator('#whatif-policy-regex').press('Enter');
+    await page.locator('#whatif-policy-regex').blur();
+  }
+  const peak = await estimated(m.loop_outputs.length + m.loop_outputs_offloaded.length);
+  const v = page.locator('#whatif-verdict');
+  const attr = async (a) => Number(await v.getAttribute(a));
+  assert(peak === hbm.peak_after, `${cliName}: page ${peak}, bufscope whatif ${hbm.peak_after}`);
+  assert(peak < hbm.peak_before, `${cliName}: no lower than the real peak`);
+  assert((await attr('data-host')) === hbm.host_bytes_added, `${cliName}: host ${await attr('data-host')} vs ${hbm.host_bytes_added}`);
+  assert((await attr('data-flops-added')) === m.flops_added && m.flops_added > 0, `${cliName}: flops_added ${await attr('data-flops-added')} vs ${m.flops_added}`);
+  assert((await attr('data-step-flops')) === m.step_flops, `${cliName}: step_flops ${await attr('data-step-flops')} vs ${m.step_flops}`);
+  assert((await v.getAttribute('data-policy')) === cliName, `policy ${await v.getAttribute('data-policy')}`);
+  assert(/its recomputation adds [\d.]+ [TGMP]FLOP \([\d.]+ % of a step of/.test(await v.textContent()), await v.textContent());
+  return m;
+}
+
+test('a checkpoint policy chosen by name: the estimate and FLOPs of bufscope whatif --policy', async () => {
+  if (!PLAIN.every(existsSync)) skip('needs ../shared/dumps/tpu-aot/remat-ladder');
+  if (!existsSync(BIN)) skip(`needs ${BIN} (cargo build --release)`);
+  const before = consoleErrors.length;
+  await app.load();
+  await openModule(PLAIN, 'tpu_v5e_lm_scan_plain');
+  await page.locator('#answers-space').selectOption('0');
+  await page.locator('#whatif-policy').waitFor({ timeout: 10000 });
+  assert((await page.locator('#whatif-verdict').count()) === 0, 'an estimate with no policy');
+  const m = await samePolicy('dots_with_no_batch_dims_saveable');
+  assert(m.loop_outputs.length > 0 && m.loop_outputs_kept > 0, 'the policy neither drops nor keeps');
+  await page.locator('#answers-whatif').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(repo, 'target', 'whatif-policy.png') });
+  // A named form: its REGEX over op_name (q, k and v's einsum).
+  await samePolicy('save_only_these_names', 'bsd,dhk->bshk');
+  // A REGEX that does not compile: said, and no estimate.
+  await page.locator('#whatif-policy-regex').fill('(');
+  await page.locator('#whatif-policy-regex').press('Enter');
+  await page.locator('#whatif-policy-error').waitFor({ timeout: 10000 });
+  assert((await page.locator('#whatif-verdict').count()) === 0, 'an estimate of a bad REGEX');
+  await page.locator('#whatif-policy').selectOption('');
+  assert((await page.locator('#whatif-policy-error').count()) === 0, 'the error stayed');
   app.noNewConsoleErrors(before);
 });
 

@@ -157,6 +157,20 @@ impl Checkpoint {
         Applied { edits, saved, flops_added: flops }
     }
 
+    /// The policy over the stacked outputs with single values' edits (`values`: their remat and
+    /// offload; its loop edits give way to the policy's), the FLOPs over both: what `bufscope
+    /// whatif --policy P --remat V` estimates, and the page's policy chooser with its ticks.
+    pub fn with_values(&self, module: &Module, index: &ScheduleIndex, stacked: &[StackedOutput], values: &Edits) -> Applied {
+        let mut a = self.apply(module, stacked);
+        if values.remat.is_empty() && values.offload.is_empty() {
+            return a;
+        }
+        (a.edits.remat, a.edits.offload) = (values.remat.clone(), values.offload.clone());
+        let saves = |h: &HloText, c: &Computation, i: &HloInstruction| self.saves(h, c, i);
+        a.flops_added = flops_added(module, index, &a.edits, stacked, &saves);
+        a
+    }
+
     /// What the policy saves that the program stacks nowhere: for each forward body with
     /// outputs rematerialised, the values the recomputation's slice stops at (a dot the policy
     /// saves), and the body's input where no stacked output is it.

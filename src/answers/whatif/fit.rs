@@ -131,6 +131,14 @@ pub struct Plan {
     pub estimate: Estimate,
 }
 
+impl Plan {
+    /// The stock policy the plan is, when [`fit`] found one that fits (its plan is the
+    /// policy's, [`policy_plan`]).
+    pub fn checkpoint(&self) -> Option<&str> {
+        self.policies_tried.iter().any(|t| t.fits).then(|| self.policy.as_ref().map(|p| p.name.as_str())).flatten()
+    }
+}
+
 /// Whether a category is an argument of the program (offload only).
 fn is_argument(c: Category) -> bool {
     matches!(

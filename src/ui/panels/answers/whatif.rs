@@ -5,12 +5,17 @@
 //! [`Focus::estimates`](crate::ui::state::Focus::estimates)), the new peak and the capacity
 //! verdict, labelled an estimate; "Fit to capacity" ticks the plan of
 //! [`fit`](bufscope::answers::whatif::fit) and says it in code terms (the checkpoint policy,
-//! how many devices) while the ticks are the plan's; the plan exports as JSON.
+//! how many devices) while the ticks are the plan's; the plan exports as JSON. A jax
+//! checkpoint policy chosen by name ([`Checkpoint`]) takes the loops' stacked outputs instead
+//! of their ticks, its estimate shown the same way with its price in FLOPs; Fit tries the
+//! stock policies first, as `bufscope fit` does, and chooses the one it picks.
 
 use std::sync::Arc;
 
 use bufscope::answers::capacity;
+use bufscope::answers::whatif::checkpoint::{Checkpoint, NAMES_HELP, STOCK};
 use bufscope::answers::whatif::fit::{fit, FitOptions};
+use bufscope::answers::whatif::flops::step_flops;
 use bufscope::answers::whatif::stacked::StackedOutput;
 use bufscope::answers::whatif::ticks::{actionable, Tick, TickState};
 use bufscope::answers::whatif::{estimate, plan_json, Edits, Estimate, ASSUMPTIONS};
@@ -30,6 +35,41 @@ fn estimates(shown: &Arc<Shown>, edits: &Edits) -> Vec<Estimate> {
         .map(|s| estimate(&shown.module, s, &index, edits))
         .collect()
 }
+
+/// The policies named with a REGEX (the text field beside the chooser).
+const NAMED: [&str; 2] = ["save_only_these_names", "save_and_offload_only_these_names"];
+
+/// The policy chosen on the panel: a name of the chooser ("" for none) and the REGEX of the
+/// named forms.
+#[derive(Clone, Copy)]
+struct Chosen {
+    name: RwSignal<String>,
+    regex: RwSignal<String>,
+}
+
+impl Chosen {
+    /// The policy; `None` for none, an error for a named form without a good REGEX.
+    fn policy(&self) -> Option<Result<Checkpoint, String>> {
+        let name = self.name.get();
+        if name.is_empty() {
+            return None;
+        }
+        let text = if NAMED.contains(&name.as_str()) { format!("{name}({})", self.regex.get()) } else { name };
+        Some(Checkpoint::parse(&text))
+    }
+}
+
+/// What a chosen policy costs: its name, the FLOPs its recomputation adds and one step's
+/// (`None` without the HLO text).
+#[derive(Clone, Debug)]
+struct Price {
+    name: String,
+    flops_added: Option<u64>,
+    step_flops: Option<u64>,
+}
+
+/// The edits, every space's estimate after them, and the chosen policy's price.
+type Figures = (Edits, Vec<Estimate>, Option<Price>);
 
 fn tick_of(offload: bool) -> Tick {
     if offload {
@@ -133,38 +173,46 @@ pub(super) fn loops_tick(ans: Ans, names: Vec<String>, id: Option<&'static str>)
 /// The ticks of the smallest plan that fits the capacity set on the panel's memory space
 /// ([`fit`]) and the plan in code terms (its policy's snippet and why, how many devices);
 /// `None` without a capacity there.
-fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<(WhatIfTicks, Vec<String>)> {
+fn planned_ticks(ans: Ans, stacked: &[StackedOutput]) -> Option<(WhatIfTicks, String, Vec<String>)> {
     let focus = ans.focus;
     let shown = focus.shown_untracked();
     let color = ans.space.get_untracked();
     let cap = focus.capacity.with_untracked(|m| m.get(&color).cloned())?;
     let space = shown.analysis.space(color)?;
     let index = uses::schedule_index(&shown);
-    let plan = fit(&shown.module, space, &index, stacked, &cap, FitOptions::default());
+    let options = FitOptions { policies: true, ..FitOptions::default() };
+    let plan = fit(&shown.module, space, &index, stacked, &cap, options);
     let mut code = Vec::new();
     if let Some(p) = &plan.policy {
         code.push(format!("In code: {} (MaxText {}). {}", p.snippet, p.maxtext, p.why));
         code.extend(p.also.iter().cloned());
     }
     code.extend(plan.devices_needed.as_ref().map(|d| d.sentence.clone()));
-    Some((WhatIfTicks::from_plan(&plan.plan, stacked), code))
+    // A stock policy that fits is chosen by name (its residuals with it); else the ticks.
+    Some(match plan.checkpoint() {
+        Some(name) => (WhatIfTicks::default(), name.to_string(), code),
+        None => (WhatIfTicks::from_plan(&plan.plan, stacked), String::new(), code),
+    })
 }
 
-/// A fitted plan, its ticks and what it says in code terms ([`planned_ticks`]).
-type Fitted = RwSignal<Option<(Arc<WhatIfTicks>, Vec<String>)>>;
+/// A fitted plan: its ticks, its policy ("" for none) and what it says in code terms
+/// ([`planned_ticks`]).
+type Fitted = RwSignal<Option<(Arc<WhatIfTicks>, String, Vec<String>)>>;
 
-/// The fitted plan in code terms, while the ticks are still the plan's.
-fn code_lines(ans: Ans, code: Fitted) -> impl Fn() -> Option<AnyView> {
+/// The fitted plan in code terms, while the ticks and the policy are still the plan's.
+fn code_lines(ans: Ans, chosen: Chosen, code: Fitted) -> impl Fn() -> Option<AnyView> {
     move || {
         let ticks = ans.focus.whatif.get();
-        let lines = code.with(|c| c.as_ref().filter(|(t, _)| Arc::ptr_eq(t, &ticks)).map(|c| c.1.clone()))?;
+        let name = chosen.name.get();
+        let lines = code.with(|c| c.as_ref().filter(|(t, n, _)| Arc::ptr_eq(t, &ticks) && *n == name).map(|c| c.2.clone()))?;
         let items = lines.into_iter().map(|l| view! { <li>{l}</li> }).collect::<Vec<_>>();
         Some(view! { <ul class="whatif-code note" id="whatif-code">{items}</ul> }.into_any())
     }
 }
 
-/// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict.
-fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>) -> String {
+/// "Estimate: peak 2.2 GiB at step 379 (real 7.5 GiB). …", with the capacity's verdict and
+/// the chosen policy's price.
+fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>, price: Option<&Price>) -> String {
     let step = e.step_after.map_or("-".to_string(), |t| units::group_digits(u64::from(t)));
     let mut text = format!(
         "Estimate: peak {} at step {step} (real {}).",
@@ -177,7 +225,57 @@ fn verdict_text(e: &Estimate, v: Option<&capacity::Verdict>) -> String {
     if let Some(v) = v {
         text.push_str(if v.fits { " Fits the capacity." } else { " Still exceeds the capacity." });
     }
+    if let Some(p) = price {
+        text.push_str(&format!(" Policy {}", p.name));
+        match (p.flops_added, p.step_flops) {
+            (Some(a), Some(step)) if step > 0 => text.push_str(&format!(
+                ": its recomputation adds {} ({:.1} % of a step of {}).",
+                units::human_flops(a),
+                a as f64 / step as f64 * 100.0,
+                units::human_flops(step)
+            )),
+            (Some(a), _) => text.push_str(&format!(": its recomputation adds {}.", units::human_flops(a))),
+            (None, _) => text.push_str(" (no HLO text read: no FLOPs)."),
+        }
+    }
     text
+}
+
+/// The policy chooser: the stock names and the named forms, whose REGEX goes in the text
+/// field; what is wrong with the REGEX under them. Only where the module has stacked outputs.
+fn chooser(ans: Ans, chosen: Chosen) -> impl Fn() -> Option<AnyView> {
+    move || {
+        if ans.stacked.with(|s| s.is_empty()) {
+            return None;
+        }
+        let options = (STOCK.iter().chain(NAMED.iter()))
+            .map(|&n| {
+                let label = if NAMED.contains(&n) { format!("{n}(REGEX)") } else { n.to_string() };
+                view! { <option value=n>{label}</option> }
+            })
+            .collect::<Vec<_>>();
+        let named = move || NAMED.contains(&chosen.name.get().as_str());
+        let error = move || {
+            let e = chosen.policy().and_then(Result::err)?;
+            Some(view! { <p class="note whatif-policy-error" id="whatif-policy-error">{e}</p> })
+        };
+        Some(view! {
+            <p class="whatif-policy">
+                <label>"jax.checkpoint policy over the loops' stacked outputs (instead of their ticks): "
+                    <select id="whatif-policy" title=NAMES_HELP prop:value=move || chosen.name.get()
+                        on:change=move |e| chosen.name.set(event_target_value(&e))>
+                        <option value="">"none"</option>
+                        {options}
+                    </select>
+                </label>
+                " "
+                <input type="text" id="whatif-policy-regex" aria-label="REGEX over op_name" placeholder="REGEX over op_name, e.g. bsd,dhk->bshk"
+                    title=NAMES_HELP prop:disabled=move || !named() prop:value=move || chosen.regex.get()
+                    on:change=move |e| chosen.regex.set(event_target_value(&e)) />
+            </p>
+            {error}
+        }.into_any())
+    }
 }
 
 /// The tick of every loop's stacked outputs in the panel's memory space, where it has any
@@ -202,20 +300,35 @@ fn loops_box(ans: Ans) -> impl IntoView {
     }
 }
 
+/// Each space's estimate, whenever the ticks or the policy change; none without either.
+fn estimated(ans: Ans, chosen: Chosen) -> Memo<Option<Computed<Figures>>> {
+    let (focus, stacked) = (ans.focus, ans.stacked);
+    Memo::new(move |_| {
+        let t = focus.whatif.get();
+        let shown = focus.shown();
+        let policy = chosen.policy().and_then(Result::ok);
+        if t.is_empty() && policy.is_none() {
+            return None;
+        }
+        let stacked = stacked.get();
+        let mut edits = t.edits(&stacked);
+        let price = policy.map(|p| {
+            let a = p.with_values(&shown.module, &uses::schedule_index(&shown), &stacked, &edits);
+            edits = a.edits;
+            let flops_added = shown.module.hlo.is_some().then_some(a.flops_added);
+            Price { name: p.name(), flops_added, step_flops: step_flops(&shown.module) }
+        });
+        let ests = estimates(&shown, &edits);
+        Some(Computed(Arc::new((edits, ests, price))))
+    })
+}
+
 #[component]
 pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
     let focus = ans.focus;
     let stacked = ans.stacked;
-    // Each space's estimate, whenever the ticks change; none without a tick.
-    let result = Memo::new(move |_| {
-        let t = focus.whatif.get();
-        let shown = focus.shown();
-        if t.is_empty() {
-            return None;
-        }
-        let edits = t.edits(&stacked.get());
-        Some(Computed(Arc::new((edits.clone(), estimates(&shown, &edits)))))
-    });
+    let chosen = Chosen { name: RwSignal::new(String::new()), regex: RwSignal::new(String::new()) };
+    let result = estimated(ans, chosen);
     // Drawn where the estimate differs from the real curve (an unchanged space keeps its
     // curve without a second one and a label over it).
     Effect::new(move |_| {
@@ -233,35 +346,43 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
         let e = r.1.iter().find(|e| e.color == color)?.clone();
         let cap = focus.capacity.with(|m| m.get(&color).cloned());
         let v = cap.as_ref().map(|c| capacity::verdict(e.peak_after, c));
-        let text = verdict_text(&e, v.as_ref());
+        let price = r.2.clone();
+        let text = verdict_text(&e, v.as_ref(), price.as_ref());
         let fits = v.map_or(String::new(), |v| v.fits.to_string());
         // For the tests and the tick benchmark: how many ticks the estimate is of, and the
         // estimate's area (its sum over the steps, what the diagram's hook reports of the
         // estimate it drew), or that it is the real curve (nothing drawn).
         let edits = &r.0 .0;
-        let ticks = edits.remat.len() + edits.offload.len() + edits.loops.len();
+        let ticks = edits.remat.len() + edits.offload.len() + edits.loops.len() + edits.offload_loops.len();
         let changed = focus.shown_untracked().analysis.space(color).is_none_or(|s| s.curve != e.curve);
         let area = e.curve.iter().map(|&b| u128::from(b)).sum::<u128>().to_string();
         Some(view! {
             <p class="whatif-verdict" id="whatif-verdict" data-peak=e.peak_after.to_string() data-fits=fits
-                data-ticks=ticks.to_string() data-changed=changed.to_string() data-area=area>{text}</p>
+                data-ticks=ticks.to_string() data-changed=changed.to_string() data-area=area
+                data-host=e.host_bytes_added.to_string() data-policy=price.as_ref().map(|p| p.name.clone())
+                data-flops-added=price.as_ref().and_then(|p| p.flops_added).map(|f| f.to_string())
+                data-step-flops=price.as_ref().and_then(|p| p.step_flops).map(|f| f.to_string())>{text}</p>
         })
     };
     let code: Fitted = RwSignal::new(None);
     let on_fit = move |_| {
-        if let Some((t, lines)) = planned_ticks(ans, &stacked.get_untracked()) {
+        if let Some((t, name, lines)) = planned_ticks(ans, &stacked.get_untracked()) {
             ans.idle_open.set(true);
             let t = Arc::new(t);
-            code.set(Some((t.clone(), lines)));
+            code.set(Some((t.clone(), name.clone(), lines)));
+            chosen.name.set(name);
             focus.whatif.set(t);
         }
     };
     let has_capacity = move || focus.capacity.with(|m| m.contains_key(&ans.space.get()));
-    let on_clear = move |_| focus.whatif.set(Arc::new(WhatIfTicks::default()));
+    let on_clear = move |_| {
+        chosen.name.set(String::new());
+        focus.whatif.set(Arc::new(WhatIfTicks::default()));
+    };
     let on_export = move |_| {
         let Some(r) = result.get_untracked() else { return };
         let shown = focus.shown_untracked();
-        let (edits, ests) = &*r.0;
+        let (edits, ests, _) = &*r.0;
         let json = plan_json(&shown.module, edits, ests);
         download_text(&format!("{}.whatif.json", shown.module.name), "application/json", &json);
     };
@@ -270,9 +391,10 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
         <div class="answer" id="answers-whatif">
             <h4>"What if (an estimate)"</h4>
             {loops_box}
+            {chooser(ans, chosen)}
             <p class="note">"Tick values in the idle stretches, categories, a loop, or the op_name frame chosen below to rematerialise or offload them."</p>
             {verdict}
-            {code_lines(ans, code)}
+            {code_lines(ans, chosen, code)}
             <div class="whatif-actions">
                 <button type="button" class="button" id="whatif-fit" prop:disabled=move || !has_capacity()
                     title="Choose a capacity above first" on:click=on_fit>"Fit to capacity"</button>
