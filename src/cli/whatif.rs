@@ -120,8 +120,18 @@ fn find_value(module: &Module, name: &str) -> Option<u32> {
     value_named(module, name).or_else(|| value_named(module, name.strip_suffix("{}")?))
 }
 
-/// The edits of `args` in `module`, and the names that are not values of it.
-fn edits_for(module: &Module, args: &WhatifArgs) -> (Edits, Vec<String>, usize) {
+/// What `args` asks of one module: its edits, the names that are not values of it, how many
+/// stacked outputs stay saved, and the FLOPs the recomputation adds (with the HLO text).
+struct Asked {
+    edits: Edits,
+    missing: Vec<String>,
+    kept: usize,
+    flops_added: Option<u64>,
+}
+
+/// The edits of `args` in `module` (a policy's through [`Checkpoint::with_values`], the one
+/// place a policy and single values combine), and their price in FLOPs.
+fn edits_for(module: &Module, args: &WhatifArgs, index: &ScheduleIndex, stacked: &[StackedOutput]) -> Asked {
     let mut missing = Vec::new();
     let mut resolve = |names: &[String]| -> Vec<u32> {
         (names.iter())
@@ -134,22 +144,23 @@ fn edits_for(module: &Module, args: &WhatifArgs) -> (Edits, Vec<String>, usize) 
             })
             .collect()
     };
-    let remat = resolve(&args.remat);
-    let offload = resolve(&args.offload);
-    let (mut edits, mut kept) = (Edits::default(), 0);
+    let values = Edits { remat: resolve(&args.remat), offload: resolve(&args.offload), ..Edits::default() };
+    let with_hlo = module.hlo.is_some();
     if let Some(p) = &args.policy {
-        let applied = p.apply(module, &stacked_outputs(module));
-        (edits, kept) = (applied.edits, applied.saved);
-    } else if args.remat_loops {
-        for s in stacked_outputs(module) {
-            if args.keep.as_ref().is_some_and(|k| k.is_match(&s.op_name)) {
-                kept += 1;
-            } else {
-                edits.loops.push(s);
-            }
+        let applied = p.with_values(module, index, stacked, &values);
+        let flops_added = with_hlo.then_some(applied.flops_added);
+        return Asked { edits: applied.edits, missing, kept: applied.saved, flops_added };
+    }
+    let (mut edits, mut kept) = (values, 0);
+    for s in stacked.iter().filter(|_| args.remat_loops) {
+        match args.keep.as_ref().is_some_and(|k| k.is_match(&s.op_name)) {
+            true => kept += 1,
+            false => edits.loops.push(s.clone()),
         }
     }
-    (Edits { remat, offload, ..edits }, missing, kept)
+    let saves_nothing = |_: &HloText, _: &Computation, _: &HloInstruction| false;
+    let flops_added = with_hlo.then(|| flops_added(module, index, &edits, stacked, &saves_nothing));
+    Asked { edits, missing, kept, flops_added }
 }
 
 #[derive(Serialize)]
@@ -201,10 +212,9 @@ fn loop_json(s: &StackedOutput) -> LoopJson {
 }
 
 /// Every memory space's estimate of one module.
-fn estimates(module: &Module, analysis: &Analysis, edits: &Edits) -> Vec<Estimate> {
-    let index = ScheduleIndex::new(module);
+fn estimates(module: &Module, analysis: &Analysis, index: &ScheduleIndex, edits: &Edits) -> Vec<Estimate> {
     (analysis.spaces.iter())
-        .map(|s| estimate(module, s, &index, edits))
+        .map(|s| estimate(module, s, index, edits))
         .collect()
 }
 
@@ -216,7 +226,9 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
     let mut modules = Vec::new();
     let mut unknown: Option<Vec<String>> = None;
     for a in &loaded.modules {
-        let (edits, missing, kept) = edits_for(&a.module, &args);
+        let index = ScheduleIndex::new(&a.module);
+        let stacked = stacked_outputs(&a.module);
+        let Asked { edits, missing, kept, flops_added } = edits_for(&a.module, &args, &index, &stacked);
         // A name counts as unknown only if no module has it.
         unknown = Some(match unknown {
             None => missing,
@@ -228,10 +240,6 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
                 a.module.name
             );
         }
-        let index = ScheduleIndex::new(&a.module);
-        let with_hlo = a.module.hlo.is_some();
-        let saves = |h: &HloText, c: &Computation, i: &HloInstruction| args.policy.as_ref().is_some_and(|p| p.saves(h, c, i));
-        let added = with_hlo.then(|| flops_added(&a.module, &index, &edits, &stacked_outputs(&a.module), &saves));
         modules.push(ModuleJson {
             name: &a.module.name,
             policy: args.policy.as_ref().map(Checkpoint::name),
@@ -239,10 +247,10 @@ pub fn whatif(args: WhatifArgs) -> Result<(), Failure> {
             loop_outputs_offloaded: edits.offload_loops.iter().map(loop_json).collect(),
             loop_outputs_kept: kept,
             residuals_saved: edits.saved.clone(),
-            flops_added: added,
+            flops_added,
             step_flops: step_flops(&a.module),
             flops_rule: FLOPS_RULE,
-            memory_spaces: estimates(&a.module, &a.analysis, &edits),
+            memory_spaces: estimates(&a.module, &a.analysis, &index, &edits),
         });
     }
     if let Some(u) = unknown.filter(|u| !u.is_empty()) {
