@@ -323,24 +323,11 @@ fn estimated(ans: Ans, chosen: Chosen) -> Memo<Option<Computed<Figures>>> {
     })
 }
 
-#[component]
-pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
+/// The estimate's verdict for the chosen space: its peak against the capacity, the host
+/// bytes and the policy's price, with data attributes for the tests and the tick benchmark.
+fn verdict(ans: Ans, result: Memo<Option<Computed<Figures>>>) -> impl Fn() -> Option<AnyView> {
     let focus = ans.focus;
-    let stacked = ans.stacked;
-    let chosen = Chosen { name: RwSignal::new(String::new()), regex: RwSignal::new(String::new()) };
-    let result = estimated(ans, chosen);
-    // Drawn where the estimate differs from the real curve (an unchanged space keeps its
-    // curve without a second one and a label over it).
-    Effect::new(move |_| {
-        let shown = focus.shown_untracked();
-        let differs = |e: &&Estimate| shown.analysis.space(e.color).is_none_or(|s| s.curve != e.curve);
-        let curves: Vec<EstimateCurve> = result
-            .get()
-            .map_or_else(Vec::new, |r| r.1.iter().filter(differs).map(EstimateCurve::from).collect());
-        focus.estimates.set(Arc::new(curves));
-    });
-    let loops_box = loops_box(ans);
-    let verdict = move || {
+    move || {
         let r = result.get()?;
         let color = ans.space.get();
         let e = r.1.iter().find(|e| e.color == color)?.clone();
@@ -362,8 +349,28 @@ pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
                 data-host=e.host_bytes_added.to_string() data-policy=price.as_ref().map(|p| p.name.clone())
                 data-flops-added=price.as_ref().and_then(|p| p.flops_added).map(|f| f.to_string())
                 data-step-flops=price.as_ref().and_then(|p| p.step_flops).map(|f| f.to_string())>{text}</p>
-        })
-    };
+        }.into_any())
+    }
+}
+
+#[component]
+pub(super) fn WhatIf(ans: Ans) -> impl IntoView {
+    let focus = ans.focus;
+    let stacked = ans.stacked;
+    let chosen = Chosen { name: RwSignal::new(String::new()), regex: RwSignal::new(String::new()) };
+    let result = estimated(ans, chosen);
+    // Drawn where the estimate differs from the real curve (an unchanged space keeps its
+    // curve without a second one and a label over it).
+    Effect::new(move |_| {
+        let shown = focus.shown_untracked();
+        let differs = |e: &&Estimate| shown.analysis.space(e.color).is_none_or(|s| s.curve != e.curve);
+        let curves: Vec<EstimateCurve> = result
+            .get()
+            .map_or_else(Vec::new, |r| r.1.iter().filter(differs).map(EstimateCurve::from).collect());
+        focus.estimates.set(Arc::new(curves));
+    });
+    let loops_box = loops_box(ans);
+    let verdict = verdict(ans, result);
     let code: Fitted = RwSignal::new(None);
     let on_fit = move |_| {
         if let Some((t, name, lines)) = planned_ticks(ans, &stacked.get_untracked()) {
