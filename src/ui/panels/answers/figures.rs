@@ -171,10 +171,13 @@ pub(super) fn SourceLines(ans: Ans) -> impl IntoView {
 pub(super) fn Categories(ans: Ans) -> impl IntoView {
     let el = NodeRef::<leptos::html::Div>::new();
     let live = ans.live_in(el, || false);
+    // The module's dataflow (its HLO text's walk) once per module, not once per step.
+    let cats = Memo::new(move |_| Computed(Arc::new(categories::Categories::new(&ans.focus.shown().module))));
     let rows = Memo::new(move |_| {
         let live = live.get();
         let shown = ans.focus.shown();
-        Computed(Arc::new(categories::by_category(&shown.module, &live)))
+        let cats = cats.get();
+        Computed(Arc::new(categories::by_category_with(&shown.module, &cats.0, &live)))
     });
     let body = move || {
         rows.get()
