@@ -59,6 +59,10 @@ pub fn Workspace(
     // The panels' contents are made once the diagrams are drawn, the dock's table first,
     // the rest a frame later: the diagrams come first, and no frame makes them all.
     let (table, rest) = (RwSignal::new(false), RwSignal::new(false));
+    // The answers are made again only when the module becomes complete, not each time the
+    // read's other modules or the HLO text arrive, and whether they are shown outlives that.
+    let complete = Memo::new(move |_| focus.shown.with(|s| s.complete));
+    let answers_open = RwSignal::new(false);
     spawn_local(async move {
         first_drawings(PANELS_WAIT_MS).await;
         // The table's live set in a task of its own (unless the workspace is gone).
@@ -105,7 +109,7 @@ pub fn Workspace(
                     <div class="dock-scroll">
                         {move || table.get().then(|| view! { <LiveSetTable focus=focus /> })}
                         {move || rest.get().then(|| view! {
-                            {move || answers(focus, read)}
+                            {move || answers(focus, read, complete.get(), answers_open)}
                             {move || module_info(focus)}
                         })}
                     </div>
@@ -123,9 +127,9 @@ fn module_info(focus: Focus) -> impl IntoView {
 
 /// The answers panel, once the module's `Used values` are read (its groupings by op_name and
 /// source line, categories and idle stretches need them); a note until then.
-fn answers(focus: Focus, read: Option<ReadModules>) -> AnyView {
-    if focus.shown.with(|s| s.complete) {
-        return view! { <Answers focus=focus read=read /> }.into_any();
+fn answers(focus: Focus, read: Option<ReadModules>, complete: bool, open: RwSignal<bool>) -> AnyView {
+    if complete {
+        return view! { <Answers focus=focus read=read open=open /> }.into_any();
     }
     view! {
         <section id="answers" class="answers answers-waiting" aria-labelledby="answers-title">

@@ -27,14 +27,18 @@ function expected() {
   return { d, rows };
 }
 
-async function openLedger() {
+/** Opens the folder and the answers, and waits for the ledger to hold `n` rows: the other
+ *  modules are read after the first is on screen, and the panel stays open meanwhile. */
+async function openLedger(n) {
   await app.load();
   await page.locator('#dir-input').setInputFiles(FOLDER);
   await page.locator('#module-picker').waitFor({ timeout: 30000 });
   const toggle = page.locator('#answers .answers-toggle');
   await toggle.waitFor({ timeout: 30000 });
   if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
-  await page.locator('#answers-device').waitFor({ timeout: 20000 });
+  await page.locator('#answers-device').waitFor({ timeout: 60000 });
+  await page.waitForFunction((n) => document.querySelectorAll('#answers-device tr.device-row').length === n, n, { timeout: 60000 });
+  assert((await toggle.getAttribute('aria-expanded')) === 'true', 'the answers closed while the folder was read');
 }
 
 const rowsShown = () => page.locator('#answers-device tr.device-row').evaluateAll((rs) => rs.map((r) => {
@@ -47,7 +51,7 @@ test('the ledger of a dump folder equals summary --json, and a row opens its mod
   if (!existsSync(BIN)) return skip(`needs ${BIN} (cargo build --release)`);
   const { d, rows } = expected();
   assert(rows.length === 3, `summary's modules: ${JSON.stringify(rows)}`);
-  await openLedger();
+  await openLedger(rows.length);
   const got = await rowsShown();
   assert(JSON.stringify(got) === JSON.stringify(rows), `rows ${JSON.stringify(got)} want ${JSON.stringify(rows)}`);
   // The worst case, before and after a capacity is chosen for HBM (space 0).

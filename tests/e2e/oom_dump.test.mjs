@@ -53,11 +53,8 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
   assert(dump.includes(`For it to fit the ${cap}G available`) && /8\.6 GiB must go/.test(dump), dump);
 
   // The capacity from the message on the HBM curve: the verdict and the line.
-  await page.locator('.answers-toggle').click();
-  await page.locator('#answers-space').selectOption('0');
+  await hbmCapacityIs(capBytes);
   const verdict = page.locator('#answers-capacity .capacity-verdict');
-  await verdict.waitFor({ timeout: 10000 });
-  assert((await verdict.getAttribute('data-capacity')) === String(capBytes), `capacity ${await verdict.getAttribute('data-capacity')}`);
   assert((await verdict.getAttribute('data-fits')) === 'false', 'the peak fits');
   assert((await page.locator('#capacity-size').inputValue()) === `${cap}G`, 'the size box does not show the message\'s figure');
   await page.locator('canvas.space-canvas[data-color="0"]').scrollIntoViewIfNeeded();

@@ -172,11 +172,12 @@ pub fn Answers(
     focus: Focus,
     /// The read's modules, for the device ledger (shown when there are several).
     read: Option<ReadModules>,
+    /// Whether the panel is shown: closed until asked for (a module opens on its diagrams,
+    /// and nothing is computed for the answers, of a 94 MB dump a few hundred ms, until
+    /// then); the workspace holds it, so that the panel made again stays as it was.
+    open: RwSignal<bool>,
 ) -> impl IntoView {
     let ans = Ans::new(focus);
-    // Closed until asked for: a module opens on its diagrams, and nothing is computed for
-    // the answers (of a 94 MB dump: a few hundred ms) until the panel is shown.
-    let open = RwSignal::new(false);
     let shown = focus.shown();
     let options = shown
         .analysis
