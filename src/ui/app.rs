@@ -86,6 +86,9 @@ pub struct AppState {
     pub oom: OomState,
     /// The intake (pickers, example, paste box) is open over the module on screen ("Open…").
     pub intake_open: RwSignal<bool>,
+    /// The answers panel is shown: closed until asked for, then kept open across the
+    /// read's modules and their completion.
+    pub answers_open: RwSignal<bool>,
 }
 
 impl AppState {
@@ -101,6 +104,7 @@ impl AppState {
             dragging: RwSignal::new(false),
             oom: OomState::new(),
             intake_open: RwSignal::new(false),
+            answers_open: RwSignal::new(false),
         }
     }
 
