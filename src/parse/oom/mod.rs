@@ -24,6 +24,7 @@ pub mod group;
 mod lines;
 mod model;
 mod notes;
+pub mod search;
 mod short;
 mod size;
 mod tpu;
