@@ -11,7 +11,8 @@
 //! text goes past the cap is searched in its first [`MAX_OOM_TEXT`] bytes, and its
 //! [`OomFile::warnings`] say so.
 
-use crate::parse::oom::{self, OomLog};
+use crate::model::oom::OomLog;
+use crate::parse::oom;
 
 /// Bytes of a non-dump file's text kept for the OOM search (64 MiB).
 pub const MAX_OOM_TEXT: usize = 64 << 20;
