@@ -6,7 +6,8 @@
 //! ([`groups`]: op_name tree and source lines; [`categories`]), padding ([`padding`]),
 //! capacity and headroom ([`capacity`]), idle stretches for rematerialisation or offload
 //! ([`idle`]), XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]), an
-//! out-of-memory message held against the dump of its program ([`paired`]), and what the
+//! out-of-memory message held against the dump of its program ([`paired`]), the groupings
+//! of such a message's listed buffers ([`oom`]), and what the
 //! curve would be after rematerialising or offloading, with a plan for a capacity
 //! ([`whatif`]).
 //! Pure functions of a [`Module`](crate::model::Module) and its
@@ -28,6 +29,7 @@ pub mod groups;
 pub mod idle;
 pub mod live;
 pub mod loops;
+pub mod oom;
 pub mod padding;
 pub mod paired;
 pub mod peaks;

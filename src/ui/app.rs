@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use bufscope::parse::oom::OomLog;
+use bufscope::model::oom::OomLog;
 use leptos::prelude::*;
 
 use super::state::Shown;
