@@ -222,14 +222,33 @@ fn without_the_texts_each_answer_says_what_it_needs() {
 
 #[test]
 fn fsdp_gathers_layer_weights_from_their_parameters_and_baseline_gathers_none() {
-    let Some((w, _)) = load("gathered", "fsdp") else { return };
-    let from: Vec<&str> = w.gathered.values.iter().filter_map(|g| g.from.as_deref()).collect();
-    for p in ["params['layers']['w2']", "params['layers']['wq']"] {
-        assert!(from.contains(&p), "{p} gathered: {from:?}");
+    let Some((w, result)) = load("gathered", "fsdp") else { return };
+    let mut from: Vec<&str> = w.gathered.values.iter().filter_map(|g| g.from.as_deref()).collect();
+    from.sort();
+    from.dedup();
+    // Every weight the run shards over `data` is gathered for its matmuls but the
+    // embedding, which XLA looks up where it lies (no all-gather of it in the text).
+    let sharded: Vec<String> = (result["args"].as_array().expect("args").iter())
+        .filter(|a| a["spec"].as_str().is_some_and(|s| s.contains("'data'")))
+        .filter_map(|a| a["path"].as_str().filter(|p| p.starts_with("params[") && *p != "params['embed']"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(from, sharded, "the weights gathered");
+    // 20 all-gathers (an async one counted at its start): 18 traced through the fusions
+    // that start them, the slices and TPU's `ConcatBitcast` of a prefetched layer; the
+    // two left are no weight's (the tokens' indices, made by a select, and an activation's
+    // gradient out of the backward loop).
+    assert_eq!((w.gathered.values.len(), w.gathered.total), (18, 20));
+    // A layer's slice of a weight, gathered over `data` and cast to bf16, is an eighth of its
+    // per-device bytes (8 layers, 2 shards, 4 bytes to 2); w2's is bf16[1,2048,1024] = 4 MiB.
+    let per_device = |path: &str| args(&result).into_iter().find(|a| a.0 == path).map(|a| a.1);
+    for g in w.gathered.values.iter().filter(|g| g.from.as_deref().is_some_and(|p| p.starts_with("params['layers']['w"))) {
+        assert_eq!(Some(g.bytes * 8), per_device(g.from.as_deref().unwrap()), "{}", g.instruction);
     }
-    // A layer's slice of w2 gathered over `data`: bf16[1,2048,1024] = 4 MiB.
     assert!(w.gathered.values.iter().any(|g| g.bytes == 4 << 20));
     assert!(w.gathered.values.iter().all(|g| !g.values.is_empty()), "each is a value of the dump");
+    // An asynchronous gather is named by its done, found through the fusions that carry it on.
+    assert!(w.gathered.values.iter().any(|g| g.instruction.starts_with("async-collective-done")));
     let Some((base, _)) = load("gathered", "baseline") else { return };
     assert!(base.gathered.values.is_empty() && base.gathered.needs.is_none());
 }
