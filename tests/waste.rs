@@ -253,9 +253,10 @@ fn fsdp_gathers_layer_weights_from_their_parameters_and_baseline_gathers_none() 
     assert!(base.gathered.values.is_empty() && base.gathered.needs.is_none());
 }
 
-#[test]
-fn a_folder_of_three_modules_is_one_device() {
-    let Some(dumps) = common::shared_dumps_or_skip("device") else { return };
+/// `tpu-aot/turn4/raw_folder_multi` (init, train step, eval step as XLA wrote them), read
+/// as the page reads a folder, or `None` after saying skipped.
+fn folder_multi(test: &str) -> Option<bufscope::pipeline::Loaded> {
+    let dumps = common::shared_dumps_or_skip(test)?;
     let dir = dumps.join("tpu-aot").join("turn4").join("raw_folder_multi");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).expect("folder").flatten().map(|e| e.path()).collect();
     names.sort();
@@ -263,7 +264,12 @@ fn a_folder_of_three_modules_is_one_device() {
     let files: Vec<(String, Vec<u8>)> = (plan.dumps.iter().chain(&plan.hlo))
         .map(|&i| (names[i].to_string_lossy().into_owned(), std::fs::read(&names[i]).expect("read")))
         .collect();
-    let loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    Some(open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice()))))
+}
+
+#[test]
+fn a_folder_of_three_modules_is_one_device() {
+    let Some(loaded) = folder_multi("device") else { return };
     let pairs: Vec<_> = loaded.modules.iter().map(|m| (&m.module, &m.analysis)).collect();
     let d = bufscope::answers::waste::device::device(pairs.iter().copied(), None);
     let jits: Vec<&str> = d.modules.iter().map(|l| l.jit_name.as_str()).collect();
@@ -282,6 +288,24 @@ fn a_folder_of_three_modules_is_one_device() {
         let before = m.module.hlo_before.as_ref().map(|h| h.name.as_str());
         assert_eq!(before, m.module.hlo.as_ref().map(|h| h.name.as_str()), "{}", m.module.name);
     }
+}
+
+#[test]
+fn jit_init_s_seed_is_not_double_buffered_by_the_step_count_of_its_shape() {
+    let Some(loaded) = folder_multi("init_seed") else { return };
+    let init = loaded.modules.iter().find(|m| m.module.name.contains("jit_init")).expect("jit_init");
+    let w = waste(&init.module, &init.analysis);
+    // The seed (s32[], not donated) and output 11, the optimizer's step count (s32[], set to
+    // 0): same shape, but the count is a constant copied out, no new version of the seed.
+    let hlo = init.module.hlo.as_ref().expect("text after optimizations");
+    assert!(w.donation.aliased == 0 && hlo.buffer_donors.is_empty(), "nothing donated in jit_init");
+    let root = hlo.entry_root().expect("root");
+    let shapes = bufscope::shape::tuple_elements(hlo.shape(root)).expect("a tuple of outputs");
+    let (_, p) = hlo.entry_parameters().into_iter().next().expect("the seed");
+    assert_eq!(bufscope::answers::waste::bare(shapes[11]), bufscope::answers::waste::bare(hlo.shape(p)));
+    assert!(w.donation.double_buffered.is_empty(), "{:?}", w.donation.double_buffered);
+    // The rule removes nothing where state is updated: without donation all 34 leaves of
+    // the state stay double buffered (without_donation_the_double_buffered_state_…).
 }
 
 #[test]
