@@ -184,6 +184,27 @@ fn a_donation_xla_could_not_use_names_the_left_over_parameter() {
 }
 
 #[test]
+fn a_buffer_donor_xla_left_unused_is_named_though_jax_says_nothing() {
+    let Some((w, result)) = load("bf16_donor", "donation_bf16_donor") else { return };
+    // The run returns params['unembed'] as bf16 of the same shape: JAX pairs the three
+    // same-shaped f32 buffers in order (params' to mu's output, mu's to nu's) and passes the
+    // one left, nu's, to XLA as a `buffer_donor`, silently: no warning.
+    assert_eq!(result["warnings_all"].as_array().map(Vec::len), Some(0), "no 'not usable' warning");
+    let left: Vec<(&str, &str)> = w.donation.left_over.iter().map(|r| (r.path.as_str(), r.why.as_str())).collect();
+    assert_eq!(left, [("opt_state[0].nu['unembed']", "a buffer_donor XLA left unused")]);
+    let nu = args(&result).into_iter().find(|a| a.0 == "opt_state[0].nu['unembed']").expect("nu");
+    assert_eq!(w.donation.left_over_bytes, nu.1);
+    let moved: Vec<(&str, Option<u32>)> = w.donation.moved.iter().map(|r| (r.path.as_str(), r.output)).collect();
+    assert_eq!(moved, [("params['unembed']", Some(22)), ("opt_state[0].mu['unembed']", Some(33))]);
+    assert_eq!(w.donation.aliased, 33);
+    assert!(w.donation.double_buffered.is_empty());
+    // XLA's own account: against the baseline run it aliases exactly those bytes less.
+    let Some((_, base_result)) = load("bf16_donor", "baseline") else { return };
+    let alias = |r: &Json| r["memory_analysis"]["alias_size_in_bytes"].as_u64().expect("alias_size_in_bytes");
+    assert_eq!(alias(&base_result) - alias(&result), w.donation.left_over_bytes, "65,536,000 bytes");
+}
+
+#[test]
 fn without_the_texts_each_answer_says_what_it_needs() {
     let Some((dir, stem)) = run_dir("baseline") else {
         return common::skip("waste_needs", "the run waste_baseline");
