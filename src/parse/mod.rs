@@ -214,7 +214,7 @@ impl Finishing {
         let load = &mut self.load;
         let mut modules: Vec<&mut Module> = load.modules.iter_mut().collect();
         let reads = std::mem::take(&mut self.hlo);
-        hlo::join_texts(&mut modules, reads, &mut load.errors, &mut load.skipped);
+        hlo::join_texts(&mut modules, reads, &mut load.errors);
         self.load
     }
 }
