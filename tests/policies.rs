@@ -201,7 +201,8 @@ fn a_policy_with_values() {
 }
 
 /// A v6e compile that tests/bench/make_policy_ladder.sh made (gzipped in
-/// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`, `save_qkv`.
+/// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`, `save_qkv`,
+/// `offload_dots`.
 fn v6e(prog: &str) -> Module {
     let dir = common::fixtures_dir().join("policy-ladder");
     let names = ["buffer-assignment.txt", "buffer-assignment-values.txt", "live-range.txt", "after_optimizations.txt"];
@@ -218,12 +219,16 @@ fn policies_on_v6e() {
     let plain = v6e("plain");
     assert!(plain.hlo.is_some(), "the gzipped HLO text is read with the dump");
     let Some(remat) = common::shared_tpu_module("jax0.12-libtpu0.0.50", "tpu_v6e_lm_scan_remat") else { return };
-    for (policy, real) in [("nothing_saveable", remat), ("dots_with_no_batch_dims_saveable", v6e("dots")), (QKV, v6e("save_qkv"))] {
+    let offload = "offload_dot_with_no_batch_dims";
+    let pairs = [("nothing_saveable", remat), ("dots_with_no_batch_dims_saveable", v6e("dots")), (QKV, v6e("save_qkv")), (offload, v6e("offload_dots"))];
+    for (policy, real) in pairs {
         let (e, added) = estimate_hbm(&plain, policy);
         let r = peak(&real, 0);
         let err = (e.peak_after as f64 - r as f64) / r as f64;
         // Never a false "fits" (more than 5 % under), and within 15 % (README's table).
         assert!(err > -0.05 && err < 0.15, "{policy}: {} against {r}: {:+.1} %", e.peak_after, err * 100.0);
+        // The offloaded dots on colour 5 as on v5e: 576 MiB, to the byte.
+        assert_eq!((e.host_bytes_added, peak(&real, 5)), if policy == offload { (576 << 20, 576 << 20) } else { (0, 0) }, "{policy}");
         let real_added = step_flops(&real).unwrap() - step_flops(&plain).unwrap();
         let err = (added as f64 - real_added as f64) / real_added as f64;
         assert!(err.abs() < 0.10, "{policy}: {added} against {real_added}");
