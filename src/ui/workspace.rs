@@ -61,8 +61,7 @@ pub fn Workspace(
     // The panels' contents are made once the diagrams are drawn, the dock's table first,
     // the rest a frame later: the diagrams come first, and no frame makes them all.
     let (table, rest) = (RwSignal::new(false), RwSignal::new(false));
-    // The answers are made again only when the module becomes complete, not each time the
-    // read's other modules or the HLO text arrive (whether they are shown outlives both).
+    // The answers are made again when the module becomes complete, not as the read goes on.
     let complete = Memo::new(move |_| focus.shown.with(|s| s.complete));
     spawn_local(async move {
         first_drawings(PANELS_WAIT_MS).await;
