@@ -5,11 +5,13 @@
 //! `Copy`) and none of them owns it. What one module's views share is
 //! [`super::state::Focus`]'s.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use bufscope::parse::oom::OomLog;
 use leptos::prelude::*;
 
+use super::read::Workers;
 use super::state::Shown;
 
 /// The modules of the last read that produced any: what the page shows below the report.
@@ -86,11 +88,13 @@ pub struct AppState {
     pub oom: OomState,
     /// The intake (pickers, example, paste box) is open over the module on screen ("Open…").
     pub intake_open: RwSignal<bool>,
+    /// The page's workers, started with the page and handed to each read.
+    pub workers: StoredValue<Rc<Workers>, LocalStorage>,
 }
 
 impl AppState {
-    /// The state of a page with nothing read.
-    pub fn new() -> AppState {
+    /// The state of a page with nothing read, its reads done with `workers`.
+    pub fn new(workers: Rc<Workers>) -> AppState {
         AppState {
             reading: RwSignal::new(None),
             completing: RwSignal::new(None),
@@ -101,6 +105,7 @@ impl AppState {
             dragging: RwSignal::new(false),
             oom: OomState::new(),
             intake_open: RwSignal::new(false),
+            workers: StoredValue::new_local(workers),
         }
     }
 

@@ -1,5 +1,5 @@
 //! The loading flow: one read, from the files given to the modules on screen, in four
-//! steps — read the files in slices ([`read::read_files`]) leaving the bodies of `Used
+//! steps — read the files through the core's read machine ([`read::read_files`]) leaving the bodies of `Used
 //! values` for later, join and analyse in pieces through the core's [`Pipeline`], show the
 //! diagrams, then read those bodies and show the modules complete ([`PageRead::complete`]) —
 //! with the progress bar's figures, Cancel, and the report of what came of it.
@@ -21,7 +21,7 @@ mod hlo;
 use super::read::{self, Fed, Picked};
 use super::state::Shown;
 use super::tasks;
-use super::uses_worker::UsesJobs;
+use super::read::uses_worker::UsesJobs;
 use super::app::{AppState, Outcome, Reading, Report, Timings};
 
 /// Units of analysis work per task ([`Pipeline::step`] while analysing): a block or a step each, about
@@ -186,7 +186,8 @@ impl PageRead {
                 st.completing.set(Some(fraction));
             }
         };
-        let mut jobs = self.defer.then(|| UsesJobs::new(progress)).flatten();
+        let workers = self.st.workers.get_value();
+        let mut jobs = self.defer.then(|| UsesJobs::new(&workers, progress)).flatten();
         let Some(fed) = self.read(&files, self.defer, &mut jobs).await else {
             return;
         };
@@ -244,6 +245,7 @@ impl PageRead {
         read::read_files(
             files,
             defer,
+            &st.workers.get_value(),
             |fraction| {
                 if self.current() {
                     st.reading.update(|r| {
