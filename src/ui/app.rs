@@ -12,7 +12,7 @@ use bufscope::parse::oom::OomLog;
 use leptos::prelude::*;
 
 use super::read::Workers;
-use super::state::Shown;
+use super::state::{Emitter, Shown};
 
 /// The modules of the last read that produced any: what the page shows below the report.
 pub struct Outcome {
@@ -88,6 +88,9 @@ pub struct AppState {
     pub oom: OomState,
     /// The intake (pickers, example, paste box) is open over the module on screen ("Open…").
     pub intake_open: RwSignal<bool>,
+    /// Requests to bring the report into view when the page is scrolled past it (a read
+    /// that showed its outcome asks), which the report answers.
+    pub reveal_report: Emitter<()>,
     /// The page's workers, started with the page and handed to each read.
     pub workers: StoredValue<Rc<Workers>, LocalStorage>,
 }
@@ -105,6 +108,7 @@ impl AppState {
             dragging: RwSignal::new(false),
             oom: OomState::new(),
             intake_open: RwSignal::new(false),
+            reveal_report: Emitter::new(),
             workers: StoredValue::new_local(workers),
         }
     }

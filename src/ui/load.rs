@@ -224,7 +224,8 @@ impl PageRead {
         if !self.pause().await {
             return;
         }
-        reveal_report();
+        // The report (or the top of the new module) is seen.
+        self.st.reveal_report.emit(());
         if deferring {
             self.complete(&files, deferred, started, jobs).await;
         }
@@ -426,14 +427,4 @@ fn show_oom_files(st: AppState, files: Vec<OomFile>, dumps: Vec<Option<String>>)
         compiler_notes,
     };
     super::oom::show_oom_beside(st, log, from, dumps);
-}
-
-/// Brings the report of the last read into view when the page is scrolled past it, so
-/// that its outcome (or the top of the new module) is seen.
-fn reveal_report() {
-    if let Ok(Some(report)) = document().query_selector(".report") {
-        if report.get_bounding_client_rect().top() < 0.0 {
-            report.scroll_into_view();
-        }
-    }
 }

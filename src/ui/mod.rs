@@ -104,7 +104,7 @@ fn App(workers: std::rc::Rc<read::Workers>) -> impl IntoView {
             <main>
                 {intake_view(st)}
                 {move || busy.get().then(|| progress_view(st))}
-                {move || st.report.get().map(report_view)}
+                {move || st.report.get().map(|r| report_view(st, r))}
                 {move || st.completing.get().map(details_view)}
                 <oom::OomPanel st=st />
                 {move || read.get().map(|_| view! { <OutcomeView st=st /> })}

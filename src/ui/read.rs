@@ -217,6 +217,15 @@ pub fn select(mut files: Vec<Picked>) -> (Vec<Picked>, Vec<Picked>, usize) {
     (dumps, hlo, skipped)
 }
 
+/// An element of the page's own static document by CSS selector: what its build wrote for
+/// the app (the boot script's `data-js`/`data-wasm`, the single file's inline example,
+/// `bufscope html`'s dump blocks), never a view's. One of the app's two lookups by id or
+/// selector (the other: `hash.rs`'s scroll to a restored space): views reach each other
+/// through state.
+pub(crate) fn page_element(selector: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.query_selector(selector).ok()?
+}
+
 /// A JavaScript error (or any thrown value) in words.
 pub(super) fn js_error(e: JsValue) -> String {
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {

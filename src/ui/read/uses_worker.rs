@@ -27,7 +27,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageChannel, MessageEvent, MessagePort, Worker, WorkerOptions, WorkerType};
 
-use super::{js_error, Picked, Workers};
+use super::{js_error, page_element, Picked, Workers};
 use crate::ui::tasks::next_task;
 
 /// The worker's side (`uses_worker.js` drives it): the core's [`Behind`] for a module's
@@ -441,11 +441,8 @@ async fn unpack(out: &Array) -> Result<Unpack, String> {
 /// The URLs of the app's wasm-bindgen glue and wasm module, as the page's boot script
 /// names them (the site's `<script data-js data-wasm>`; the single file has none).
 fn app_urls() -> Option<(String, String)> {
-    let document = web_sys::window()?.document()?;
-    let script = document
-        .query_selector("script[data-js][data-wasm]")
-        .ok()??;
-    let base = document.base_uri().ok()??;
+    let script = page_element("script[data-js][data-wasm]")?;
+    let base = web_sys::window()?.document()?.base_uri().ok()??;
     let url = |attr: &str| {
         let rel = script.get_attribute(attr)?;
         web_sys::Url::new_with_base(&rel, &base)
