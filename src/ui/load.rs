@@ -176,7 +176,7 @@ impl PageRead {
 
     /// Read, join, analyse, show; then complete what was left for later, and read the HLO
     /// texts beside the dump ([`PageRead::read_hlo`]).
-    async fn run(self, files: Vec<Picked>) {
+    async fn run(mut self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
         // The skipped bodies go to the page's worker, where it has one, as they are found,
         // to be read while the page goes on.
@@ -191,6 +191,9 @@ impl PageRead {
         let Some(fed) = self.read(&files, self.defer, &mut jobs).await else {
             return;
         };
+        // Files whose first line is `HloModule`, set apart by the read: HLO texts too.
+        let apart = files.iter().filter(|p| fed.apart.contains(&p.name));
+        self.hlo.extend(apart.cloned());
         if let Some(jobs) = jobs.as_mut() {
             jobs.settle(&files, &fed.loader.deferred().cloned().collect::<Vec<_>>());
         }

@@ -16,7 +16,8 @@ use crate::ui::app::Outcome;
 impl PageRead {
     /// The files of this read again, HLO texts included (for a read again in one pass).
     pub(super) fn with_hlo(&self, files: &[Picked]) -> Vec<Picked> {
-        files.iter().chain(&self.hlo).cloned().collect()
+        let more = self.hlo.iter().filter(|h| !files.iter().any(|f| f.name == h.name));
+        files.iter().chain(more).cloned().collect()
     }
 
     /// Step 5: each HLO text read and given to its module on screen; a text whose module

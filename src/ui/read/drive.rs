@@ -4,7 +4,7 @@
 //! for its events and frames. Which bytes, and what they come to, is the machine's
 //! business: here are only the slices, the waits, the progress and the cancelling.
 //!
-//! Owns: the slice sizes of the page's reads ([`CHUNK`], [`GZ_PIECE`]) and how many are
+//! Owns: the slice sizes of the page's reads ([`CHUNK`], [`GZ_SLICE`]) and how many are
 //! under way ([`AHEAD`]).
 
 use std::collections::VecDeque;
@@ -20,9 +20,10 @@ use crate::ui::tasks::let_paint;
 /// 10 ms in the browser; each slice also costs about 1 ms of waiting for the browser, so
 /// 2 MiB rather than 1 MiB saved a tenth of the load time at 1 GB.
 const CHUNK: u64 = 2 * 1024 * 1024;
-/// Bytes of a gzipped file fed in one go: dumps compress about tenfold, so this is about
-/// 2 MiB of text, parsed between two awaits as a plain slice is.
-const GZ_PIECE: usize = 256 * 1024;
+/// Bytes per slice of a gzipped file (or one whose first bytes are not seen yet): dumps
+/// compress about tenfold, so this is about 2 MiB of text, parsed between two awaits as a
+/// plain slice is.
+const GZ_SLICE: u64 = 256 * 1024;
 /// Slices under way ahead of the one being parsed (what the lane lists ahead,
 /// [`FirstLane::ahead`], or the rest of a long ask).
 const AHEAD: usize = 3;
@@ -73,6 +74,9 @@ pub struct Fed {
     pub parse_ms: f64,
     /// Why the files could not be read (a sentence), for `Load::errors`.
     pub errors: Vec<String>,
+    /// The files set apart as HLO module texts (their first line is `HloModule`), to be
+    /// read behind.
+    pub apart: Vec<String>,
 }
 
 /// The first read of `files` (with `defer`, the machine's: bodies of `Used values` jumped
@@ -102,7 +106,7 @@ pub async fn read_files(
     };
     let (mut first, _) = reading.into_lanes();
     let mut fetch = Fetch::new(files, workers.reader());
-    let mut parse_ms = 0.0;
+    let (mut parse_ms, mut apart) = (0.0, Vec::new());
     progress(0.0);
     let fed = |lane: &mut FirstLane, _: f64, ms: f64| {
         parse_ms += ms;
@@ -110,20 +114,22 @@ pub async fn read_files(
             progress(lane.read_to() as f64 / total as f64);
         }
         for note in lane.mail() {
-            if let Note::Body(d) = note {
-                jumped(&d);
+            match note {
+                Note::Body(d) => jumped(&d),
+                Note::Hlo { file, .. } => apart.push(file),
+                Note::Bounds(..) | Note::Over => {}
             }
         }
     };
     drive(&mut first, &mut fetch, &cancelled, fed).await?;
     progress(1.0);
     match first.finish() {
-        Ok(loader) => Some(Fed { loader, parse_ms, errors: Vec::new() }),
+        Ok(loader) => Some(Fed { loader, parse_ms, errors: Vec::new(), apart }),
         Err(why) => {
             // The read was cut short: nothing of it is kept, the sentence says why.
             let mut loader = Loader::new();
             loader.defer_uses(defer);
-            Some(Fed { loader, parse_ms, errors: vec![why] })
+            Some(Fed { loader, parse_ms, errors: vec![why], apart })
         }
     }
 }
@@ -142,8 +148,8 @@ pub async fn read_behind(
 }
 
 /// Drives `lane` to its end (or to a wait: only a read behind waits, for notes its driver
-/// posts before it drives it, so none come): each ask fetched in slices and fed, the page
-/// given a task after each; `fed` gets the lane, the bytes and the milliseconds of each
+/// posts before it drives it, so none come): each ask fetched in slices ([`Sizes`]) and
+/// fed, the page given a task after each; `fed` gets the lane, the bytes and the milliseconds of each
 /// slice fed. A slice the browser cannot read fails what the lane asked for. `None` when
 /// `cancelled` turned true (nothing is asked for after).
 async fn drive<L: Lane>(
@@ -152,11 +158,11 @@ async fn drive<L: Lane>(
     cancelled: &impl Fn() -> bool,
     mut fed: impl FnMut(&mut L, f64, f64),
 ) -> Option<()> {
-    let mut gzip: Vec<String> = Vec::new();
+    let mut sizes = Sizes::default();
     while let Next::Fetch(ask) = lane.next() {
-        let mut parts = slices(&ask);
+        let mut parts = sizes.slices(&ask);
         while let Some(slice) = parts.pop_front() {
-            let listed = lane.ahead(AHEAD).iter().flat_map(slices).collect::<Vec<_>>();
+            let listed = lane.ahead(AHEAD).iter().flat_map(|a| sizes.slices(a)).collect::<Vec<_>>();
             let ahead: Vec<Ask> = parts.iter().cloned().chain(listed).take(AHEAD).collect();
             let read = fetch.get(&slice, &ahead).await;
             if cancelled() {
@@ -166,35 +172,52 @@ async fn drive<L: Lane>(
                 lane.fail(why);
                 break;
             }
-            if slice.bytes.start == 0 && bufscope::parse::is_gzip(&fetch.buf) {
-                gzip.push(slice.file.clone());
+            if slice.bytes.start == 0 {
+                sizes.known(&slice.file, &fetch.buf);
             }
-            // A gzipped file's slice inflates tenfold: fed in pieces, a task each.
-            let piece = match gzip.contains(&slice.file) {
-                true => GZ_PIECE,
-                false => fetch.buf.len().max(1),
-            };
-            for bytes in fetch.buf.chunks(piece) {
-                let t = js_sys::Date::now();
-                lane.feed(bytes);
-                fed(lane, bytes.len() as f64, js_sys::Date::now() - t);
-                let_paint().await;
-                if cancelled() {
-                    return None;
-                }
+            let t = js_sys::Date::now();
+            lane.feed(&fetch.buf);
+            fed(lane, fetch.buf.len() as f64, js_sys::Date::now() - t);
+            let_paint().await;
+            if cancelled() {
+                return None;
             }
         }
     }
     Some(())
 }
 
-/// The slices of `ask`, in order.
-fn slices(ask: &Ask) -> VecDeque<Ask> {
-    let starts = (ask.bytes.start..ask.bytes.end).step_by(CHUNK as usize);
-    starts
-        .map(|at| Ask {
+/// Each file's slice size, known from its first bytes: [`CHUNK`] for plain text, else
+/// (gzip, or not yet known) [`GZ_SLICE`].
+#[derive(Default)]
+struct Sizes {
+    plain: Vec<String>,
+    gzip: Vec<String>,
+}
+
+impl Sizes {
+    /// `file` starts with `first`.
+    fn known(&mut self, file: &str, first: &[u8]) {
+        let (this, other) = match bufscope::parse::is_gzip(first) {
+            true => (&mut self.gzip, &self.plain),
+            false => (&mut self.plain, &self.gzip),
+        };
+        if !this.iter().chain(other).any(|f| f == file) {
+            this.push(file.to_string());
+        }
+    }
+
+    /// The slices of `ask`, in order.
+    fn slices(&self, ask: &Ask) -> VecDeque<Ask> {
+        let size = match self.plain.iter().any(|f| *f == ask.file) {
+            true => CHUNK,
+            false => GZ_SLICE,
+        };
+        let starts = (ask.bytes.start..ask.bytes.end).step_by(size as usize);
+        let slice = |at: u64| Ask {
             file: ask.file.clone(),
-            bytes: at..ask.bytes.end.min(at + CHUNK),
-        })
-        .collect()
+            bytes: at..ask.bytes.end.min(at + size),
+        };
+        starts.map(slice).collect()
+    }
 }
