@@ -20,7 +20,7 @@ use crate::ui::tasks::let_paint;
 /// 10 ms in the browser; each slice also costs about 1 ms of waiting for the browser, so
 /// 2 MiB rather than 1 MiB saved a tenth of the load time at 1 GB.
 const CHUNK: u64 = 2 * 1024 * 1024;
-/// Bytes per slice of a gzipped file (or one whose first bytes are not seen yet): dumps
+/// Bytes per slice of a gzipped file (or from the start of one not seen yet): dumps
 /// compress about tenfold, so this is about 2 MiB of text, parsed between two awaits as a
 /// plain slice is.
 const GZ_SLICE: u64 = 256 * 1024;
@@ -187,8 +187,8 @@ async fn drive<L: Lane>(
     Some(())
 }
 
-/// Each file's slice size, known from its first bytes: [`CHUNK`] for plain text, else
-/// (gzip, or not yet known) [`GZ_SLICE`].
+/// Each file's slice size, known from its first bytes: [`CHUNK`] for plain text,
+/// [`GZ_SLICE`] for gzip (and from the start of a file not yet seen).
 #[derive(Default)]
 struct Sizes {
     plain: Vec<String>,
@@ -209,9 +209,14 @@ impl Sizes {
 
     /// The slices of `ask`, in order.
     fn slices(&self, ask: &Ask) -> VecDeque<Ask> {
-        let size = match self.plain.iter().any(|f| *f == ask.file) {
-            true => CHUNK,
-            false => GZ_SLICE,
+        let known = |files: &[String]| files.iter().any(|f| *f == ask.file);
+        // Not seen yet: from its start, small slices until it is; past it, plain text (a
+        // body jumped over: a gzipped file is read forward, nothing skipped).
+        let size = match (known(&self.plain), known(&self.gzip)) {
+            (true, _) => CHUNK,
+            (_, true) => GZ_SLICE,
+            _ if ask.bytes.start > 0 => CHUNK,
+            _ => GZ_SLICE,
         };
         let starts = (ask.bytes.start..ask.bytes.end).step_by(size as usize);
         let slice = |at: u64| Ask {

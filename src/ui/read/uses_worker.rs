@@ -8,7 +8,7 @@
 //! the page's jobs ([`UsesJobs`]). The worker is started with the page (held by the app's
 //! [`Workers`]), and only on a
 //! machine of [`CORES`] or more logical processors: there it reads each body as soon as the
-//! page has jumped over it, while the page reads the rest and draws. With fewer, the two
+//! first read lists it, while the page reads the rest and draws. With fewer, the two
 //! would share one core (on this project's 2-core machine the diagrams came later, 0.8–1.0 s
 //! after the pick of a 94 MB dump instead of 0.6–0.7 s) and the worker's instance would
 //! hold memory of its own besides, so the page reads the bodies itself once the diagrams
@@ -266,8 +266,8 @@ impl UsesJobs {
         })
     }
 
-    /// The body just jumped over: read at once, while the page reads the rest of the
-    /// file. A module with a second body waits for [`UsesJobs::read`].
+    /// A body the first read just listed (skipped): read at once, while the page reads the
+    /// rest of the file. A module with a second body waits for [`UsesJobs::read`].
     pub fn jumped(&mut self, files: &[Picked], body: &DeferredUses) {
         match self.jobs.remove(&body.module) {
             Some(job) => self.worker.call_off(job.id),
