@@ -209,7 +209,7 @@ impl Sizes {
 
     /// The slices of `ask`, in order.
     fn slices(&self, ask: &Ask) -> VecDeque<Ask> {
-        let known = |files: &[String]| files.iter().any(|f| *f == ask.file);
+        let known = |files: &[String]| files.contains(&ask.file);
         // Not seen yet: from its start, small slices until it is; past it, plain text (a
         // body jumped over: a gzipped file is read forward, nothing skipped).
         let size = match (known(&self.plain), known(&self.gzip)) {
