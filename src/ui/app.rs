@@ -5,12 +5,14 @@
 //! `Copy`) and none of them owns it. What one module's views share is
 //! [`super::state::Focus`]'s.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use bufscope::model::oom::OomLog;
 use leptos::prelude::*;
 
-use super::state::Shown;
+use super::read::Workers;
+use super::state::{Emitter, Shown};
 
 /// The modules of the last read that produced any: what the page shows below the report.
 pub struct Outcome {
@@ -89,11 +91,16 @@ pub struct AppState {
     /// The answers panel is shown: closed until asked for, then kept open across the
     /// read's modules and their completion.
     pub answers_open: RwSignal<bool>,
+    /// Requests to bring the report into view when the page is scrolled past it (a read
+    /// that showed its outcome asks), which the report answers.
+    pub reveal_report: Emitter<()>,
+    /// The page's workers, started with the page and handed to each read.
+    pub workers: StoredValue<Rc<Workers>, LocalStorage>,
 }
 
 impl AppState {
-    /// The state of a page with nothing read.
-    pub fn new() -> AppState {
+    /// The state of a page with nothing read, its reads done with `workers`.
+    pub fn new(workers: Rc<Workers>) -> AppState {
         AppState {
             reading: RwSignal::new(None),
             completing: RwSignal::new(None),
@@ -105,6 +112,8 @@ impl AppState {
             oom: OomState::new(),
             intake_open: RwSignal::new(false),
             answers_open: RwSignal::new(false),
+            reveal_report: Emitter::new(),
+            workers: StoredValue::new_local(workers),
         }
     }
 

@@ -19,7 +19,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::load::{report_failure, start_load};
-use super::read::{js_error, Picked};
+use super::read::{js_error, page_element, Picked};
 use super::app::AppState;
 
 /// Where the site keeps the example, relative to the page (index.html copies it there).
@@ -58,12 +58,9 @@ pub fn open_embedded(st: AppState) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let Some(doc) = window.document() else { return };
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    while let Some(block) =
-        doc.get_element_by_id(&format!("{EMBEDDED_ID}{}", files.len() + errors.len()))
-    {
+    while let Some(block) = page_element(&format!("#{EMBEDDED_ID}{}", files.len() + errors.len())) {
         let name = block
             .get_attribute("data-name")
             .unwrap_or_else(|| "dump.txt".into());
@@ -120,10 +117,7 @@ pub fn example_view(st: AppState) -> impl IntoView {
 /// beside the page (same origin, which the Content-Security-Policy allows).
 async fn example_file() -> Result<web_sys::File, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let inline = window
-        .document()
-        .and_then(|d| d.get_element_by_id(INLINE_ID))
-        .and_then(|e| e.text_content());
+    let inline = page_element(&format!("#{INLINE_ID}")).and_then(|e| e.text_content());
     let bytes: JsValue = match inline {
         Some(b64) => inline_bytes(&window, &b64)?,
         None => fetch_bytes(&window, EXAMPLE_URL).await?,

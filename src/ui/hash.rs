@@ -143,7 +143,10 @@ fn restore(focus: Focus, st: &ViewState) {
         };
         focus.zoom.set(Some(SpaceView { color, view }));
     }
-    // Once the diagrams are on the page, bring that space's into view.
+    // Once the diagrams are on the page, bring that space's into view. A lookup by
+    // selector, one of the app's two (see `read::page_element`): the diagrams are made
+    // after this, by the workspace, for a module this does not hold; the one thing asked of
+    // them, once, is a scroll.
     request_animation_frame(move || {
         let selector = format!(".module figure.diagram[data-color=\"{color}\"]");
         if let Ok(Some(figure)) = document().query_selector(&selector) {

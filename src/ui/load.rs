@@ -1,5 +1,5 @@
 //! The loading flow: one read, from the files given to the modules on screen, in four
-//! steps — read the files in slices ([`read::read_files`]) leaving the bodies of `Used
+//! steps — read the files through the core's read machine ([`read::read_files`]) leaving the bodies of `Used
 //! values` for later, join and analyse in pieces through the core's [`Pipeline`], show the
 //! diagrams, then read those bodies and show the modules complete ([`PageRead::complete`]) —
 //! with the progress bar's figures, Cancel, and the report of what came of it.
@@ -21,7 +21,7 @@ mod hlo;
 use super::read::{self, Fed, Picked};
 use super::state::Shown;
 use super::tasks;
-use super::uses_worker::UsesJobs;
+use super::read::uses_worker::UsesJobs;
 use super::app::{AppState, Outcome, Reading, Report, Timings};
 
 /// Units of analysis work per task ([`Pipeline::step`] while analysing): a block or a step each, about
@@ -176,7 +176,7 @@ impl PageRead {
 
     /// Read, join, analyse, show; then complete what was left for later, and read the HLO
     /// texts beside the dump ([`PageRead::read_hlo`]).
-    async fn run(self, files: Vec<Picked>) {
+    async fn run(mut self, files: Vec<Picked>) {
         let started = js_sys::Date::now();
         // The skipped bodies go to the page's worker, where it has one, as they are found,
         // to be read while the page goes on.
@@ -186,10 +186,14 @@ impl PageRead {
                 st.completing.set(Some(fraction));
             }
         };
-        let mut jobs = self.defer.then(|| UsesJobs::new(progress)).flatten();
+        let workers = self.st.workers.get_value();
+        let mut jobs = self.defer.then(|| UsesJobs::new(&workers, progress)).flatten();
         let Some(fed) = self.read(&files, self.defer, &mut jobs).await else {
             return;
         };
+        // Files whose first line is `HloModule`, set apart by the read: HLO texts too.
+        let apart = files.iter().filter(|p| fed.apart.contains(&p.name));
+        self.hlo.extend(apart.cloned());
         if let Some(jobs) = jobs.as_mut() {
             jobs.settle(&files, &fed.loader.deferred().cloned().collect::<Vec<_>>());
         }
@@ -223,7 +227,8 @@ impl PageRead {
         if !self.pause().await {
             return;
         }
-        reveal_report();
+        // The report (or the top of the new module) is seen.
+        self.st.reveal_report.emit(());
         if deferring {
             self.complete(&files, deferred, started, jobs).await;
         }
@@ -244,6 +249,7 @@ impl PageRead {
         read::read_files(
             files,
             defer,
+            &st.workers.get_value(),
             |fraction| {
                 if self.current() {
                     st.reading.update(|r| {
@@ -424,14 +430,4 @@ fn show_oom_files(st: AppState, files: Vec<OomFile>, dumps: Vec<Option<String>>)
         compiler_notes,
     };
     super::oom::show_oom_beside(st, log, from, dumps);
-}
-
-/// Brings the report of the last read into view when the page is scrolled past it, so
-/// that its outcome (or the top of the new module) is seen.
-fn reveal_report() {
-    if let Ok(Some(report)) = document().query_selector(".report") {
-        if report.get_bounding_client_rect().top() < 0.0 {
-            report.scroll_into_view();
-        }
-    }
 }

@@ -34,7 +34,6 @@ mod state;
 mod swatch;
 mod tasks;
 mod uses;
-mod uses_worker;
 mod workspace;
 
 use leptos::prelude::*;
@@ -53,12 +52,11 @@ pub fn start() {
         return;
     }
     // Now, while the page loads: no request is made once a file is given.
-    read::start_worker();
-    uses_worker::start_worker();
+    let workers = read::Workers::start();
     hash::start();
     #[cfg(feature = "test-hooks")]
     install_memory_hook();
-    leptos::mount::mount_to_body(App);
+    leptos::mount::mount_to_body(move || view! { <App workers=workers /> });
 }
 
 /// Benchmark hook: `window.__bufscope_wasm_bytes()` is the size in bytes of the app's
@@ -71,15 +69,15 @@ fn install_memory_hook() {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let hook = Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_f64(uses_worker::wasm_bytes()));
+    let hook = Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_f64(read::uses_worker::wasm_bytes()));
     let _ = js_sys::Reflect::set(&window, &"__bufscope_wasm_bytes".into(), hook.as_ref());
     // Lives as long as the page.
     hook.forget();
 }
 
 #[component]
-fn App() -> impl IntoView {
-    let st = AppState::new();
+fn App(workers: std::rc::Rc<read::Workers>) -> impl IntoView {
+    let st = AppState::new(workers);
     listen_to_window(st);
     oom::listen_for_paste(st);
     // A page written by `bufscope html` opens on the dumps it carries.
@@ -106,7 +104,7 @@ fn App() -> impl IntoView {
             <main>
                 {intake_view(st)}
                 {move || busy.get().then(|| progress_view(st))}
-                {move || st.report.get().map(report_view)}
+                {move || st.report.get().map(|r| report_view(st, r))}
                 {move || st.completing.get().map(details_view)}
                 <oom::OomPanel st=st />
                 {move || read.get().map(|_| view! { <OutcomeView st=st /> })}

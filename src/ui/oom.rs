@@ -35,13 +35,8 @@ pub(super) fn show_oom(st: AppState, log: OomLog, from: String) {
 /// [`show_oom`] with, per message, what its dump says (`dumps`, by message).
 pub(super) fn show_oom_beside(st: AppState, log: OomLog, from: String, dumps: Vec<Option<String>>) {
     st.oom.miss.set(None);
+    // The view scrolls itself into view once it is on the page (`OomPanel`).
     st.oom.shown.set(Some(Arc::new(OomShown { from, log, dumps })));
-    spawn_local(async {
-        tasks::next_task().await;
-        if let Ok(Some(view)) = document().query_selector(".oom") {
-            view.scroll_into_view();
-        }
-    });
 }
 
 /// Reads pasted text: its messages shown, or the sentence saying none was found.
@@ -192,8 +187,16 @@ pub(super) fn OomPanel(st: AppState) -> impl IntoView {
                 })
                 .collect_view();
             let limits = (n > 0).then(|| message::limits(&shown.log.messages));
+            // Each messages shown are brought into view once on the page.
+            let section = NodeRef::<leptos::html::Section>::new();
+            section.on_load(|el| {
+                spawn_local(async move {
+                    tasks::next_task().await;
+                    el.scroll_into_view();
+                })
+            });
             view! {
-                <section class="oom" aria-label="Out-of-memory messages">
+                <section node_ref=section class="oom" aria-label="Out-of-memory messages">
                     <header class="oom-head">
                         <h2>{heading}</h2>
                         <span class="oom-from">{format!("from {}", shown.from)}</span>

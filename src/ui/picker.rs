@@ -107,6 +107,8 @@ struct Picker {
     root: NodeRef<html::Div>,
     button: NodeRef<html::Button>,
     input: NodeRef<html::Input>,
+    /// The list's rows, the `a`-th the `a`-th row shown.
+    list: NodeRef<html::Ul>,
 }
 
 impl Picker {
@@ -123,6 +125,7 @@ impl Picker {
             root: NodeRef::new(),
             button: NodeRef::new(),
             input: NodeRef::new(),
+            list: NodeRef::new(),
         }
     }
 
@@ -181,11 +184,7 @@ impl Picker {
         });
         Effect::new(move |_| {
             let a = self.active.get();
-            let row = self.root.get_untracked().and_then(|r| {
-                r.query_selector(&format!("[data-row=\"{a}\"]"))
-                    .ok()
-                    .flatten()
-            });
+            let row = (self.list.get_untracked()).and_then(|l| l.children().item(a as u32));
             if let Some(row) = row {
                 let options = web_sys::ScrollIntoViewOptions::new();
                 options.set_block(web_sys::ScrollLogicalPosition::Nearest);
@@ -251,7 +250,7 @@ impl Picker {
             (_, more) => Some(format!("… {more} more: type to narrow")),
         };
         view! {
-            <ul id="module-list" role="listbox" aria-label="Modules">{items}</ul>
+            <ul node_ref=self.list id="module-list" role="listbox" aria-label="Modules">{items}</ul>
             {note.map(|n| view! { <p class="picker-note">{n}</p> })}
         }
     }

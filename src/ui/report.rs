@@ -48,8 +48,17 @@ pub fn details_view(fraction: f64) -> impl IntoView {
 }
 
 /// The report of the last read: what was read, what could not be, and (when this read
-/// opened nothing) that the module below is the one read before.
-pub fn report_view(report: Arc<Report>) -> impl IntoView {
+/// opened nothing) that the module below is the one read before. Brought into view when
+/// the page is scrolled past it and `st` asks ([`AppState::reveal_report`]).
+pub fn report_view(st: AppState, report: Arc<Report>) -> impl IntoView {
+    let section = NodeRef::<leptos::html::Section>::new();
+    st.reveal_report.on(move |()| {
+        if let Some(el) = section.get_untracked() {
+            if el.get_bounding_client_rect().top() < 0.0 {
+                el.scroll_into_view();
+            }
+        }
+    });
     let errors =
         (!report.errors.is_empty()).then(|| {
             let heading = if report.opened {
@@ -100,7 +109,7 @@ pub fn report_view(report: Arc<Report>) -> impl IntoView {
         )
     });
     view! {
-        <section class="report" aria-live="polite" data-read-ms=ms(|t| t.read)
+        <section node_ref=section class="report" aria-live="polite" data-read-ms=ms(|t| t.read)
             data-parse-ms=ms(|t| t.parse)
             data-join-ms=ms(|t| t.join) data-analyse-ms=ms(|t| t.analyse)
             data-complete-ms=ms(|t| t.complete) data-uses-worker-bytes=ms(|t| t.uses_worker)>

@@ -201,6 +201,9 @@ pub struct Focus {
     /// Requests to download the live-set table as CSV (the Export menu's), which the table
     /// answers as its own "CSV" button does.
     pub export_live_csv: Emitter<()>,
+    /// Requests to put the cursor in the search box (the diagrams' `/` key), which the
+    /// search box answers.
+    pub find: Emitter<()>,
     /// The capacity chosen for each memory space (by colour): the answers panel sets it,
     /// the space's curve draws it as a line.
     pub capacity: RwSignal<Arc<BTreeMap<u32, Capacity>>>,
@@ -279,6 +282,7 @@ impl Focus {
             match_index: RwSignal::new(0),
             reveal: Emitter::new(),
             export_live_csv: Emitter::new(),
+            find: Emitter::new(),
             capacity: RwSignal::new(Arc::new(BTreeMap::new())),
             whatif: RwSignal::new(Arc::new(WhatIfTicks::default())),
             estimates: RwSignal::new(Arc::new(Vec::new())),

@@ -1,4 +1,4 @@
-// Reads slices of dropped files off the page's main thread (src/ui/read.rs starts it as a
+// Reads slices of dropped files off the page's main thread (src/ui/read/fetch.rs starts it as a
 // Worker). In Chromium a Blob read copies its bytes on the thread that asked for them; here
 // that is this worker, so the page parses one slice while the next ones are read.
 // A request is { file, start, end } with a MessagePort to answer on: the bytes as a

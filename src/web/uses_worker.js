@@ -1,5 +1,5 @@
 // Reads modules' `Used values` bodies in a wasm instance of its own, while the page draws
-// what the first read gave (src/ui/uses_worker.rs starts it with the page, as a module
+// what the first read gave (src/ui/read/uses_worker.rs starts it with the page, as a module
 // worker, and keeps it). Its first message is { glue, wasm } (the URLs of the app's
 // wasm-bindgen glue and wasm module, the page's own, which its CSP allows): the instance
 // starts while the page loads, so that no request is made once a file is given. A job is

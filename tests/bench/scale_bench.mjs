@@ -38,7 +38,7 @@ const LOAD_TIMEOUT = 900000;
 
 const app = await open();
 // BENCH_USES_WORKER=1: the app gets its `Used values` worker whatever the machine's cores
-// (src/ui/uses_worker.rs; on fewer than 4 it reads them on the page's thread).
+// (src/ui/read/uses_worker.rs; on fewer than 4 it reads them on the page's thread).
 if (process.env.BENCH_USES_WORKER === '1') await forceUsesWorker(app.context);
 app.page.on('crash', () => {});
 const log = (s) => console.log(`[bench] ${s}`);

@@ -3,7 +3,7 @@
 // it skipped and puts the complete module on screen, keeping the view.
 //   node tests/e2e/deferred.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 // Uses the test hook `window.__bufscope_hold_details` (src/ui/load/complete.rs) to hold the
-// module incomplete, `__bufscope_early_uses` (src/ui/uses_worker.rs) to give the app its
+// module incomplete, `__bufscope_early_uses` (src/ui/read/uses_worker.rs) to give the app its
 // `Used values` worker whatever the machine's cores (every test but the first), and
 // `__bufscope_block_px` (src/ui/canvas/hooks.rs). The `Used values` are read by that worker
 // (the report's `data-uses-worker-bytes`) or, without it, by the page. The 94 MB part
@@ -28,7 +28,7 @@ const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame
 const dataView = async () => (await diagram().getAttribute('data-view')).split(',').map(Number);
 const hold = (on) => page.evaluate((on) => { window.__bufscope_hold_details = on; }, on);
 const status = () => page.evaluate(() => document.querySelector('#details-status')?.textContent ?? null);
-/** Jobs of the `Used values` worker whose answers the page still awaits (src/ui/uses_worker.rs). */
+/** Jobs of the `Used values` worker whose answers the page still awaits (src/ui/read/uses_worker.rs). */
 const awaited = () => page.evaluate(() => window.__bufscope_uses_waiting?.() ?? -1);
 
 /** Starts sampling every animation frame (as tests/e2e gap.mjs does): the diagrams'

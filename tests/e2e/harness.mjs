@@ -78,7 +78,7 @@ export const dumpFile = (file) => ({ name: path.basename(file), bytes: readFileS
 
 /** From the next page load on, the app in `target` (a page or a browser context) has its
  *  `Used values` worker whatever the machine's cores (`__bufscope_early_uses`,
- *  src/ui/uses_worker.rs), as on a machine with 4 or more. */
+ *  src/ui/read/uses_worker.rs), as on a machine with 4 or more. */
 export async function forceUsesWorker(target) {
   await target.addInitScript(() => { window.__bufscope_early_uses = true; });
 }

@@ -15,7 +15,7 @@ const app = await open();
 const { page } = app;
 const TPU_MODULE = path.basename(TPU, '.txt');
 const BIG = path.join(SHARED, 'dumps', 'cpu', 'jax0.6.2', 'cpu_deep_unrolled_500.buffer-assignment.txt');
-/** The app's slice sizes (`CHUNK`, `GZ_CHUNK` in src/ui/read.rs): plain and gzipped files. */
+/** The app's slice sizes (`CHUNK`, `GZ_SLICE` in src/ui/read/drive.rs): plain and gzipped files. */
 const SLICE = 2 * 1024 * 1024;
 const GZ_SLICE = 256 * 1024;
 

@@ -64,21 +64,23 @@ test('the OOM run dropped together: its capacity on the HBM curve and the reconc
   app.noNewConsoleErrors(before);
 });
 
+/** The folders made for picking: removed once every test is over, since the page may still
+ *  be reading a folder's HLO texts when its test has what it checks (`run` exits). */
+const made = [];
+process.on('exit', () => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 /** Picks a folder holding `files` ([name in the folder, path to copy]) and returns the OOM
- *  view's sentence about its dump, once the module is open; the folder goes afterwards. */
+ *  view's sentence about its dump, once the module is open. */
 async function pickFolder(files) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bufscope-oom-'));
+  made.push(dir);
   const folder = path.join(dir, 'xla_dump');
   mkdirSync(folder);
   for (const [name, from] of files) copyFileSync(from, path.join(folder, name));
-  try {
-    await page.locator('#dir-input').setInputFiles(folder);
-    await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
-    await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
-    return await page.locator('.oom .oom-dump').textContent();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await page.locator('#dir-input').setInputFiles(folder);
+  await page.waitForFunction((stem) => document.querySelector('.module .module-name')?.textContent === stem, STEM, { timeout: 60000 });
+  await page.locator('.oom .oom-dump').waitFor({ timeout: 20000 });
+  return await page.locator('.oom .oom-dump').textContent();
 }
 
 /** The run's own file of this part, under its own name. */

@@ -26,7 +26,7 @@
 //! modules into those one pass reads, or say why not: the files are then read in one
 //! pass.
 
-use super::behind::{Ask, Behind};
+use super::behind::{Ask, Behind, Read};
 use super::deferred::{DeferredUses, UsedPart};
 use super::{hlo, Loader};
 use crate::model::Module;
@@ -159,6 +159,13 @@ impl Bodies {
     /// `errors`). An error says why they are not (the files must then be read in one pass).
     pub fn complete(self, modules: Vec<&mut Module>, deferred: &[DeferredUses], errors: &mut Vec<String>) -> Result<(), String> {
         self.complete_through(modules, deferred, errors, |part, _| Ok(part))
+    }
+
+    /// What the read behind read, for a driver that completes the modules its own way (in
+    /// pieces, a module at a time): the parts and HLO texts, or why they are not those one
+    /// pass reads ([`Behind::finish`]).
+    pub fn into_read(self) -> Result<Read, String> {
+        self.behind.finish()
     }
 
     /// [`Bodies::complete`], each module's part passed through `through` on its way

@@ -333,7 +333,11 @@ impl Diagram {
             return false;
         };
         match action {
-            Action::Search => return focus_search(),
+            Action::Search => {
+                // The search box answers (`SearchBox`); a page without one ignores it.
+                self.focus().find.emit(());
+                return true;
+            }
             Action::NextPeak | Action::PreviousPeak => return self.peak_key(action),
             _ => {}
         }
@@ -383,19 +387,6 @@ impl Diagram {
     pub(crate) fn view(&self) -> Viewport {
         self.st.borrow().view
     }
-}
-
-/// Puts the cursor in the search box (`#search`); whether there is one.
-fn focus_search() -> bool {
-    let input = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("search"))
-        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
-    input.is_some_and(|i| {
-        let _ = i.focus();
-        i.select();
-        true
-    })
 }
 
 /// Focuses `el` as `el.focus({ preventScroll: true })` does: the page stays where it is.

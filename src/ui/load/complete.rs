@@ -1,6 +1,6 @@
 //! The loading flow's last step, begun once every diagram has drawn once: the bodies of
 //! `Used values` that the first read left for later ([`DeferredUses`]) are read from their
-//! files' bytes ([`read::drive`] of the core's [`Behind`]) while the first modules stay on
+//! files' bytes (the core's read behind, [`BehindLane`], driven by [`read::read_behind`]) while the first modules stay on
 //! screen (into arenas of their own), and what can be done with those modules only
 //! read is done in pieces ([`UsedPart::prepare`], [`UsedPart::choose`]); then, in one task,
 //! each module is taken from the view, completed in place ([`UsedPart`]) and put back. The
@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use bufscope::parse::{lines_known, Behind, DeferredUses, Later, UsedPart};
+use bufscope::parse::{lines_known, BehindLane, DeferredUses, Note, UsedPart};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
-use super::super::uses_worker::{Answer, UsesJobs};
+use super::super::read::uses_worker::{Answer, UsesJobs};
 use crate::ui::app::{AppState, Outcome};
 use super::{start, PageRead, Target, JOIN_PIECE};
 use crate::ui::canvas::first_drawings;
@@ -244,9 +244,13 @@ impl PageRead {
         bodies: &[&DeferredUses],
         advanced: &mut impl FnMut(f64),
     ) -> Option<Result<Option<UsedPart>, String>> {
-        let mut behind = Behind::new(bodies.iter().map(|&d| Later::Uses(d.clone())));
-        read::drive(&mut behind, files, advanced, &|| !self.current()).await?;
-        let read = behind.finish();
+        let mut behind = BehindLane::alone();
+        bodies.iter().for_each(|&d| behind.post(Note::Body(d.clone())));
+        behind.post(Note::Over);
+        let workers = self.st.workers.get_value();
+        let cancelled = || !self.current();
+        read::read_behind(&mut behind, files, &workers, advanced, &cancelled).await?;
+        let read = behind.finish().into_read();
         Some(read.map(|read| read.parts.into_iter().next().map(|(_, p)| p)))
     }
 }

@@ -1,12 +1,12 @@
 //! The last step of a read: the HLO module texts beside the dump (`*after_optimizations.txt`),
 //! read once the diagrams are on screen (they never wait for them), in slices as the core's
-//! `parse::Behind` asks for them, and joined to its module on screen by file stem; the
+//! read behind (`parse::BehindLane`) asks for them, and joined to its module on screen by file stem; the
 //! views follow from the next frame (source lines, stacks, instructions, names).
 
 use std::sync::Arc;
 
 use bufscope::parse::hlo::{self, HloRead};
-use bufscope::parse::{Behind, Later, Read};
+use bufscope::parse::{BehindLane, Note, Read};
 use leptos::prelude::*;
 
 use super::{PageRead, Target};
@@ -16,23 +16,25 @@ use crate::ui::app::Outcome;
 impl PageRead {
     /// The files of this read again, HLO texts included (for a read again in one pass).
     pub(super) fn with_hlo(&self, files: &[Picked]) -> Vec<Picked> {
-        files.iter().chain(&self.hlo).cloned().collect()
+        let more = self.hlo.iter().filter(|h| !files.iter().any(|f| f.name == h.name));
+        files.iter().chain(more).cloned().collect()
     }
 
     /// Step 5: each HLO text read and given to its module on screen as the core joins a
     /// folder's ([`hlo::place_texts`]); a text whose module is not there (one before
     /// optimizations too) is one sentence in the report.
     pub(super) async fn read_hlo(&self) {
-        let texts = self.hlo.iter().map(|p| Later::Hlo {
-            file: p.name.clone(),
-            size: p.file.size() as u64,
-        });
-        let mut behind = Behind::new(texts);
+        let mut behind = BehindLane::alone();
+        for p in &self.hlo {
+            let (file, size) = (p.name.clone(), p.file.size() as u64);
+            behind.post(Note::Hlo { file, size });
+        }
+        behind.post(Note::Over);
+        let workers = self.st.workers.get_value();
         let cancelled = || !self.current();
-        if read::drive(&mut behind, &self.hlo, &mut |_| {}, &cancelled)
-            .await
-            .is_none()
-        {
+        let mut advanced = |_| {};
+        let read = read::read_behind(&mut behind, &self.hlo, &workers, &mut advanced, &cancelled);
+        if read.await.is_none() {
             return;
         }
         // An HLO text cut short or unreadable is one of `errors`, never a failure of all.
@@ -40,7 +42,7 @@ impl PageRead {
             hlo: reads,
             mut errors,
             ..
-        }) = behind.finish()
+        }) = behind.finish().into_read()
         else {
             return;
         };

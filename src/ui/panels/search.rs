@@ -166,6 +166,13 @@ impl Search {
 #[component]
 pub fn SearchBox(focus: Focus) -> impl IntoView {
     let s = Search::new(focus);
+    let input = NodeRef::<leptos::html::Input>::new();
+    focus.find.on(move |()| {
+        if let Some(i) = input.get_untracked() {
+            let _ = i.focus();
+            i.select();
+        }
+    });
     // A search carried over (the URL hash, the module before) runs at once.
     if !focus.search.get_untracked().is_empty() {
         s.run();
@@ -199,7 +206,7 @@ pub fn SearchBox(focus: Focus) -> impl IntoView {
     view! {
         <div class="search" role="search">
             <label class="search-label" for="search">"Search"</label>
-            <input id="search" type="search" placeholder="name, op_name or shape: fusion\\.1\\d, bf16\\[32,"
+            <input node_ref=input id="search" type="search" placeholder="name, op_name or shape: fusion\\.1\\d, bf16\\[32,"
                 autocomplete="off" spellcheck="false"
                 aria-describedby="search-status"
                 aria-invalid=move || error.with(|e| e.is_some()).to_string()

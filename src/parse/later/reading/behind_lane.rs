@@ -65,6 +65,13 @@ impl BehindLane {
         }
     }
 
+    /// A read behind of only what its driver posts ([`BehindLane::post`]: bodies, HLO
+    /// texts, then [`Note::Over`]), with no read ahead: for a driver that reads behind
+    /// once the first read is over, or a part of what it listed.
+    pub fn alone() -> BehindLane {
+        BehindLane::new(None, 1)
+    }
+
     /// A lane with nothing to read (a read in one pass).
     pub(super) fn idle() -> BehindLane {
         let mut lane = BehindLane::new(None, 1);

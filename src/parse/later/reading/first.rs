@@ -138,6 +138,61 @@ impl FirstLane {
         }
     }
 
+    /// The asks [`FirstLane::next`] gives after the one it gave last, up to `n`, if each is
+    /// fed whole and no body starts being skipped meanwhile: the files forward from where
+    /// the current one is (those set apart left out), the rest of a search for a body's
+    /// end ([`BodyEnd::ahead`]), or the next files' first bytes. A driver may fetch them
+    /// before it is asked (they are only guesses: an ask that then differs is the driver's
+    /// to drop).
+    pub fn ahead(&self, n: usize) -> Vec<Ask> {
+        let Some(input) = self.files.get(self.file) else {
+            return Vec::new();
+        };
+        let ask = |f: &Input, bytes: Range<u64>| Ask { file: f.name.clone(), bytes };
+        match &self.step {
+            Step::Heads(_) => (self.files[self.file + 1..].iter())
+                .filter(|f| f.size > 0)
+                .map(|f| ask(f, 0..HEAD.min(f.size)))
+                .take(n)
+                .collect(),
+            Step::Search(look, _) => {
+                look.ahead().skip(1).take(n).map(|r| ask(input, r)).collect()
+            }
+            Step::Forward if !self.unwanted => self.forward_from(self.asked.end, n),
+            Step::Forward | Step::Idle => Vec::new(),
+        }
+    }
+
+    /// The asks of the files fed forward from offset `at` of the current file on, the
+    /// files set apart left out, up to `n` ([`FirstLane::ahead`]).
+    fn forward_from(&self, mut at: u64, n: usize) -> Vec<Ask> {
+        let mut asks = Vec::new();
+        let mut file = self.file;
+        while asks.len() < n {
+            let Some(input) = self.files.get(file) else { break };
+            if at >= input.size || self.apart.get(file) == Some(&true) {
+                (file, at) = (file + 1, 0);
+                continue;
+            }
+            let end = input.size.min(at.saturating_add(self.chunk));
+            asks.push(Ask { file: input.name.clone(), bytes: at..end });
+            at = end;
+        }
+        asks
+    }
+
+    /// Bytes of the inputs the first read is past: the files before the one it reads
+    /// whole, and that one up to where its loader is (bytes jumped over included); 0 while
+    /// the files' first bytes are looked at, the inputs' whole size once it is over.
+    pub fn read_to(&self) -> u64 {
+        let before: u64 = self.files.iter().take(self.file).map(|f| f.size).sum();
+        match self.step {
+            Step::Heads(_) => 0,
+            Step::Forward | Step::Search(..) => before + self.at,
+            Step::Idle => before,
+        }
+    }
+
     /// The current file's head is looked at: an HLO text (`hlo`) is set apart.
     fn set_apart(&mut self, hlo: bool) {
         if hlo {

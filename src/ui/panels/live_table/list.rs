@@ -10,7 +10,7 @@
 
 use bufscope::query::{self, TableRow};
 use leptos::ev;
-use leptos::html::Div;
+use leptos::html::{Div, Thead};
 use leptos::prelude::*;
 
 use super::{header, rows, Table};
@@ -75,6 +75,8 @@ fn on_screen(el: &web_sys::Element) -> bool {
 #[derive(Clone, Copy)]
 struct Scroll {
     el: NodeRef<Div>,
+    /// The table's header, which covers the top rows of the container.
+    head: NodeRef<Thead>,
     at: RwSignal<At>,
     /// A measurement is waiting for its animation frame.
     pending: StoredValue<bool>,
@@ -140,6 +142,7 @@ fn measure_on_page_changes(s: Scroll) {
 pub(super) fn table(t: Table) -> impl IntoView {
     let s = Scroll {
         el: NodeRef::new(),
+        head: NodeRef::new(),
         at: RwSignal::new(At::default()),
         pending: StoredValue::new(false),
     };
@@ -184,7 +187,7 @@ pub(super) fn table(t: Table) -> impl IntoView {
             on:scroll=move |_| s.measure_soon() on:keydown=move |e| key(t, s, &e)>
             <table id="peak-table" class="values" class:grouped=move || t.grouped.get()
                 data-lines=move || t.lines.with(|l| l.rows.len()).to_string()>
-                <thead><tr>{header::headers(t)}</tr></thead>
+                <thead node_ref=s.head><tr>{header::headers(t)}</tr></thead>
                 <tbody>
                     <tr class="spacer" aria-hidden="true"><td colspan="8" style:height=before></td></tr>
                     <For each=mounted key=|k| *k children=move |(_, r)| line(t, r) />
@@ -278,11 +281,7 @@ fn scroll_to(t: Table, s: Scroll, v: u32) {
     else {
         return;
     };
-    let header = el
-        .query_selector("thead")
-        .ok()
-        .flatten()
-        .map_or(0.0, |h| h.get_bounding_client_rect().height());
+    let header = (s.head.get_untracked()).map_or(0.0, |h| h.get_bounding_client_rect().height());
     let top = f64::from(el.scroll_top().max(0));
     let height = (f64::from(el.client_height()) - header).max(ROW_PX as f64);
     let (y, row) = ((i * ROW_PX) as f64, ROW_PX as f64);

@@ -5,9 +5,10 @@
 //! [`UsedPart`] that completes the module (`load/complete.rs`).
 //!
 //! Owns both sides: the worker's reader ([`UsesRead`], exported to the worker's script) and
-//! the page's jobs ([`UsesJobs`]). The worker is started with the page, and only on a
+//! the page's jobs ([`UsesJobs`]). The worker is started with the page (held by the app's
+//! [`Workers`]), and only on a
 //! machine of [`CORES`] or more logical processors: there it reads each body as soon as the
-//! page has jumped over it, while the page reads the rest and draws. With fewer, the two
+//! first read lists it, while the page reads the rest and draws. With fewer, the two
 //! would share one core (on this project's 2-core machine the diagrams came later, 0.8–1.0 s
 //! after the pick of a 94 MB dump instead of 0.6–0.7 s) and the worker's instance would
 //! hold memory of its own besides, so the page reads the bodies itself once the diagrams
@@ -26,8 +27,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageChannel, MessageEvent, MessagePort, Worker, WorkerOptions, WorkerType};
 
-use super::read::{js_error, Picked};
-use super::tasks::next_task;
+use super::{js_error, page_element, Picked, Workers};
+use crate::ui::tasks::next_task;
 
 /// The worker's side (`uses_worker.js` drives it): the core's [`Behind`] for a module's
 /// bodies (JSON of its [`DeferredUses`], in order), whose bytes the script reads from the
@@ -120,7 +121,7 @@ pub enum Answer {
 /// is: its script, the app's glue and wasm are fetched while the page loads, so that no
 /// request is made once a file is given. It stays for the page's life and its instance is
 /// reused (its memory is the largest of the reads it did).
-struct PageWorker {
+pub struct PageWorker {
     worker: Worker,
     /// The answers still to come, of any read, by job: a worker that fails (its script
     /// missing, say) gives each an error instead, so that the page reads those bodies
@@ -131,17 +132,10 @@ struct PageWorker {
     jobs: Cell<u32>,
 }
 
-thread_local! {
-    static WORKER: Option<Rc<PageWorker>> = PageWorker::start();
-}
-
-/// Starts the page's `Used values` worker (once; later calls do nothing).
-pub fn start_worker() {
-    WORKER.with(|_| ());
-}
-
 impl PageWorker {
-    fn start() -> Option<Rc<PageWorker>> {
+    /// Starts the worker; none with fewer than [`CORES`] (see the module's doc) or where it
+    /// cannot start.
+    pub(super) fn start() -> Option<Rc<PageWorker>> {
         let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
         if cores < CORES && !test_hooks::forced() {
             return None;
@@ -238,11 +232,11 @@ impl Drop for UsesJobs {
 }
 
 impl UsesJobs {
-    /// The jobs of a read, `progress` told the fraction of the bodies posted that the
-    /// worker has read. None where no worker could start (see the module's doc) or it
-    /// failed.
-    pub fn new(progress: impl Fn(f64) + 'static) -> Option<UsesJobs> {
-        let worker = WORKER.with(Clone::clone).filter(|w| !w.failed.get())?;
+    /// The jobs of a read in `workers`' `Used values` worker, `progress` told the fraction
+    /// of the bodies posted that the worker has read. None where no worker could start
+    /// (see the module's doc) or it failed.
+    pub fn new(workers: &Workers, progress: impl Fn(f64) + 'static) -> Option<UsesJobs> {
+        let worker = workers.uses().filter(|w| !w.failed.get())?;
         let first_job = worker.jobs.get() + 1;
         let (posted, read) = (Rc::new(Cell::new(0.0)), Cell::new(0.0));
         let total = posted.clone();
@@ -272,8 +266,8 @@ impl UsesJobs {
         })
     }
 
-    /// The body just jumped over: read at once, while the page reads the rest of the
-    /// file. A module with a second body waits for [`UsesJobs::read`].
+    /// A body the first read just listed (skipped): read at once, while the page reads the
+    /// rest of the file. A module with a second body waits for [`UsesJobs::read`].
     pub fn jumped(&mut self, files: &[Picked], body: &DeferredUses) {
         match self.jobs.remove(&body.module) {
             Some(job) => self.worker.call_off(job.id),
@@ -447,11 +441,8 @@ async fn unpack(out: &Array) -> Result<Unpack, String> {
 /// The URLs of the app's wasm-bindgen glue and wasm module, as the page's boot script
 /// names them (the site's `<script data-js data-wasm>`; the single file has none).
 fn app_urls() -> Option<(String, String)> {
-    let document = web_sys::window()?.document()?;
-    let script = document
-        .query_selector("script[data-js][data-wasm]")
-        .ok()??;
-    let base = document.base_uri().ok()??;
+    let script = page_element("script[data-js][data-wasm]")?;
+    let base = web_sys::window()?.document()?.base_uri().ok()??;
     let url = |attr: &str| {
         let rel = script.get_attribute(attr)?;
         web_sys::Url::new_with_base(&rel, &base)

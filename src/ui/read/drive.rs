@@ -1,0 +1,228 @@
+//! The page's driver of the core's read machine ([`Reading`]): a lane is asked what to
+//! fetch, the bytes are fetched ([`Fetch`]: in slices of at most [`CHUNK`], the ones the
+//! lane lists ahead already under way) and fed, and the page gets a task between slices
+//! for its events and frames. Which bytes, and what they come to, is the machine's
+//! business: here are only the slices, the waits, the progress and the cancelling.
+//!
+//! Owns: the slice sizes of the page's reads ([`CHUNK`], [`GZ_SLICE`]) and how many are
+//! under way ([`AHEAD`]).
+
+use std::collections::VecDeque;
+
+use bufscope::parse::{Ask, BehindLane, DeferredUses, FirstLane, Input, Next, Note, Reading};
+use bufscope::Loader;
+
+use super::fetch::Fetch;
+use super::{Picked, Workers};
+use crate::ui::tasks::let_paint;
+
+/// Bytes per slice asked for. Each slice is parsed in one go between two awaits, about
+/// 10 ms in the browser; each slice also costs about 1 ms of waiting for the browser, so
+/// 2 MiB rather than 1 MiB saved a tenth of the load time at 1 GB.
+const CHUNK: u64 = 2 * 1024 * 1024;
+/// Bytes per slice of a gzipped file (or from the start of one not seen yet): dumps
+/// compress about tenfold, so this is about 2 MiB of text, parsed between two awaits as a
+/// plain slice is.
+const GZ_SLICE: u64 = 256 * 1024;
+/// Slices under way ahead of the one being parsed (what the lane lists ahead,
+/// [`FirstLane::ahead`], or the rest of a long ask).
+const AHEAD: usize = 3;
+
+/// A lane of the machine as the driver sees it.
+pub(super) trait Lane {
+    fn next(&mut self) -> Next;
+    /// The asks that come after the last one, as far as the lane can tell.
+    fn ahead(&self, _n: usize) -> Vec<Ask> {
+        Vec::new()
+    }
+    fn feed(&mut self, bytes: &[u8]);
+    fn fail(&mut self, why: String);
+}
+
+impl Lane for FirstLane {
+    fn next(&mut self) -> Next {
+        FirstLane::next(self)
+    }
+    fn ahead(&self, n: usize) -> Vec<Ask> {
+        FirstLane::ahead(self, n)
+    }
+    fn feed(&mut self, bytes: &[u8]) {
+        FirstLane::feed(self, bytes)
+    }
+    fn fail(&mut self, why: String) {
+        FirstLane::fail(self, why)
+    }
+}
+
+impl Lane for BehindLane {
+    fn next(&mut self) -> Next {
+        BehindLane::next(self)
+    }
+    fn feed(&mut self, bytes: &[u8]) {
+        BehindLane::feed(self, bytes)
+    }
+    fn fail(&mut self, why: String) {
+        BehindLane::fail(self, why)
+    }
+}
+
+/// The files fed to a [`Loader`], not yet finished: joining and checking
+/// ([`Loader::finishing`]) is left to the caller, who does it in pieces.
+pub struct Fed {
+    pub loader: Loader,
+    /// Milliseconds spent feeding the machine (parsing), the rest of reading being waits.
+    pub parse_ms: f64,
+    /// Why the files could not be read (a sentence), for `Load::errors`.
+    pub errors: Vec<String>,
+    /// The files set apart as HLO module texts (their first line is `HloModule`), to be
+    /// read behind.
+    pub apart: Vec<String>,
+}
+
+/// The first read of `files` (with `defer`, the machine's: bodies of `Used values` jumped
+/// over, [`Reading::new`]; else in one pass, [`Reading::one_pass`]), its first lane alone:
+/// the read behind is the caller's, after the diagrams or in the `Used values` worker.
+/// `progress` gets the fraction of the bytes the read is past (0.0 ..= 1.0), `jumped`
+/// each body as the machine lists it. `None` when `cancelled` turned true.
+pub async fn read_files(
+    files: &[Picked],
+    defer: bool,
+    workers: &Workers,
+    progress: impl Fn(f64),
+    cancelled: impl Fn() -> bool,
+    mut jumped: impl FnMut(&DeferredUses),
+) -> Option<Fed> {
+    let inputs: Vec<Input> = (files.iter())
+        .map(|p| Input {
+            name: p.name.clone(),
+            size: p.file.size() as u64,
+            searched: p.searched,
+        })
+        .collect();
+    let total: u64 = inputs.iter().map(|i| i.size).sum();
+    let reading = match defer {
+        true => Reading::new(inputs, CHUNK),
+        false => Reading::one_pass(inputs, CHUNK),
+    };
+    let (mut first, _) = reading.into_lanes();
+    let mut fetch = Fetch::new(files, workers.reader());
+    let (mut parse_ms, mut apart) = (0.0, Vec::new());
+    progress(0.0);
+    let fed = |lane: &mut FirstLane, _: f64, ms: f64| {
+        parse_ms += ms;
+        if total > 0 {
+            progress(lane.read_to() as f64 / total as f64);
+        }
+        for note in lane.mail() {
+            match note {
+                Note::Body(d) => jumped(&d),
+                Note::Hlo { file, .. } => apart.push(file),
+                Note::Bounds(..) | Note::Over => {}
+            }
+        }
+    };
+    drive(&mut first, &mut fetch, &cancelled, fed).await?;
+    progress(1.0);
+    match first.finish() {
+        Ok(loader) => Some(Fed { loader, parse_ms, errors: Vec::new(), apart }),
+        Err(why) => {
+            // The read was cut short: nothing of it is kept, the sentence says why.
+            let mut loader = Loader::new();
+            loader.defer_uses(defer);
+            Some(Fed { loader, parse_ms, errors: vec![why], apart })
+        }
+    }
+}
+
+/// Reads what `lane` (a read behind) is posted, from `files`, until it is done;
+/// `advanced` gets the bytes of each slice fed. `None` when `cancelled` turned true.
+pub async fn read_behind(
+    lane: &mut BehindLane,
+    files: &[Picked],
+    workers: &Workers,
+    advanced: &mut impl FnMut(f64),
+    cancelled: &impl Fn() -> bool,
+) -> Option<()> {
+    let mut fetch = Fetch::new(files, workers.reader());
+    drive(lane, &mut fetch, cancelled, |_, bytes, _| advanced(bytes)).await
+}
+
+/// Drives `lane` to its end (or to a wait: only a read behind waits, for notes its driver
+/// posts before it drives it, so none come): each ask fetched in slices ([`Sizes`]) and
+/// fed, the page given a task after each; `fed` gets the lane, the bytes and the milliseconds of each
+/// slice fed. A slice the browser cannot read fails what the lane asked for. `None` when
+/// `cancelled` turned true (nothing is asked for after).
+async fn drive<L: Lane>(
+    lane: &mut L,
+    fetch: &mut Fetch<'_>,
+    cancelled: &impl Fn() -> bool,
+    mut fed: impl FnMut(&mut L, f64, f64),
+) -> Option<()> {
+    let mut sizes = Sizes::default();
+    while let Next::Fetch(ask) = lane.next() {
+        let mut parts = sizes.slices(&ask);
+        while let Some(slice) = parts.pop_front() {
+            let listed = lane.ahead(AHEAD).iter().flat_map(|a| sizes.slices(a)).collect::<Vec<_>>();
+            let ahead: Vec<Ask> = parts.iter().cloned().chain(listed).take(AHEAD).collect();
+            let read = fetch.get(&slice, &ahead).await;
+            if cancelled() {
+                return None;
+            }
+            if let Err(why) = read {
+                lane.fail(why);
+                break;
+            }
+            if slice.bytes.start == 0 {
+                sizes.known(&slice.file, &fetch.buf);
+            }
+            let t = js_sys::Date::now();
+            lane.feed(&fetch.buf);
+            fed(lane, fetch.buf.len() as f64, js_sys::Date::now() - t);
+            let_paint().await;
+            if cancelled() {
+                return None;
+            }
+        }
+    }
+    Some(())
+}
+
+/// Each file's slice size, known from its first bytes: [`CHUNK`] for plain text,
+/// [`GZ_SLICE`] for gzip (and from the start of a file not yet seen).
+#[derive(Default)]
+struct Sizes {
+    plain: Vec<String>,
+    gzip: Vec<String>,
+}
+
+impl Sizes {
+    /// `file` starts with `first`.
+    fn known(&mut self, file: &str, first: &[u8]) {
+        let (this, other) = match bufscope::parse::is_gzip(first) {
+            true => (&mut self.gzip, &self.plain),
+            false => (&mut self.plain, &self.gzip),
+        };
+        if !this.iter().chain(other).any(|f| f == file) {
+            this.push(file.to_string());
+        }
+    }
+
+    /// The slices of `ask`, in order.
+    fn slices(&self, ask: &Ask) -> VecDeque<Ask> {
+        let known = |files: &[String]| files.contains(&ask.file);
+        // Not seen yet: from its start, small slices until it is; past it, plain text (a
+        // body jumped over: a gzipped file is read forward, nothing skipped).
+        let size = match (known(&self.plain), known(&self.gzip)) {
+            (true, _) => CHUNK,
+            (_, true) => GZ_SLICE,
+            _ if ask.bytes.start > 0 => CHUNK,
+            _ => GZ_SLICE,
+        };
+        let starts = (ask.bytes.start..ask.bytes.end).step_by(size as usize);
+        let slice = |at: u64| Ask {
+            file: ask.file.clone(),
+            bytes: at..ask.bytes.end.min(at + size),
+        };
+        starts.map(slice).collect()
+    }
+}
