@@ -38,6 +38,9 @@ pub(super) enum Target {
     Page,
     /// The other side of a comparison with the modules on screen ([`super::compare`]).
     Compare,
+    /// One more configuration of the sweep on screen ([`super::sweep`]): its modules join
+    /// the read on screen.
+    Sweep,
 }
 
 /// Starts reading `files`; a read already under way is abandoned.
@@ -346,8 +349,10 @@ impl PageRead {
             report_failure(st, line, errors);
             return;
         }
-        if self.target == Target::Compare {
-            line.push_str(" to compare with");
+        match self.target {
+            Target::Compare => line.push_str(" to compare with"),
+            Target::Sweep => line.push_str(" as one more configuration of the sweep"),
+            Target::Page => {}
         }
         st.report.set(Some(Arc::new(Report {
             line,
@@ -363,6 +368,7 @@ impl PageRead {
         }));
         match self.target {
             Target::Compare => st.compare.set(outcome),
+            Target::Sweep => st.add_configuration(outcome),
             Target::Page => {
                 // Only when a comparison is on screen: setting it notifies the views of the
                 // modules on screen, which would make the old module's views again (taking
@@ -370,6 +376,8 @@ impl PageRead {
                 if st.compare.with_untracked(Option::is_some) {
                     st.compare.set(None);
                 }
+                // Before the views are made: compilations of one program open as a sweep.
+                st.open_if_sweep(outcome.as_deref());
                 st.view.set(outcome);
             }
         }
