@@ -14,7 +14,9 @@ directly or through other siblings); a child naming its parent module is not a c
 
   deps.py            prints the edges, then the sibling cycles
   deps.py --check    exit 1 when the fenced `deps` block of ARCHITECTURE.md differs from
-                     the edges, or when there is a sibling cycle
+                     the edges, when the code breaks a rule of its fenced `rules` block
+                     (dependency and naming rules, the forms below), or when there is
+                     a sibling cycle
 """
 import os
 import re
@@ -296,6 +298,125 @@ def self_test(e, text):
     assert not any(a <= code.index('z') < b for a, b, _ in inline_modules(code)), 'z is outside'
 
 
+# ------------------------------------------------------------------ the rules ARCHITECTURE.md states
+#
+# ARCHITECTURE.md's fenced ```rules block: one rule a line, `#` starts a comment. A unit list
+# names units as `./dev deps` prints them; `ui` stands for `ui` and every `ui/X`, `core` for
+# the modules lib.rs declares, `*` for every unit. Four forms:
+#   A, B ↛ C, D            no file of A or B names C or D
+#   A, B → only C, D       the files of A and B name nothing but C and D (`→ nothing`: none)
+#   A, B names no P, Q     no file of A or B names P or Q
+#   only A, B name P, Q    no file outside A and B names P or Q
+# P is a path (`leptos`, `std::fs`: it and everything under it, in a `use` or in code) or a
+# macro (`println!`).
+
+RULE_FORMS = [
+    ('never', re.compile(r'^(?P<a>.+?)\s*↛\s*(?P<b>.+)$')),
+    ('only_edges', re.compile(r'^(?P<a>.+?)\s*→\s*(?:only\s+(?P<b>.+)|(?P<none>nothing))$')),
+    ('names_no', re.compile(r'^(?P<a>.+?)\s+names\s+no\s+(?P<b>.+)$')),
+    ('only_name', re.compile(r'^only\s+(?P<a>.+?)\s+names?\s+(?P<b>.+)$')),
+]
+
+
+def stated_rules(text):
+    """The rules of ARCHITECTURE.md's ```rules block as (line, form, A list, B list); None
+    when there is no block. A line that fits no form is a rule with form None."""
+    m = re.search(r'```rules\n(.*?)```', text, re.S)
+    if m is None:
+        return None
+    out = []
+    for line in m.group(1).splitlines():
+        rule = line.split('#', 1)[0].strip()
+        if not rule:
+            continue
+        for form, pat in RULE_FORMS:
+            r = pat.match(rule)
+            if r:
+                items = lambda g: [x.strip() for x in (r.group(g) or '').split(',') if x.strip()]
+                out.append((rule, form, items('a'), items('b')))
+                break
+        else:
+            out.append((rule, None, [], []))
+    return out
+
+
+def core_units():
+    """The modules lib.rs declares: the core."""
+    src = without_tests(blank_out(open(os.path.join(ROOT, 'lib.rs')).read()))
+    return set(re.findall(r'\bmod\s+(\w+)\s*;', src))
+
+
+def in_units(u, names, core):
+    """Whether unit `u` is one of `names` (`ui` covers `ui/X`; `core`, `*`)."""
+    for n in names:
+        if n == '*' or u == n or (n == 'ui' and u.startswith('ui/')) or (n == 'core' and u in core):
+            return True
+    return False
+
+
+def file_unit(path):
+    """The unit of a file for the rules: `./dev deps`'s, with main.rs `main`, lib.rs `lib`."""
+    me = module_path(path)
+    return unit(me) if me else os.path.basename(path)[:-3]
+
+
+def names_in(path, wanted):
+    """Which of the paths and macros in `wanted` the file at `path` names, outside comments,
+    strings and tests."""
+    src = without_tests(blank_out(open(path, encoding='utf-8', errors='replace').read()))
+    trees, code = use_trees(src)
+    used = ['::'.join(segs) for _, t in trees for segs in expand(split_as(t))]
+    found = set()
+    for w in wanted:
+        if w.endswith('!'):
+            if re.search(r'(?<![\w:])' + re.escape(w), code):
+                found.add(w)
+        elif any(u == w or u.startswith(w + '::') for u in used) or re.search(
+                r'(?<![\w:])' + re.escape(w) + r'::', code):
+            found.add(w)
+    return found
+
+
+def broken_rules(rules, e, files, core):
+    """Each stated rule the code breaks, as a line saying where. `e`: the edges; `files`:
+    {file: (unit, names it uses among those the rules mention)}."""
+    out = []
+    for rule, form, a, b in rules:
+        if form is None:
+            out.append(f'rule `{rule}`: fits no form (↛, → only, names no, only … name)')
+        elif form in ('never', 'only_edges'):
+            for x in sorted(e):
+                if not in_units(x, a, core):
+                    continue
+                for y in sorted(e[x]):
+                    bad = in_units(y, b, core) if form == 'never' else not in_units(y, b, core)
+                    if bad:
+                        out.append(f'rule `{rule}` broken: {x} → {y}')
+        else:
+            for f, (u, used) in sorted(files.items()):
+                inside = in_units(u, a, core)
+                if inside == (form == 'names_no'):
+                    for n in sorted(used & set(b)):
+                        out.append(f'rule `{rule}` broken: {f} names {n}')
+    return out
+
+
+def rules_self_test(core):
+    """Each form must find a rule broken when the code breaks it, and keep quiet otherwise."""
+    text = '```rules\nparse ↛ answers\nmodel → nothing\nquery → only model  # c\n' \
+           'core names no std::fs, println!\nonly ui name leptos\n```'
+    rules = stated_rules(text)
+    assert [r[1] for r in rules] == ['never', 'only_edges', 'only_edges', 'names_no', 'only_name']
+    fine = {'query': {'model'}}
+    files = {'src/ui/app.rs': ('ui/app', {'leptos', 'std::fs'}), 'src/cli/mod.rs': ('cli', {'std::fs'})}
+    assert not broken_rules(rules, fine, files, core), 'a rule kept was said broken'
+    for e, f in [({'parse': {'answers'}}, {}), ({'model': {'shape'}}, {}),
+                 ({'query': {'analysis'}}, {}), ({}, {'src/parse/x.rs': ('parse', {'println!'})}),
+                 ({}, {'src/cli/mod.rs': ('cli', {'leptos'})})]:
+        assert len(broken_rules(rules, e, f, core)) == 1, f'not found broken: {e} {f}'
+    assert broken_rules(stated_rules('```rules\nparse likes answers\n```'), {}, {}, core)
+
+
 def main():
     crate = Crate()
     e = edges(crate)
@@ -306,10 +427,20 @@ def main():
             print('cycle: ' + ' ↔ '.join(c))
         return 0
     text = open('ARCHITECTURE.md', encoding='utf-8').read()
+    core = core_units()
     self_test(e, text)
+    rules_self_test(core)
     problems = check(e, cycles, text)
+    rules = stated_rules(text)
+    if rules is None:
+        problems.append('ARCHITECTURE.md has no ```rules block')
+    else:
+        wanted = {n for _, form, _, b in rules if form in ('names_no', 'only_name') for n in b}
+        files = {p: (file_unit(p), names_in(p, wanted)) for p in crate.files}
+        problems += broken_rules(rules, e, files, core)
     print('\n'.join(problems) if problems else
-          f'deps: ARCHITECTURE.md agrees with the code ({sum(map(len, e.values()))} edges), no sibling import cycle')
+          f'deps: ARCHITECTURE.md agrees with the code ({sum(map(len, e.values()))} edges), '
+          f'its {len(rules)} rules hold, no sibling import cycle')
     return 1 if problems else 0
 
 

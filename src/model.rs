@@ -4,10 +4,12 @@
 //! Owns: the data, nothing else. It has no parser and no analysis. Strings are interned into
 //! one arena per module ([`Strings`]) and referred to by [`Str`] handles, so a 1 GB dump does
 //! not become millions of small heap strings; the text of `from instruction:` lines is not
-//! kept, only what a user needs from it ([`Instruction`]).
+//! kept, only what a user needs from it ([`Instruction`]). The other inputs' types live
+//! beside it: [`hlo`], the HLO module text; [`oom`], what an out-of-memory message says.
 
 pub mod hlo;
 mod names;
+pub mod oom;
 mod strings;
 mod table_hash;
 pub use names::{shown_module_names, without_compilation_parts, xla_module_name};

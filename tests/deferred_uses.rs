@@ -315,8 +315,7 @@ fn the_body_is_jumped_over() {
         ahead.post(Note::Over);
         assert_eq!(ahead.next(), Next::Done, "{label}: the body read ahead is read again");
         let mut modules = load.modules.clone();
-        let noted = (&mut load.errors, &mut load.skipped);
-        ahead.finish().complete(modules.iter_mut().collect(), &deferred, noted).unwrap();
+        ahead.finish().complete(modules.iter_mut().collect(), &deferred, &mut load.errors).unwrap();
         bufscope::parse::complete(&mut load.modules, &deferred, |_| Some(bytes)).unwrap();
         assert_same_load(&bufscope::load_files([(name, bytes)]), &load, label);
         load.modules = modules;

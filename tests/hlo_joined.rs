@@ -239,3 +239,62 @@ fn summary_of_a_folder_reads_its_hlo_texts() {
         .iter()
         .any(|r| r["file"].as_str().unwrap().ends_with("/programs.py")));
 }
+
+/// The files of the fixture run `tpu-waste/waste_V` with those of `kinds` (gzipped).
+fn waste_run(v: &str, kinds: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let dir = common::fixtures_dir().join("tpu-waste");
+    (kinds.iter())
+        .map(|k| format!("waste_{v}.{k}.gz"))
+        .map(|n| (n.clone(), std::fs::read(dir.join(&n)).unwrap()))
+        .collect()
+}
+
+/// A text before optimizations that no module read takes is one sentence, never joined to
+/// another run's module of the same `HloModule` name (both runs are `jit_train_step`).
+#[test]
+fn a_text_before_optimizations_without_its_module_is_said() {
+    let dump = ["buffer-assignment.txt", "buffer-assignment-values.txt", "live-range.txt", "after_optimizations.txt"];
+    let mut files = waste_run("fsdp", &dump);
+    files.extend(waste_run("opt_replicated", &["before_optimizations.txt"]));
+    let loaded = bufscope::pipeline::open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    assert_eq!(loaded.modules.len(), 1);
+    let m = &loaded.modules[0].module;
+    assert!(m.hlo.is_some() && m.hlo_before.is_none(), "the other run's text is not joined");
+    assert_eq!(
+        loaded.errors,
+        ["waste_opt_replicated.before_optimizations.txt.gz is an HLO module text before optimizations, but no dump of its module (waste_opt_replicated) was read beside it: its shardings are not used."]
+    );
+    assert_eq!(loaded.skipped, 0, "said, not counted among XLA's other output");
+}
+
+/// How the page joins the texts it reads after the diagrams ([`place_texts`], the core's
+/// join too), on `tpu-aot/turn4/raw_folder_multi`: jit_init's text before optimizations,
+/// numbered apart from its dump (0000 / 0003), goes to jit_init; with jit_init's dump left
+/// out it is said, not dropped.
+#[test]
+fn the_page_s_join_places_each_text_or_says_why_not() {
+    use bufscope::parse::hlo::{place_texts, read_hlo};
+    let Some(dumps) = common::shared_dumps_or_skip("place_texts") else { return };
+    let dir = dumps.join("tpu-aot/turn4/raw_folder_multi");
+    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    let plan = bufscope::parse::folder_plan(&names);
+    let read = |i: &usize| (names[*i].clone(), std::fs::read(dir.join(&names[*i])).unwrap());
+    let dumps: Vec<(String, Vec<u8>)> = plan.dumps.iter().map(read).collect();
+    let texts: Vec<_> = plan.hlo.iter().map(read).map(|(n, b)| read_hlo(&n, &b)).collect();
+    assert_eq!(texts.len(), 6);
+    for without_init in [false, true] {
+        let kept = dumps.iter().filter(|(n, _)| !(without_init && n.contains("jit_init")));
+        let loaded = bufscope::pipeline::open_files(kept.map(|(n, b)| (n.as_str(), b.as_slice())));
+        let modules: Vec<&bufscope::model::Module> = loaded.modules.iter().map(|a| &a.module).collect();
+        let placed = place_texts(&modules, &texts);
+        let init_before = texts.iter().position(|t| t.file.starts_with("module_0000.jit_init")).unwrap();
+        let (_, to) = placed.iter().find(|(r, _)| *r == init_before).unwrap();
+        match without_init {
+            false => assert_eq!(to.as_ref().ok().map(|&k| modules[k].name.contains("module_0003.jit_init")), Some(true)),
+            true => assert!(to.as_ref().is_err_and(|e| e.contains("its shardings are not used")), "{to:?}"),
+        }
+        let joined = placed.iter().filter(|(_, to)| to.is_ok()).count();
+        assert_eq!(joined, if without_init { 4 } else { 6 });
+    }
+}

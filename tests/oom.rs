@@ -10,7 +10,8 @@ mod common;
 #[path = "common/oom_scan.rs"]
 mod oom_scan;
 
-use bufscope::parse::oom::{read_oom, OomForm, OomLog, OomMessage};
+use bufscope::model::oom::{OomForm, OomLog, OomMessage};
+use bufscope::parse::oom::read_oom;
 use oom_scan::*;
 
 // ------------------------------------------------------------------ the real messages

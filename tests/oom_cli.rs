@@ -5,9 +5,9 @@
 
 mod common;
 
-use bufscope::parse::oom::{
-    coverage, group_by_op_name, group_by_source, read_oom, read_oom_bytes, OomLog, OomMessage,
-};
+use bufscope::answers::oom::{coverage, group_by_op_name, group_by_source};
+use bufscope::model::oom::{OomLog, OomMessage};
+use bufscope::parse::oom::{read_oom, read_oom_bytes};
 use bufscope::pipeline::open_files;
 use bufscope::units::human_bytes;
 use bufscope::{load_files, Loader};

@@ -14,7 +14,8 @@ mod common;
 
 use bufscope::answers::paired::{DumpFigure, Paired};
 use bufscope::parse::load_files;
-use bufscope::parse::oom::{read_oom, OomForm, OomLog};
+use bufscope::model::oom::{OomForm, OomLog};
+use bufscope::parse::oom::read_oom;
 use std::path::PathBuf;
 
 /// The three job logs that print a BFC warning, a status and an exception.

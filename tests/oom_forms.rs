@@ -6,7 +6,8 @@
 
 mod common;
 
-use bufscope::parse::oom::{read_oom, ByteSize, CompilerNote, OomForm, OomMessage};
+use bufscope::model::oom::{ByteSize, CompilerNote, OomForm, OomMessage};
+use bufscope::parse::oom::read_oom;
 
 fn fixture(name: &str) -> String {
     let path = common::fixtures_dir().join("oom").join(name);

@@ -8,10 +8,9 @@ mod common;
 #[path = "common/oom_scan.rs"]
 mod oom_scan;
 
-use bufscope::parse::oom::{
-    group_by_op_name, group_by_source, read_oom, read_oom_bytes, ByteSize, OomForm, OomLog,
-    OomMessage, NO_OOM_MESSAGE,
-};
+use bufscope::answers::oom::{group_by_op_name, group_by_source};
+use bufscope::model::oom::{ByteSize, OomForm, OomLog, OomMessage};
+use bufscope::parse::oom::{read_oom, read_oom_bytes, NO_OOM_MESSAGE};
 use oom_scan::*;
 use proptest::prelude::*;
 

@@ -3,8 +3,9 @@
 //! ladder's `lm_scan_plain` (no jax.checkpoint) under each policy against the real recompile
 //! with that policy (HBM never more than 5 % under, the host bytes of the offload pair exact),
 //! the FLOPs of a projection and of attention's scores worked out by hand from the program's
-//! config, one step's FLOPs against the model's 6·N·T, and the recomputation's FLOPs against
-//! the difference of two real compiles' steps.
+//! config, one step's FLOPs against the model's 6·N·T, the recomputation's FLOPs against
+//! the difference of two real compiles' steps, and the v6e ladder of
+//! tests/fixtures/policy-ladder the same way.
 
 mod common;
 
@@ -200,7 +201,8 @@ fn a_policy_with_values() {
 }
 
 /// A v6e compile that tests/bench/make_policy_ladder.sh made (gzipped in
-/// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`, `save_qkv`.
+/// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`, `save_qkv`,
+/// `offload_dots`.
 fn v6e(prog: &str) -> Module {
     let dir = common::fixtures_dir().join("policy-ladder");
     let names = ["buffer-assignment.txt", "buffer-assignment-values.txt", "live-range.txt", "after_optimizations.txt"];
@@ -217,15 +219,53 @@ fn policies_on_v6e() {
     let plain = v6e("plain");
     assert!(plain.hlo.is_some(), "the gzipped HLO text is read with the dump");
     let Some(remat) = common::shared_tpu_module("jax0.12-libtpu0.0.50", "tpu_v6e_lm_scan_remat") else { return };
-    for (policy, real) in [("nothing_saveable", remat), ("dots_with_no_batch_dims_saveable", v6e("dots")), (QKV, v6e("save_qkv"))] {
+    let offload = "offload_dot_with_no_batch_dims";
+    let pairs = [("nothing_saveable", remat), ("dots_with_no_batch_dims_saveable", v6e("dots")), (QKV, v6e("save_qkv")), (offload, v6e("offload_dots"))];
+    for (policy, real) in pairs {
         let (e, added) = estimate_hbm(&plain, policy);
         let r = peak(&real, 0);
-        // Over, as every pair of the README's table (+20 %, +8 %, +12 %): the estimate keeps the
-        // plain compile's backward-body temporaries and adds one iteration of every dropped
-        // output back.
-        assert!(e.peak_after >= r && e.peak_after < r + r / 4, "{policy}: {} against {r}", e.peak_after);
+        let err = (e.peak_after as f64 - r as f64) / r as f64;
+        // Never a false "fits" (more than 5 % under), and within 15 % (README's table).
+        assert!(err > -0.05 && err < 0.15, "{policy}: {} against {r}: {:+.1} %", e.peak_after, err * 100.0);
+        // The offloaded dots on colour 5 as on v5e: 576 MiB, to the byte.
+        assert_eq!((e.host_bytes_added, peak(&real, 5)), if policy == offload { (576 << 20, 576 << 20) } else { (0, 0) }, "{policy}");
         let real_added = step_flops(&real).unwrap() - step_flops(&plain).unwrap();
         let err = (added as f64 - real_added as f64) / real_added as f64;
         assert!(err.abs() < 0.10, "{policy}: {added} against {real_added}");
     }
+}
+
+/// v6e `nothing_saveable`, the pair the estimate missed by most (+20.2 %): it kept one
+/// recomputed iteration of every stacked output live for the whole backward body, while the
+/// body reads the MLP's residuals first and the attention's last, and a recomputed value dies
+/// at its last read. Now each is live from the body's start to the body's last read of the
+/// stored output (`StackedOutput::recomputed_steps`). Before: the same estimate with each
+/// output's iteration added back up to the body's end.
+#[test]
+fn v6e_nothing_saveable_recomputes_until_the_last_read() {
+    let plain = v6e("plain");
+    let Some(real) = common::shared_tpu_module("jax0.12-libtpu0.0.50", "tpu_v6e_lm_scan_remat") else { return };
+    let index = ScheduleIndex::new(&plain);
+    let p = Checkpoint::parse("nothing_saveable").unwrap();
+    let applied = p.apply(&plain, &stacked_outputs(&plain));
+    assert_eq!(applied.edits.loops.len(), 30, "every stacked output of the forward scan");
+    let a = analyze(&plain);
+    let after = estimate(&plain, a.space(0).unwrap(), &index, &applied.edits);
+    let mut before = after.curve.clone();
+    let mut shorter = 0;
+    for s in &applied.edits.loops {
+        let ((lo, hi), (from, last)) = (s.backward_body.unwrap(), s.recomputed_steps(&plain, &index).unwrap());
+        assert!(from == lo && lo < last && last <= hi, "{}: read at {last}, body {lo}–{hi}", s.name);
+        shorter += usize::from(last < hi);
+        for x in &mut before[last as usize + 1..=hi as usize] {
+            *x += s.per_iteration_bytes();
+        }
+    }
+    assert!(shorter > 20, "most outputs are last read before the body's end: {shorter}");
+    let r = peak(&real, 0) as f64;
+    let err = |b: u64| (b as f64 - r) / r * 100.0;
+    let (was, now) = (err(*before.iter().max().unwrap()), err(after.peak_after));
+    eprintln!("v6e nothing_saveable: {was:+.1} % before, {now:+.1} % now");
+    assert!(was > 15.0, "the whole-body estimate was {was:+.1} %");
+    assert!(now > -5.0 && now < 15.0, "{now:+.1} %");
 }

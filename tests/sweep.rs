@@ -11,7 +11,7 @@ mod common;
 #[path = "common/sweep.rs"]
 mod sweep_points;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use bufscope::answers::capacity::parse_capacity;

@@ -184,6 +184,27 @@ fn a_donation_xla_could_not_use_names_the_left_over_parameter() {
 }
 
 #[test]
+fn a_buffer_donor_xla_left_unused_is_named_though_jax_says_nothing() {
+    let Some((w, result)) = load("bf16_donor", "donation_bf16_donor") else { return };
+    // The run returns params['unembed'] as bf16 of the same shape: JAX pairs the three
+    // same-shaped f32 buffers in order (params' to mu's output, mu's to nu's) and passes the
+    // one left, nu's, to XLA as a `buffer_donor`, silently: no warning.
+    assert_eq!(result["warnings_all"].as_array().map(Vec::len), Some(0), "no 'not usable' warning");
+    let left: Vec<(&str, &str)> = w.donation.left_over.iter().map(|r| (r.path.as_str(), r.why.as_str())).collect();
+    assert_eq!(left, [("opt_state[0].nu['unembed']", "a buffer_donor XLA left unused")]);
+    let nu = args(&result).into_iter().find(|a| a.0 == "opt_state[0].nu['unembed']").expect("nu");
+    assert_eq!(w.donation.left_over_bytes, nu.1);
+    let moved: Vec<(&str, Option<u32>)> = w.donation.moved.iter().map(|r| (r.path.as_str(), r.output)).collect();
+    assert_eq!(moved, [("params['unembed']", Some(22)), ("opt_state[0].mu['unembed']", Some(33))]);
+    assert_eq!(w.donation.aliased, 33);
+    assert!(w.donation.double_buffered.is_empty());
+    // XLA's own account: against the baseline run it aliases exactly those bytes less.
+    let Some((_, base_result)) = load("bf16_donor", "baseline") else { return };
+    let alias = |r: &Json| r["memory_analysis"]["alias_size_in_bytes"].as_u64().expect("alias_size_in_bytes");
+    assert_eq!(alias(&base_result) - alias(&result), w.donation.left_over_bytes, "65,536,000 bytes");
+}
+
+#[test]
 fn without_the_texts_each_answer_says_what_it_needs() {
     let Some((dir, stem)) = run_dir("baseline") else {
         return common::skip("waste_needs", "the run waste_baseline");
@@ -222,21 +243,41 @@ fn without_the_texts_each_answer_says_what_it_needs() {
 
 #[test]
 fn fsdp_gathers_layer_weights_from_their_parameters_and_baseline_gathers_none() {
-    let Some((w, _)) = load("gathered", "fsdp") else { return };
-    let from: Vec<&str> = w.gathered.values.iter().filter_map(|g| g.from.as_deref()).collect();
-    for p in ["params['layers']['w2']", "params['layers']['wq']"] {
-        assert!(from.contains(&p), "{p} gathered: {from:?}");
+    let Some((w, result)) = load("gathered", "fsdp") else { return };
+    let mut from: Vec<&str> = w.gathered.values.iter().filter_map(|g| g.from.as_deref()).collect();
+    from.sort();
+    from.dedup();
+    // Every weight the run shards over `data` is gathered for its matmuls but the
+    // embedding, which XLA looks up where it lies (no all-gather of it in the text).
+    let sharded: Vec<String> = (result["args"].as_array().expect("args").iter())
+        .filter(|a| a["spec"].as_str().is_some_and(|s| s.contains("'data'")))
+        .filter_map(|a| a["path"].as_str().filter(|p| p.starts_with("params[") && *p != "params['embed']"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(from, sharded, "the weights gathered");
+    // 20 all-gathers (an async one counted at its start): 18 traced through the fusions
+    // that start them, the slices and TPU's `ConcatBitcast` of a prefetched layer; the
+    // two left are no weight's (the tokens' indices, made by a select, and an activation's
+    // gradient out of the backward loop).
+    assert_eq!((w.gathered.values.len(), w.gathered.total), (18, 20));
+    // A layer's slice of a weight, gathered over `data` and cast to bf16, is an eighth of its
+    // per-device bytes (8 layers, 2 shards, 4 bytes to 2); w2's is bf16[1,2048,1024] = 4 MiB.
+    let per_device = |path: &str| args(&result).into_iter().find(|a| a.0 == path).map(|a| a.1);
+    for g in w.gathered.values.iter().filter(|g| g.from.as_deref().is_some_and(|p| p.starts_with("params['layers']['w"))) {
+        assert_eq!(Some(g.bytes * 8), per_device(g.from.as_deref().unwrap()), "{}", g.instruction);
     }
-    // A layer's slice of w2 gathered over `data`: bf16[1,2048,1024] = 4 MiB.
     assert!(w.gathered.values.iter().any(|g| g.bytes == 4 << 20));
     assert!(w.gathered.values.iter().all(|g| !g.values.is_empty()), "each is a value of the dump");
+    // An asynchronous gather is named by its done, found through the fusions that carry it on.
+    assert!(w.gathered.values.iter().any(|g| g.instruction.starts_with("async-collective-done")));
     let Some((base, _)) = load("gathered", "baseline") else { return };
     assert!(base.gathered.values.is_empty() && base.gathered.needs.is_none());
 }
 
-#[test]
-fn a_folder_of_three_modules_is_one_device() {
-    let Some(dumps) = common::shared_dumps_or_skip("device") else { return };
+/// `tpu-aot/turn4/raw_folder_multi` (init, train step, eval step as XLA wrote them), read
+/// as the page reads a folder, or `None` after saying skipped.
+fn folder_multi(test: &str) -> Option<bufscope::pipeline::Loaded> {
+    let dumps = common::shared_dumps_or_skip(test)?;
     let dir = dumps.join("tpu-aot").join("turn4").join("raw_folder_multi");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).expect("folder").flatten().map(|e| e.path()).collect();
     names.sort();
@@ -244,7 +285,12 @@ fn a_folder_of_three_modules_is_one_device() {
     let files: Vec<(String, Vec<u8>)> = (plan.dumps.iter().chain(&plan.hlo))
         .map(|&i| (names[i].to_string_lossy().into_owned(), std::fs::read(&names[i]).expect("read")))
         .collect();
-    let loaded = open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    Some(open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice()))))
+}
+
+#[test]
+fn a_folder_of_three_modules_is_one_device() {
+    let Some(loaded) = folder_multi("device") else { return };
     let pairs: Vec<_> = loaded.modules.iter().map(|m| (&m.module, &m.analysis)).collect();
     let d = bufscope::answers::waste::device::device(pairs.iter().copied(), None);
     let jits: Vec<&str> = d.modules.iter().map(|l| l.jit_name.as_str()).collect();
@@ -263,6 +309,24 @@ fn a_folder_of_three_modules_is_one_device() {
         let before = m.module.hlo_before.as_ref().map(|h| h.name.as_str());
         assert_eq!(before, m.module.hlo.as_ref().map(|h| h.name.as_str()), "{}", m.module.name);
     }
+}
+
+#[test]
+fn jit_init_s_seed_is_not_double_buffered_by_the_step_count_of_its_shape() {
+    let Some(loaded) = folder_multi("init_seed") else { return };
+    let init = loaded.modules.iter().find(|m| m.module.name.contains("jit_init")).expect("jit_init");
+    let w = waste(&init.module, &init.analysis);
+    // The seed (s32[], not donated) and output 11, the optimizer's step count (s32[], set to
+    // 0): same shape, but the count is a constant copied out, no new version of the seed.
+    let hlo = init.module.hlo.as_ref().expect("text after optimizations");
+    assert!(w.donation.aliased == 0 && hlo.buffer_donors.is_empty(), "nothing donated in jit_init");
+    let root = hlo.entry_root().expect("root");
+    let shapes = bufscope::shape::tuple_elements(hlo.shape(root)).expect("a tuple of outputs");
+    let (_, p) = hlo.entry_parameters().into_iter().next().expect("the seed");
+    assert_eq!(bufscope::answers::waste::bare(shapes[11]), bufscope::answers::waste::bare(hlo.shape(p)));
+    assert!(w.donation.double_buffered.is_empty(), "{:?}", w.donation.double_buffered);
+    // The rule removes nothing where state is updated: without donation all 34 leaves of
+    // the state stay double buffered (without_donation_the_double_buffered_state_…).
 }
 
 #[test]

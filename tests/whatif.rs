@@ -217,10 +217,14 @@ fn the_plan_on_lm_scan_remat_oom() {
     let plan = fit(&m, hbm, &index, &stacked, &v5e, FitOptions::default());
     assert!(plan.fits && plan.peak_after <= v5e.bytes, "{}", plan.peak_after);
     assert_eq!(plan.peak_before, hbm.peak_bytes);
-    // The loop's stacked output first: the forward scan's layer inputs, 2 GiB less the one
-    // iteration (256 MiB) live while the backward body runs at the peak.
+    // The loop's stacked output first: the forward scan's layer inputs, all 2 GiB: the
+    // backward body's last read of them comes before the peak, inside that body, so no
+    // recomputed iteration (256 MiB) is live there.
     assert_eq!(plan.plan[0].action, Action::RematLoop);
-    assert_eq!((plan.plan[0].what.as_str(), plan.plan[0].bytes_at_peak), ("while.43{2}", (2 << 30) - (256 << 20)));
+    assert_eq!((plan.plan[0].what.as_str(), plan.plan[0].bytes_at_peak), ("while.43{2}", 2 << 30));
+    let s = stacked.iter().find(|s| s.name == "while.43{2}").unwrap();
+    let ((_, last), (_, end), t) = (s.recomputed_steps(&m, &index).unwrap(), s.backward_body.unwrap(), hbm.peak_time.unwrap());
+    assert!(last < t && t <= end, "last read {last}, peak {t}, body's end {end}");
     // Offloads come last, each an argument, marked so.
     let first_offload = plan.plan.iter().position(|p| p.action == Action::Offload).unwrap();
     for p in &plan.plan[first_offload..] {
@@ -381,9 +385,10 @@ fn sharing_cases(m: &Module, s: &bufscope::analysis::Space, cases: &[(Edits, Vec
     for (i, (edits, pieces)) in cases.iter().enumerate() {
         let e = estimate_incremental(m, s, &index, edits);
         let mut whole = occupied_curve(blocks_after(m, s, &index, edits), s.curve.len() as u32);
-        // Plus what a loop's remat adds back: one iteration's worth while the backward body runs.
+        // Plus what a loop's remat adds back: one iteration's worth from the backward body's
+        // start to its last read of the output.
         for o in &edits.loops {
-            let (lo, hi) = o.backward_body.unwrap();
+            let (lo, hi) = o.recomputed_steps(m, &index).unwrap();
             for x in &mut whole[lo as usize..=hi as usize] {
                 *x += o.per_iteration_bytes();
             }

@@ -6,7 +6,8 @@
 //! ([`groups`]: op_name tree and source lines; [`categories`]), padding ([`padding`]),
 //! capacity and headroom ([`capacity`]), idle stretches for rematerialisation or offload
 //! ([`idle`]), XProf's figures beside XLA's and bufscope's own peaks ([`xprof`]), an
-//! out-of-memory message held against the dump of its program ([`paired`]), and what the
+//! out-of-memory message held against the dump of its program ([`paired`]), the groupings
+//! of such a message's listed buffers ([`oom`]), and what the
 //! curve would be after rematerialising or offloading, with a plan for a capacity
 //! ([`whatif`]).
 //! Pure functions of a [`Module`](crate::model::Module) and its
@@ -28,6 +29,7 @@ pub mod groups;
 pub mod idle;
 pub mod live;
 pub mod loops;
+pub mod oom;
 pub mod padding;
 pub mod paired;
 pub mod peaks;
@@ -128,9 +130,10 @@ pub fn space_answers_indexed(
 ) -> SpaceAnswers {
     let live = space_live_set(module, space, step);
     let idle = top_idle(module, index, &live, options.top);
+    let cats = categories::Categories::new(module);
     SpaceAnswers {
         idle,
-        ..space_answers_but_idle(module, space, &live, options)
+        ..space_answers_but_idle(module, &cats, space, &live, options)
     }
 }
 
@@ -153,9 +156,11 @@ pub fn top_idle(
 
 /// Every answer for `space` at the step of `live` but the idle stretches, which need the
 /// module's schedule index: its `idle` is left empty for [`top_idle`]'s, so that a caller
-/// may compute the two at once ([`Both`]).
+/// may compute the two at once ([`Both`]). `cats` are the module's categories, made once
+/// for all its spaces.
 pub fn space_answers_but_idle(
     module: &Module,
+    cats: &categories::Categories,
     space: &Space,
     live: &LiveSet,
     options: &Options,
@@ -178,7 +183,7 @@ pub fn space_answers_but_idle(
         xla_peak_step: peaks::xla_peak_step(module),
         op_names: groups::op_name_tree(module, live, options.fold),
         source_lines,
-        categories: categories::by_category(module, live),
+        categories: categories::by_category_with(module, cats, live),
         padding: padding::space_padding(module, space, live, options.top),
         peak_padding_bytes: padding::peak_padding_bytes(module, space),
         capacity: (options.capacity.as_ref())

@@ -19,7 +19,7 @@ use crate::analysis::Analysis;
 use crate::answers::capacity::Capacity;
 use crate::answers::xprof::{is_temp, xprof_figures};
 use crate::model::{memory_space_name, Module};
-use crate::parse::oom::{ByteSize, OomForm, OomMessage};
+use crate::model::oom::{ByteSize, OomForm, OomMessage};
 use crate::parse::OomFile;
 use crate::units::{group_digits, human_bytes, parse_bytes, tsl_human_bytes};
 

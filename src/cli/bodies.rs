@@ -44,8 +44,7 @@ pub fn read(files: &[PathBuf], searched: &[PathBuf]) -> Option<Loaded> {
     let mut loaded = loaded?;
     let deferred = std::mem::take(&mut loaded.deferred);
     let modules = loaded.modules.iter_mut().map(|a| &mut a.module).collect();
-    let noted = (&mut loaded.errors, &mut loaded.skipped);
-    bodies.complete(modules, &deferred, noted).ok()?;
+    bodies.complete(modules, &deferred, &mut loaded.errors).ok()?;
     Some(loaded)
 }
 

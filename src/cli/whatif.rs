@@ -33,7 +33,8 @@ use std::path::PathBuf;
 /// rematerialised is gone over its idle stretches and back the step before each use; one
 /// offloaded is copied out and back in around each stretch, its bytes held by the host; a
 /// loop's stacked per-iteration outputs rematerialised are gone for the loop's life, one
-/// iteration's worth live while the backward loop runs (needs the HLO text
+/// iteration's worth live in the backward loop's body from its start to its last read of
+/// the output (needs the HLO text
 /// *after_optimizations.txt beside the dump). --policy names a jax.checkpoint policy and
 /// maps it onto those outputs; each estimate says what the recomputation costs in FLOPs
 /// (flops_added) beside one step of the program (step_flops).

@@ -3,18 +3,18 @@
 //! section by its header line, routes each section to its module by file name (so split
 //! files join), and turns the lines a reader gives back into warnings.
 
-use super::assemble::Builder;
-use super::buffer_assignment::Allocations;
-use super::headers::{header_section, is_wrapper, Section};
+use super::dump::assemble::Builder;
+use super::dump::buffer_assignment::Allocations;
+use super::dump::headers::{header_section, is_wrapper, Section};
+use super::dump::lex::text;
+use super::dump::live_range::LiveRanges;
+use super::dump::report::Report;
+use super::dump::section::{Cx, Flow, Notes, SectionReader};
+use super::dump::used_values::{self, UsedValues};
 use super::hlo::{self, HloRead, HloReader};
 use super::input::Input;
-use super::lex::text;
-use super::live_range::LiveRanges;
 use super::names;
-use super::oom_search::{OomFile, OomSearch};
-use super::report::Report;
-use super::section::{Cx, Flow, Notes, SectionReader};
-use super::used_values::{self, UsedValues};
+use super::oom::search::{OomFile, OomSearch};
 use super::{DeferredUses, Part};
 
 /// Lines read before the first section header before a file is judged not a dump.
@@ -93,7 +93,7 @@ impl File {
 
     /// While skipping a `Used values` body: the bytes fed next start at `to`, a line that
     /// opens another section (or the end of the file, `at_end`), found by
-    /// [`super::deferred::last_header`]; the body is `skipping()..to`, its lines not
+    /// [`super::last_header`]; the body is `skipping()..to`, its lines not
     /// counted. False (and nothing changes) when not skipping or `to` was fed already.
     pub fn jump(&mut self, to: u64, at_end: bool, builders: &mut [Builder]) -> bool {
         if self.lines.skip.is_none() || to < self.fed || !self.lines.plain {

@@ -3,62 +3,45 @@
 //! Owns: reading. [`Loader`] takes files one after another, in chunks of any size (so a
 //! 1 GB dump is never one string). [`input`] un-gzips and cuts lines; [`file`] follows the
 //! `*** Begin/End ***` wrappers of stdout dumps, routes every file to its module by name
-//! (so the three files of new XLA's split layout become one module) and chooses the
-//! section by its header line, never by position. Each section has one reader that owns
-//! its grammar and its actions ([`section::SectionReader`]): [`buffer_assignment`],
-//! [`used_values`], [`live_range`], [`report`]; [`lex`] holds their shared tokens. [`oom`]
-//! reads the other input format, XLA's out-of-memory messages in a log.
-//! [`assemble`] keeps a module's parts as they are read and [`join`] joins and checks them
-//! once everything is read; [`deferred`] reads `Used values` after the rest, when the
-//! loader was asked to leave it for later, and [`behind`] is the one reader of what is read
-//! behind the diagram (those bodies, the HLO module texts), a machine that asks for bytes;
-//! [`reading`] is the whole read as one machine with no I/O (the first read and the read
-//! behind as two lanes), which every driver fetches bytes for.
+//! ([`names`]: so the three files of new XLA's split layout become one module) and to its
+//! reader by its header line, never by position. A folder per reader: [`dump`], the dump's
+//! sections (one reader per section owning its grammar and its actions), assembled and
+//! joined; [`later`], what is read behind the diagram (the `Used values` bodies left for
+//! later, the HLO texts) and the whole read as one machine with no I/O, which every driver
+//! fetches bytes for; [`hlo`], the HLO module text; [`oom`], XLA's out-of-memory messages
+//! in a log (`oom::search` keeps a file's text for that search, up to a cap).
 //! A malformed line becomes a [`Warning`](crate::model::Warning) with its line number and
-//! reading goes on. A file with no section header is searched for
-//! out-of-memory messages ([`oom_search`]: its text is kept up to a cap); those found are
-//! in [`Load::oom`], and a file with neither becomes one sentence in [`Load::errors`]. A
-//! file with a section header is read as a dump only, whatever else it holds. Nothing here
-//! panics on any input.
+//! reading goes on. A file with no section header is searched for out-of-memory messages;
+//! those found are in [`Load::oom`], and a file with neither becomes one sentence in
+//! [`Load::errors`]. A file with a section header is read as a dump only, whatever else it
+//! holds. Nothing here panics on any input.
 
-mod assemble;
-mod behind;
-mod buffer_assignment;
-mod deferred;
+mod dump;
 mod file;
-mod headers;
 pub mod hlo;
 mod input;
-mod instr_names;
-mod join;
-mod lex;
-mod live_range;
+mod later;
 mod names;
 pub mod oom;
-pub mod oom_search;
-mod reading;
-mod records;
-mod report;
-mod section;
-mod used_values;
 
 use crate::model::Module;
-use assemble::Builder;
+use dump::assemble::Builder;
+use dump::join;
 use file::File;
 
-pub use behind::{complete, complete_through, Ask, Behind, Later, Read};
-pub use deferred::{
-    last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found, Handoff, Unpack,
-    UsedPart,
-};
+pub use dump::lex::numbered_name;
 pub use input::is_gzip;
-pub use lex::numbered_name;
+pub use later::{
+    complete, complete_through, last_header, lines_known, Ask, Behind, BehindLane, Bodies, BodyEnd,
+    BodyStart, Completing, DeferredUses, FirstLane, Found, Handoff, Input, Lane, Later, Next, Note,
+    Read, Reading, Unpack, UsedPart,
+};
 pub use names::{
     folder_plan, folder_selection, hlo_module_names, is_before_text, is_error_text, is_hlo_text, is_ours,
     is_other_text, module_name, skipped_sentence, FolderPlan, MAX_SEARCHED_TEXT,
 };
-pub use oom_search::OomFile;
-pub use reading::{BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, Reading};
+pub use oom::search as oom_search;
+pub use oom::search::OomFile;
 
 /// The result of reading a set of files.
 #[derive(Default)]
@@ -132,7 +115,7 @@ impl Loader {
     /// While [`Loader::skipping`]: the bytes fed next start at offset `to` of the file, the
     /// start of a line that opens another section (or its end, `at_end`), so that the body's
     /// bytes need not be fed at all; its lines are then not counted, and completing refuses
-    /// when a warning after it has a line number ([`deferred::lines_known`]). False (and
+    /// when a warning after it has a line number ([`lines_known`]). False (and
     /// nothing changes) when not skipping or `to` was fed already.
     pub fn jump(&mut self, to: u64, at_end: bool) -> bool {
         match self.file.as_mut() {
@@ -231,7 +214,7 @@ impl Finishing {
         let load = &mut self.load;
         let mut modules: Vec<&mut Module> = load.modules.iter_mut().collect();
         let reads = std::mem::take(&mut self.hlo);
-        hlo::join_texts(&mut modules, reads, &mut load.errors, &mut load.skipped);
+        hlo::join_texts(&mut modules, reads, &mut load.errors);
         self.load
     }
 }

@@ -141,7 +141,7 @@ pub fn is_other_text(file: &str) -> bool {
 }
 
 /// The largest file of a folder searched for an out-of-memory message
-/// ([`FolderPlan::texts`]): the text the search keeps ([`super::oom_search::MAX_OOM_TEXT`]).
+/// ([`FolderPlan::texts`]): the text the search keeps ([`super::oom::search::MAX_OOM_TEXT`]).
 pub const MAX_SEARCHED_TEXT: u64 = super::oom_search::MAX_OOM_TEXT as u64;
 
 /// Which files of a dump folder to read, given their names: those named like dumps

@@ -55,7 +55,7 @@ pub fn dash_columns(curve: &[u64], cm: &Mapping, r: PxRect) -> Vec<(i32, i32)> {
     out
 }
 
-/// The label of an estimate: `estimate: peak 2.19 GiB (2,353,265,152 B) @ step 575`, and
+/// The label of an estimate: `estimate: peak 1.99 GiB (2,133,518,848 B) @ step 575`, and
 /// against a capacity, whether it fits.
 pub fn estimate_label(e: &EstimateCurve, capacity: Option<&crate::answers::capacity::Capacity>) -> String {
     let mut label = format!(

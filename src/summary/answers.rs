@@ -8,7 +8,7 @@
 
 use crate::analysis::Analysis;
 use crate::answers::capacity::{Capacity, Verdict};
-use crate::answers::categories::CategoryRow;
+use crate::answers::categories::{Categories, CategoryRow};
 use crate::answers::groups::{percent, OpNode, SourceLine};
 use crate::answers::idle::{IdleRow, ScheduleIndex};
 use crate::answers::loops::ModuleLoops;
@@ -168,22 +168,19 @@ pub fn module_extras(
                 .collect();
         },
         &mut || {
+            let cats = Categories::new(module);
             answers = (analysis.spaces.iter().zip(&lives))
                 .map(|(space, live)| {
                     let own = match (&asked.capacity, &options.space_capacity) {
                         (None, Some((color, c))) if *color == space.color => Some(c.clone()),
                         _ => None,
                     };
-                    match own {
-                        Some(c) => {
-                            let asked = Options {
-                                capacity: Some(c),
-                                ..asked.clone()
-                            };
-                            space_answers_but_idle(module, space, live, &asked)
-                        }
-                        None => space_answers_but_idle(module, space, live, &asked),
-                    }
+                    let with_own = own.map(|c| Options {
+                        capacity: Some(c),
+                        ..asked.clone()
+                    });
+                    let options = with_own.as_ref().unwrap_or(&asked);
+                    space_answers_but_idle(module, &cats, space, live, options)
                 })
                 .collect();
         },

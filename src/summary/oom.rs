@@ -9,10 +9,8 @@
 //! shown as XLA printed them, sums in [`human_bytes`].
 
 use crate::answers::paired::{Paired, PairedMessage};
-use crate::parse::oom::{
-    coverage, group_by_op_name, group_by_source, ByteSize, CompilerNote, Coverage, OomBuffer,
-    OomForm, OomGroup, OomMessage,
-};
+use crate::answers::oom::{coverage, group_by_op_name, group_by_source, Coverage, OomGroup};
+use crate::model::oom::{ByteSize, CompilerNote, OomBuffer, OomForm, OomMessage};
 use crate::parse::OomFile;
 use crate::summary::{printable, Summary};
 use crate::units::{group_digits, human_bytes};

@@ -69,8 +69,9 @@ pub fn waste_block(w: &Waste) -> String {
     match &g.needs {
         Some(n) => out.push_str(&format!("    gathered: {n}\n")),
         None => out.push_str(&format!(
-            "    gathered from parameters: {} values, {} live at the peak\n",
+            "    gathered from parameters: {} values (of {} all-gathers), {} live at the peak\n",
             g.values.len(),
+            g.total,
             human_bytes(g.bytes_at_peak)
         )),
     }

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use bufscope::parse::oom::OomLog;
+use bufscope::model::oom::OomLog;
 use leptos::prelude::*;
 
 use super::state::Shown;
@@ -89,6 +89,9 @@ pub struct AppState {
     pub oom: OomState,
     /// The intake (pickers, example, paste box) is open over the module on screen ("Open…").
     pub intake_open: RwSignal<bool>,
+    /// The answers panel is shown: closed until asked for, then kept open across the
+    /// read's modules and their completion.
+    pub answers_open: RwSignal<bool>,
 }
 
 impl AppState {
@@ -105,6 +108,7 @@ impl AppState {
             dragging: RwSignal::new(false),
             oom: OomState::new(),
             intake_open: RwSignal::new(false),
+            answers_open: RwSignal::new(false),
         }
     }
 

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use bufscope::answers::paired::Paired;
-use bufscope::parse::oom::OomLog;
+use bufscope::model::oom::OomLog;
 use bufscope::parse::{DeferredUses, OomFile};
 use bufscope::pipeline::{Pipeline, Progress};
 use leptos::prelude::*;

@@ -177,7 +177,7 @@ fn OutcomeView(st: AppState) -> impl IntoView {
                 });
                 let read = state::ReadModules { modules, chosen };
                 view! {
-                    <workspace::Workspace shown=shown read=read
+                    <workspace::Workspace shown=shown read=read answers_open=st.answers_open
                         picker=module_picker(&outcome, chosen).into_any() actions=actions() />
                 }
                 .into_any()

@@ -15,7 +15,8 @@ mod message;
 
 use std::sync::Arc;
 
-use bufscope::parse::oom::{read_oom, ByteSize, OomLog, NO_OOM_MESSAGE};
+use bufscope::model::oom::{ByteSize, OomLog};
+use bufscope::parse::oom::{read_oom, NO_OOM_MESSAGE};
 use bufscope::units;
 use leptos::ev;
 use leptos::prelude::*;

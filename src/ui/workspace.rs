@@ -41,6 +41,8 @@ fn dock_px() -> f64 {
 pub fn Workspace(
     /// The module, as it is now: its complete form replaces it under the same views.
     shown: Signal<Arc<Shown>>,
+    /// Whether the answers panel is shown (the page's, kept across modules).
+    answers_open: RwSignal<bool>,
     /// The read's modules and the one on screen (the answers' device ledger).
     #[prop(optional)]
     read: Option<ReadModules>,
@@ -59,10 +61,8 @@ pub fn Workspace(
     // The panels' contents are made once the diagrams are drawn, the dock's table first,
     // the rest a frame later: the diagrams come first, and no frame makes them all.
     let (table, rest) = (RwSignal::new(false), RwSignal::new(false));
-    // The answers are made again only when the module becomes complete, not each time the
-    // read's other modules or the HLO text arrive, and whether they are shown outlives that.
+    // The answers are made again when the module becomes complete, not as the read goes on.
     let complete = Memo::new(move |_| focus.shown.with(|s| s.complete));
-    let answers_open = RwSignal::new(false);
     spawn_local(async move {
         first_drawings(PANELS_WAIT_MS).await;
         // The table's live set in a task of its own (unless the workspace is gone).

@@ -5,6 +5,7 @@
 # after_optimizations}.txt.gz and STEM.RESULT.json.gz, machine paths rewritten as in
 # ../shared/dumps (/home/user/models/, /opt/venv-0.12/): tests/fixtures/policy-ladder.
 #   bash tests/bench/make_policy_ladder.sh VENV OUT [TOPO:SEQ:BATCH ...]
+# PROGS="offload_dots ..." compiles only those programs (default: all six).
 set -u
 VENV=${1:?venv}; OUT=${2:?out}; shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -12,7 +13,7 @@ CONFIGS=${*:-"v6e:1024:16 v5e:2048:8"}
 mkdir -p "$OUT"
 for cfg in $CONFIGS; do
   IFS=: read -r chip seq batch <<<"$cfg"
-  for prog in plain remat dots save_qkv offload_dots offload_qkv; do
+  for prog in ${PROGS:-plain remat dots save_qkv offload_dots offload_qkv}; do
     stem="tpu_${chip}_lm_scan_${prog}_s${seq}_b${batch}"
     [ -e "$OUT/$stem.buffer-assignment.txt.gz" ] && continue
     tmp=$(mktemp -d)

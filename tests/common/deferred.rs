@@ -133,8 +133,7 @@ pub fn load_deferred_seeded(
     let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
     let deferred = std::mem::take(&mut load.deferred);
     let modules = load.modules.iter_mut().collect();
-    let noted = (&mut load.errors, &mut load.skipped);
-    if bodies.complete_through(modules, &deferred, noted, through).is_ok() {
+    if bodies.complete_through(modules, &deferred, &mut load.errors, through).is_ok() {
         return (Some(first), load);
     }
     let mut again = Reading::one_pass(inputs_of(files), chunk);

@@ -4,7 +4,7 @@
 //! `bufscope::parse::oom`. Declared by path from tests/oom.rs and tests/oom_made_up.rs (the
 //! other test binaries do not build it).
 
-use bufscope::parse::oom::{ByteSize, OomLog};
+use bufscope::model::oom::{ByteSize, OomBuffer, OomLog};
 
 /// `10.90GiB`, `384.0KiB`, `12B`, `4.00G`, `-1.27G` → bytes: the printed number times its
 /// 1024-based unit, rounded. None for anything else.
@@ -52,7 +52,7 @@ pub fn entry_lines(text: &str) -> usize {
         .count()
 }
 
-pub fn all_buffers(log: &OomLog) -> Vec<&bufscope::parse::oom::OomBuffer> {
+pub fn all_buffers(log: &OomLog) -> Vec<&OomBuffer> {
     log.messages.iter().flat_map(|m| &m.buffers).collect()
 }
 

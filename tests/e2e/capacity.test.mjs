@@ -50,7 +50,7 @@ async function tpuWithAnswers() {
   await app.load();
   await app.pick(TPU);
   await canvas(0).waitFor({ timeout: 20000 });
-  await page.locator('.answers-toggle').click();
+  await app.openAnswers();
 }
 
 async function chooseSpace(color) {

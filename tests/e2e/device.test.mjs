@@ -76,6 +76,8 @@ test('the ledger of a dump folder equals summary --json, and a row opens its mod
   assert(before !== other[0], `the module to open is already on screen (${before})`);
   await page.locator(`#answers-device tr.device-row[data-name="${other[0]}"]`).click();
   await page.waitForFunction((name) => document.querySelector('.module .module-name')?.dataset.name === name, other[0], { timeout: 20000 });
+  // The answers stay open on the module opened: its row is the current one.
+  await page.locator(`#answers-device tr.device-row.current[data-name="${other[0]}"]`).waitFor({ timeout: 30000 });
 });
 
 await run(app);

@@ -84,7 +84,7 @@ async function tpuOpen() {
 
 /** Opens the answers panel (closed when a module opens). */
 async function openAnswers() {
-  await page.locator('#answers .answers-toggle').click();
+  await app.openAnswers();
   await page.locator('#answers .answers-live').waitFor({ timeout: 10000 });
 }
 

@@ -168,6 +168,14 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
       assert(fresh.length === 0, `console errors:\n    ${fresh.join('\n    ')}`);
     },
 
+    /** Opens the answers panel of the module on screen unless it is open (it stays open
+     *  across the read's modules once opened). */
+    async openAnswers() {
+      const toggle = page.locator('#answers .answers-toggle');
+      await toggle.waitFor({ timeout: 30000 });
+      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+    },
+
     /** Loads the app and waits until it is ready. */
     async load() {
       await page.goto(base, { waitUntil: 'load' });

@@ -93,7 +93,7 @@ test('1280×720, the OOM message open, the answers open, the hint: HBM keeps ≥
   assert(!scrolls, 'the page scrolls at 1280×720');
   await page.screenshot({ path: shot('1280x720-oom') });
   // The answers open in the dock as well.
-  await page.locator('.answers-toggle').click();
+  await app.openAnswers();
   await frames(page);
   await checkRoom(page, '1280×720 with the OOM message and the answers');
   console.log(`  note: ${first.toFixed(0)} px of the HBM diagram on screen at 1280×720 with the OOM message and the hint`);
@@ -179,7 +179,7 @@ test('the device picker says a TPU name is the HBM XLA can use; a typed size is 
   await app.load();
   await app.pick(TPU);
   await page.locator('canvas.space-canvas[data-color="0"]').waitFor({ timeout: 20000 });
-  await page.locator('.answers-toggle').click();
+  await app.openAnswers();
   await page.locator('#answers-space').selectOption('0');
   const option = await page.locator('#capacity-device option[value="TPU v5e"]').textContent();
   assert(option === 'TPU v5e: 15.75 GiB usable by XLA of 16 GiB HBM', `option "${option}"`);

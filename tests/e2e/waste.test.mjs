@@ -2,7 +2,7 @@
 // HLO texts picked shows, in the answers panel, its three replicated values with the
 // per-device saving of each (65,536,000 bytes: RESULT.json's excess, tests/waste.rs), and a
 // row's click highlights the parameter's value; without the HLO texts the answer says
-// what it needs.
+// what it needs; another run's text before optimizations is one sentence in the report.
 //   node tests/e2e/waste.test.mjs http://127.0.0.1:PORT/
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -47,6 +47,25 @@ test('without the HLO texts the answer says what it needs', async () => {
   assert(needs.some((n) => n.includes('before_optimizations')), needs.join(' | '));
   assert(needs.some((n) => n.includes('after_optimizations')), needs.join(' | '));
   assert((await page.locator('#answers-waste tr.waste-row').count()) === 0, 'no rows');
+});
+
+test('a text before optimizations of another run is said, not joined', async () => {
+  const other = path.join(DIR, 'waste_baseline.before_optimizations.txt');
+  const picked = [...files([...DUMP, 'after_optimizations.txt']), other];
+  if (!picked.every(existsSync)) return skip('needs ../shared/dumps/tpu-aot/turn4');
+  await app.load();
+  await app.pickModule(picked, 'waste_lmhead_replicated');
+  // The HLO texts are joined after the diagrams: the sentence comes with them.
+  await page.waitForFunction(() => [...document.querySelectorAll('.report .message.error li')]
+    .some((li) => li.textContent.includes('waste_baseline.before_optimizations.txt')), null, { timeout: 20000 });
+  const said = await page.locator('.report .message.error li').allTextContents();
+  const want = 'waste_baseline.before_optimizations.txt is an HLO module text before optimizations, but no dump of its module (waste_baseline) was read beside it: its shardings are not used.';
+  assert(said.includes(want), said.join(' | '));
+  const toggle = page.locator('#answers .answers-toggle');
+  if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  await page.locator('#answers-waste').waitFor({ timeout: 20000 });
+  const needs = await page.locator('#answers-waste .waste-needs').allTextContents();
+  assert(needs.some((n) => n.includes('before_optimizations')), `the replicated answer still needs its own text: ${needs.join(' | ')}`);
 });
 
 await run(app);

@@ -80,7 +80,7 @@ fn is_float(ty: &str) -> bool {
 /// Whether an instruction only moves or cuts its operands' elements (so that an operand
 /// may hold more or fewer elements than the array it becomes): a collective, a slice, a
 /// concatenation (the TPU's `ConcatBitcast` custom call too), an asynchronous copy.
-fn moves_data(hlo: &HloText, i: &crate::model::hlo::HloInstruction) -> bool {
+pub(crate) fn moves_data(hlo: &HloText, i: &crate::model::hlo::HloInstruction) -> bool {
     let opcode = hlo.opcode(i);
     ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "async-", "copy-"]
         .iter()

@@ -6,12 +6,16 @@
 //! "Some donated buffers were not usable", the leaves it cannot pair; it pairs same-shaped
 //! buffers in order, so the leaf left over may not be the one whose output changed).
 //! *Double buffered*: a parameter neither aliased nor donated with an output of the same
-//! per-device shape and dtype (paired in order, as JAX pairs them): both are live when the
-//! program ends, and donating the parameter would save its bytes.
+//! per-device shape and dtype computed from it (paired in order, as JAX pairs them): both
+//! are live when the program ends, and donating the parameter would save its bytes. An
+//! output the parameter does not flow into (a seed beside a step count set to 0) is no
+//! new version of it.
 
+use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::{bare, Params, NEEDS_AFTER};
+use crate::answers::loops::value_of_operand;
 use crate::model::hlo::HloText;
 use crate::model::Module;
 use crate::shape::tuple_elements;
@@ -86,6 +90,7 @@ pub fn donation(module: &Module, params: &Params) -> Donation {
         (params.list.iter()).any(|q| aliased.contains(&q.number) && argument(&q.path) == argument(&p.path) && !q.path.is_empty())
     };
     let mut outputs = outputs(hlo);
+    let mut reach = Reach { hlo, from: HashMap::new() };
     for (k, o) in outputs.iter_mut().enumerate() {
         if out_aliased.contains(&(k as u32)) {
             o.clear();
@@ -97,15 +102,54 @@ pub fn donation(module: &Module, params: &Params) -> Donation {
         } else if arg_aliased(p) && p.path.contains(['[', '.']) {
             let why = format!("the other leaves of `{}` are aliased: donated, but no output could take it", argument(&p.path));
             d.left_over.push(row(p, None, why));
-        } else if let Some(k) = (p.shape.as_deref()).and_then(|s| outputs.iter().position(|o| o == s)) {
+        } else if let Some(k) = (p.shape.as_deref())
+            .and_then(|s| (0..outputs.len()).find(|&k| outputs[k] == s && reach.from(k).contains(&p.number)))
+        {
             outputs[k].clear();
-            let why = format!("output {k} has its shape and both are live when the program ends");
+            let why = format!("output {k}, computed from it, has its shape and both are live when the program ends");
             d.double_buffered.push(row(p, Some(k as u32), why));
         }
     }
     d.left_over_bytes = d.left_over.iter().map(|r| r.bytes).sum();
     d.double_buffered_bytes = d.double_buffered.iter().map(|r| r.bytes).sum();
     d
+}
+
+/// The entry parameters each output is computed from, found when asked: an output that is
+/// not (jit_init's step count, a constant, beside the seed of its shape) does not replace
+/// the parameter, so keeping both is no double buffering.
+struct Reach<'a> {
+    hlo: &'a HloText,
+    from: HashMap<usize, HashSet<u32>>,
+}
+
+impl Reach<'_> {
+    /// The entry parameters output `k` is computed from: every one the entry computation's
+    /// dataflow reaches going back from it (a loop or fusion from all its operands).
+    fn from(&mut self, k: usize) -> &HashSet<u32> {
+        let hlo = self.hlo;
+        self.from.entry(k).or_insert_with(|| {
+            let mut found = HashSet::new();
+            let entry = hlo.computations.iter().find(|c| hlo.is_entry(c));
+            let Some((entry, root)) = entry.zip(hlo.entry_root()) else { return found };
+            let start = match hlo.opcode(root) {
+                "tuple" => hlo.operand(root, k).and_then(|o| hlo.find_in(entry, value_of_operand(hlo, entry, o).0)),
+                _ => Some(root),
+            };
+            let mut todo: Vec<_> = start.into_iter().collect();
+            let mut seen: HashSet<&str> = HashSet::new();
+            while let Some(i) = todo.pop() {
+                if !seen.insert(hlo.name(i)) {
+                    continue;
+                }
+                if hlo.opcode(i) == "parameter" {
+                    found.extend(hlo.literal(i).and_then(|n| n.trim().parse::<u32>().ok()));
+                }
+                todo.extend(hlo.operands(i).filter_map(|o| hlo.find_in(entry, value_of_operand(hlo, entry, o).0)));
+            }
+            found
+        })
+    }
 }
 
 /// The entry root's shapes by output index, without layout (one for an array root).

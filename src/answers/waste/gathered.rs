@@ -7,11 +7,12 @@
 //! through moves of data (`copy`, `bitcast`, `convert`, `reshape`, `transpose`, `*-done`,
 //! `get-tuple-element` of a loop's tuple) to a parameter.
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::{Params, NEEDS_AFTER};
 use crate::analysis::Analysis;
+use crate::answers::categories::flow::moves_data;
 use crate::answers::loops::value_of_operand;
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
@@ -24,6 +25,9 @@ pub struct Gathered {
     pub values: Vec<GatheredValue>,
     /// The bytes of those live at the peak of their memory space.
     pub bytes_at_peak: u64,
+    /// The all-gathers of the program (an asynchronous one counted once, at its start),
+    /// traced to a parameter or not: `values` are those traced.
+    pub total: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needs: Option<String>,
 }
@@ -66,16 +70,17 @@ pub fn gathered(module: &Module, analysis: &Analysis, params: &Params) -> Gather
     };
     let mut out = Gathered::default();
     let mut by_name: Option<HashMap<&str, Vec<u32>>> = None;
-    for (comp, i) in hlo.computations.iter().flat_map(|c| c.instructions.iter().map(move |i| (c, i))) {
+    let inner = called_computations(hlo);
+    let top = hlo.computations.iter().filter(|c| !inner.contains(hlo.str(c.name)));
+    for (comp, i) in top.flat_map(|c| c.instructions.iter().map(move |i| (c, i))) {
         let Some(gather) = gather_of(hlo, i) else { continue };
-        let Some(from) = trace(hlo, comp, hlo.operand(i, 0)).and_then(|n| params.get(n)) else {
+        out.total += 1;
+        let Some(from) = trace_gather(hlo, comp, i, gather).and_then(|n| params.get(n)) else {
             continue;
         };
         // The gathered value is the gather's, or its start's and done's for an async one.
         let name = hlo.name(i);
-        let done = (comp.instructions.iter())
-            .find(|x| hlo.operand(x, 0) == Some(name) && (hlo.opcode(x).ends_with("-done") || hlo.name(x).contains("done")))
-            .map(|x| hlo.name(x));
+        let done = done_of(hlo, comp, name);
         let by_name = by_name.get_or_insert_with(|| {
             let mut map: HashMap<&str, Vec<u32>> = HashMap::new();
             for (k, v) in module.values.iter().enumerate() {
@@ -98,36 +103,138 @@ pub fn gathered(module: &Module, analysis: &Analysis, params: &Params) -> Gather
     out
 }
 
-/// The entry parameter `operand` comes from, through moves of data and into loops' tuples
-/// (at most 64 steps).
-fn trace(hlo: &HloText, comp: &Computation, operand: Option<&str>) -> Option<u32> {
-    let (mut comp, mut name) = (comp, operand?.to_string());
-    for _ in 0..64 {
-        let (base, index) = value_of_operand(hlo, comp, &name);
-        let i = hlo.find_in(comp, base)?;
-        let k: Option<usize> = index.trim_matches(['{', '}']).parse().ok();
-        match (hlo.opcode(i), k) {
-            ("parameter", None) if hlo.is_entry(comp) => return hlo.literal(i)?.trim().parse().ok(),
-            ("parameter", Some(k)) => {
-                // A loop body's tuple element k: the loop's init, element k.
-                let (outer, w) = while_of(hlo, comp)?;
-                let init = hlo.operand(w, 0)?;
-                let t = hlo.find_in(outer, value_of_operand(hlo, outer, init).0)?;
-                name = match hlo.opcode(t) {
-                    "tuple" => hlo.operand(t, k)?.to_string(),
-                    _ => format!("{}#{k}", hlo.name(t)),
-                };
-                comp = outer;
-            }
-            ("tuple", Some(k)) => name = hlo.operand(i, k)?.to_string(),
-            ("copy" | "bitcast" | "convert" | "reshape" | "transpose" | "copy-done" | "copy-start"
-            | "async-done" | "async-start" | "dynamic-slice" | "fusion", _) => {
-                name = hlo.operand(i, 0)?.to_string();
-            }
-            _ => return None,
+/// The computations another instruction runs as its own part (`calls=` of a fusion or an
+/// async start): their all-gathers are their caller's, counted there.
+fn called_computations(hlo: &HloText) -> HashSet<&str> {
+    (hlo.instructions().flat_map(|i| hlo.calls(i)))
+        .filter(|c| c.role == CallRole::Calls)
+        .map(|c| hlo.str(c.computation))
+        .collect()
+}
+
+/// The instruction that ends the asynchronous gather `start` in `comp`: an `*-done` of it,
+/// or TPU's done fusion (`AsyncCollectiveDone`) at the end of the fusions that carry the
+/// start's tuple on (each takes the previous one's elements first).
+fn done_of<'a>(hlo: &'a HloText, comp: &'a Computation, start: &'a str) -> Option<&'a str> {
+    let mut at = start;
+    for _ in 0..16 {
+        let next = (comp.instructions.iter())
+            .find(|x| hlo.operand(x, 0).is_some_and(|o| value_of_operand(hlo, comp, o).0 == at))?;
+        let root = (hlo.opcode(next) == "fusion")
+            .then(|| hlo.computation(hlo.called(next, CallRole::Calls)?)?.instructions.iter().rev().find(|x| x.is_root))
+            .flatten();
+        let carries = root.is_some_and(|r| hlo.opcode(r) == "tuple");
+        let done = hlo.opcode(next).ends_with("-done")
+            || root.is_some_and(|r| hlo.custom_call_target(r) == Some("AsyncCollectiveDone"));
+        match (done, carries) {
+            (true, _) => return Some(hlo.name(next)),
+            (false, true) => at = hlo.name(next),
+            (false, false) => return None,
         }
     }
     None
+}
+
+/// The entry parameter the gather `gather` (started by `i` in `comp`: itself, or a fusion
+/// or async start whose computation holds it) gathers.
+fn trace_gather(hlo: &HloText, comp: &Computation, i: &HloInstruction, gather: &HloInstruction) -> Option<u32> {
+    if std::ptr::eq(i, gather) {
+        return Trace { hlo, calls: Vec::new(), steps: 0 }.from(comp, hlo.operand(i, 0)?);
+    }
+    let inside = hlo.computation(hlo.called(i, CallRole::Calls)?)?;
+    Trace { hlo, calls: vec![(comp, i)], steps: 0 }.from(inside, hlo.operand(gather, 0)?)
+}
+
+/// A walk back from an operand to the entry parameter whose data it holds: through moves
+/// of data ([`moves_data`], and `bitcast`, `convert`, `reshape`, `transpose`, `copy`), into
+/// the computation of a fusion (its root) and out of it (its parameter k is the fusion's
+/// operand k), into loops' tuples (a body's parameter element k is the loop's init element
+/// k). A concatenation is traced when all its pieces come from one parameter.
+struct Trace<'a> {
+    hlo: &'a HloText,
+    /// The fusions entered, innermost last, with the computation each is in.
+    calls: Vec<(&'a Computation, &'a HloInstruction)>,
+    /// Steps taken (at most 256 in all).
+    steps: u32,
+}
+
+impl<'a> Trace<'a> {
+    fn from(&mut self, comp: &'a Computation, operand: &'a str) -> Option<u32> {
+        let hlo = self.hlo;
+        let (mut comp, (mut base, mut k)) = (comp, node(hlo, comp, operand));
+        loop {
+            self.steps += 1;
+            if self.steps > 256 {
+                return None;
+            }
+            let i = hlo.find_in(comp, base)?;
+            let next: &'a str = match (hlo.opcode(i), k) {
+                ("parameter", None) if hlo.is_entry(comp) => return hlo.literal(i)?.trim().parse().ok(),
+                ("parameter", _) if self.calls.last().is_some_and(|(_, f)| calls(hlo, f, comp)) => {
+                    // A fusion's parameter n: the fusion's operand n, where it is called.
+                    let (outer, f) = self.calls.pop()?;
+                    let n: usize = hlo.literal(i)?.trim().parse().ok()?;
+                    comp = outer;
+                    hlo.operand(f, n)?
+                }
+                ("parameter", Some(e)) => {
+                    // A loop body's tuple element e: the loop's init, element e.
+                    let (outer, w) = while_of(hlo, comp)?;
+                    let (init, _) = node(hlo, outer, hlo.operand(w, 0)?);
+                    let t = hlo.find_in(outer, init)?;
+                    comp = outer;
+                    if hlo.opcode(t) != "tuple" {
+                        (base, k) = (hlo.name(t), Some(e));
+                        continue;
+                    }
+                    hlo.operand(t, e)?
+                }
+                ("tuple", Some(e)) => hlo.operand(i, e)?,
+                ("fusion", _) => {
+                    let inside = hlo.computation(hlo.called(i, CallRole::Calls)?)?;
+                    let root = inside.instructions.iter().rev().find(|x| x.is_root)?;
+                    self.calls.push((comp, i));
+                    comp = inside;
+                    match (k, hlo.opcode(root)) {
+                        (None, _) => hlo.name(root),
+                        (Some(e), "tuple") => hlo.operand(root, e)?,
+                        _ => return None,
+                    }
+                }
+                ("concatenate" | "custom-call", _) if moves_data(hlo, i) => return self.pieces(comp, i),
+                ("bitcast" | "convert" | "reshape" | "transpose" | "copy", _) => hlo.operand(i, 0)?,
+                _ if moves_data(hlo, i) => hlo.operand(i, 0)?,
+                _ => return None,
+            };
+            (base, k) = node(hlo, comp, next);
+        }
+    }
+
+    /// The parameter all the pieces of a concatenation come from.
+    fn pieces(&mut self, comp: &'a Computation, i: &'a HloInstruction) -> Option<u32> {
+        let mut found = None;
+        for o in self.hlo.operands(i) {
+            let mut piece = Trace { hlo: self.hlo, calls: self.calls.clone(), steps: self.steps };
+            let p = piece.from(comp, o)?;
+            self.steps = piece.steps;
+            if found.is_some_and(|f| f != p) {
+                return None;
+            }
+            found = Some(p);
+        }
+        found
+    }
+}
+
+/// The instruction an operand names and the tuple element, if one (`while.4#2`: `while.4`, 2).
+fn node<'a>(hlo: &'a HloText, comp: &'a Computation, operand: &'a str) -> (&'a str, Option<usize>) {
+    let (base, index) = value_of_operand(hlo, comp, operand);
+    (base, index.trim_matches(['{', '}']).parse().ok())
+}
+
+/// Whether fusion `f` runs computation `comp`.
+fn calls(hlo: &HloText, f: &HloInstruction, comp: &Computation) -> bool {
+    hlo.called(f, CallRole::Calls).is_some_and(|c| c == hlo.str(comp.name))
 }
 
 /// The computation and `while` instruction whose body is `body`.

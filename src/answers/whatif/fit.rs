@@ -238,7 +238,7 @@ fn candidates_at(
         .collect();
     loops.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(a.0.cmp(&b.0)));
     for (i, s) in loops {
-        let back = s.backward_body.is_some_and(|(lo, hi)| lo <= t && t <= hi);
+        let back = s.recomputed_steps(module, index).is_some_and(|(lo, hi)| lo <= t && t <= hi);
         out.push(PlanStep {
             action: Action::RematLoop,
             what: s.name.clone(),

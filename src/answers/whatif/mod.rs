@@ -23,7 +23,8 @@
 //! * A loop's **stacked output** rematerialised ([`stacked::StackedOutput`]) is gone for the
 //!   life of its buffer (every value sharing its slot from before the forward loop to the end
 //!   of the backward one), and one iteration's worth (its bytes / the trip count) is live
-//!   while the backward loop's body runs.
+//!   in the backward loop's body from its first step to the body's last read of the stored
+//!   output ([`StackedOutput::recomputed_steps`]).
 //! * A loop's stacked output **offloaded** (a jax offload policy, [`checkpoint`]) is gone from
 //!   this space for the life of its buffer too, one iteration's worth live while the forward
 //!   body runs (the copy out) and while the backward body runs (the copy in); the host holds
@@ -256,7 +257,7 @@ fn cutting(module: &Module, space: &Space, index: &ScheduleIndex, edits: &Edits,
     }
     for s in edits.loops.iter().filter(|s| s.color == space.color) {
         c.dropped.extend(s.chain.iter().copied());
-        if let Some((lo, hi)) = s.backward_body {
+        if let Some((lo, hi)) = s.recomputed_steps(module, index) {
             add_over(&mut c.extra, lo, hi, s.per_iteration_bytes());
         }
     }

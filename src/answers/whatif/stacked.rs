@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::policy::{stores_of, Stores};
 use crate::analysis::loops::trip::root;
 use crate::analysis::loops::{loops, Loop};
+use crate::answers::idle::{value_uses, ScheduleIndex};
 use crate::answers::loops::{loop_holds, Role};
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
@@ -67,6 +68,34 @@ impl StackedOutput {
     /// One iteration's slice.
     pub fn per_iteration_bytes(&self) -> u64 {
         self.bytes / self.trip_count.max(1)
+    }
+
+    /// The steps one iteration's worth of it is live when it is rematerialised: from the
+    /// backward body's first step (the recomputation runs from the body's input, before the
+    /// gradient that needs it) to the body's last read of the stored output in the dump's
+    /// schedule (what read the stored slice reads the recomputed one; after it the
+    /// recomputed value is dead). The whole body where the dump does not say where the body
+    /// reads it (no `Used values`).
+    pub fn recomputed_steps(&self, module: &Module, index: &ScheduleIndex) -> Option<(u32, u32)> {
+        let (lo, hi) = self.backward_body?;
+        Some((lo, self.last_read(module, index).unwrap_or(hi)))
+    }
+
+    /// The last step of the backward body at which an instruction reads a value of the
+    /// output's buffer, its root tuple (which only passes the buffer on) left out.
+    fn last_read(&self, module: &Module, index: &ScheduleIndex) -> Option<u32> {
+        let (lo, hi) = self.backward_body?;
+        let sequence = &module.schedule.as_ref()?.sequence;
+        let opcode = |t: u32| {
+            let id = *sequence.get(t as usize)?;
+            module.instructions.get(id as usize).map(|i| module.str(i.opcode))
+        };
+        (self.chain.iter())
+            .filter_map(|&c| value_uses(module, index, c))
+            .flat_map(|u| u.uses)
+            .filter_map(|u| u.step)
+            .filter(|&t| lo <= t && t <= hi && opcode(t).is_some_and(|o| o != "tuple"))
+            .max()
     }
 }
 

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use super::scan::{balanced_len, each_inside, each_top, quoted, split, trim, Split};
 use super::seen::{Kept, Seen};
-use crate::parse::lex::BRACKETS;
+use crate::parse::dump::lex::BRACKETS;
 use crate::model::hlo::{CallRole, Head, HloBuilder, Meta};
 use nom::bytes::complete::{tag, take_while1};
 use nom::combinator::opt;

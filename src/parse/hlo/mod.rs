@@ -3,7 +3,7 @@
 //! printed (= schedule) order, into [`HloText`].
 //!
 //! Owns: this file format's reading, line by line, in chunks of any size (gzip too), and
-//! joining read texts to their modules by file stem ([`join_texts`]). It reads what the answers
+//! joining read texts to their modules by file stem ([`place_texts`], [`join_texts`]). It reads what the answers
 //! need, not HLO's semantics ([`instruction`] owns an instruction line's grammar, [`tables`]
 //! the header and the tables, [`scan`] the bracket depth). A line that fits no rule is a
 //! [`Warning`] with its line number and reading goes on; a text cut short keeps what was
@@ -354,7 +354,7 @@ pub fn read_hlo(file: &str, bytes: &[u8]) -> HloRead {
 
 /// Which of `modules` (by name) an HLO text named `file` belongs to, by file stem
 /// ([`super::names::hlo_module_names`]); `taken(k)` says a module has its text already. The
-/// sentence saying that no module of that name was read, else.
+/// sentence saying that no module of that name was read, else ([`unjoined`]).
 pub fn module_for<'a>(
     names: impl IntoIterator<Item = &'a str>,
     taken: impl Fn(usize) -> bool,
@@ -363,21 +363,49 @@ pub fn module_for<'a>(
     let stems = super::names::hlo_module_names(file);
     let found = (names.into_iter().enumerate())
         .position(|(k, name)| stems.iter().any(|s| s == name) && !taken(k));
-    found.ok_or_else(|| {
-        let base = file.rsplit(['/', '\\']).next().unwrap_or_default();
-        format!(
-            "{base} is an HLO module text, but no dump of its module ({}) was read beside it.",
-            stems.first().map_or("", String::as_str)
-        )
-    })
+    found.ok_or_else(|| unjoined(file))
 }
 
-/// Whether `module` has the HLO text of the kind `file` is (before or after the passes).
-pub fn has_text(module: &Module, file: &str) -> bool {
+/// The sentence for an HLO text no module read takes: what it is and what is lost.
+fn unjoined(file: &str) -> String {
+    let stems = super::names::hlo_module_names(file);
+    let base = file.rsplit(['/', '\\']).next().unwrap_or_default();
+    let stem = stems.last().map_or("", String::as_str);
     match super::names::is_before_text(file) {
-        true => module.hlo_before.is_some(),
-        false => module.hlo.is_some(),
+        true => format!(
+            "{base} is an HLO module text before optimizations, but no dump of its module ({stem}) was read beside it: its shardings are not used."
+        ),
+        false => format!("{base} is an HLO module text, but no dump of its module ({stem}) was read beside it."),
     }
+}
+
+/// Where each of `reads` goes, in the order they are joined (texts after optimizations
+/// first: a text before them may be joined by their `HloModule` name): `(read, module)`, or
+/// the sentence saying that none takes it. The page and [`join_texts`] both follow it.
+pub fn place_texts(modules: &[&Module], reads: &[HloRead]) -> Vec<(usize, Result<usize, String>)> {
+    let mut before: Vec<bool> = modules.iter().map(|m| m.hlo_before.is_some()).collect();
+    let mut after: Vec<bool> = modules.iter().map(|m| m.hlo.is_some()).collect();
+    let mut after_name: Vec<&str> = modules.iter().map(|m| m.hlo.as_ref().map_or("", |h| h.name.as_str())).collect();
+    let is_before = |r: usize| super::names::is_before_text(&reads[r].file);
+    let order = (0..reads.len()).filter(|&r| !is_before(r)).chain((0..reads.len()).filter(|&r| is_before(r)));
+    let mut out = Vec::with_capacity(reads.len());
+    for r in order.collect::<Vec<_>>() {
+        let read = &reads[r];
+        let names = modules.iter().map(|m| m.name.as_str());
+        let taken = |k: usize| if is_before(r) { before[k] } else { after[k] };
+        let found = match module_for(names, taken, &read.file) {
+            Err(e) if is_before(r) => same_jit(modules, &before, &after_name, read).ok_or(e),
+            found => found,
+        };
+        if let Ok(k) = found {
+            match is_before(r) {
+                true => before[k] = true,
+                false => (after[k], after_name[k]) = (true, read.text.name.as_str()),
+            }
+        }
+        out.push((r, found));
+    }
+    out
 }
 
 /// Gives `module` its HLO text: `hlo` set (`hlo_before` for a text before the passes), the
@@ -392,40 +420,41 @@ pub fn attach_to(module: &mut Module, read: HloRead) {
     }
 }
 
-/// Joins read HLO texts to their modules as a dump folder's reading does, in order (those
-/// before optimizations last), by file stem ([`module_for`], [`attach_to`]); a text whose module was not read gives its
-/// sentence in `errors`, but XLA's text of a module before its passes
-/// (`*before_optimizations*`, read only for the shardings) is then counted in `skipped`.
-pub fn join_texts(
-    modules: &mut [&mut Module],
-    reads: Vec<HloRead>,
-    errors: &mut Vec<String>,
-    skipped: &mut usize,
-) {
-    // Texts after optimizations first: a text before them may be joined by their name.
-    let (before, after): (Vec<HloRead>, Vec<HloRead>) =
-        reads.into_iter().partition(|r| super::names::is_before_text(&r.file));
-    for read in after.into_iter().chain(before) {
-        let names = modules.iter().map(|m| m.name.as_str());
-        match module_for(names, |k| has_text(modules[k], &read.file), &read.file) {
-            Ok(k) => attach_to(modules[k], read),
-            Err(_) if super::names::is_before_text(&read.file) => match same_jit(modules, &read) {
-                Some(k) => attach_to(modules[k], read),
-                None => *skipped += 1,
-            },
-            Err(e) => errors.push(e),
+/// Joins read HLO texts to their modules as a dump folder's reading does ([`place_texts`],
+/// [`attach_to`]); a text no module takes gives its sentence in `errors` (one before
+/// optimizations too: its shardings are then not used).
+pub fn join_texts(modules: &mut [&mut Module], reads: Vec<HloRead>, errors: &mut Vec<String>) {
+    let placed = place_texts(&modules.iter().map(|m| &**m).collect::<Vec<_>>(), &reads);
+    let mut reads: Vec<Option<HloRead>> = reads.into_iter().map(Some).collect();
+    for (r, to) in placed {
+        match (to, reads[r].take()) {
+            (Ok(k), Some(read)) => attach_to(modules[k], read),
+            (Err(e), _) => errors.push(e),
+            (Ok(_), None) => {}
         }
     }
 }
 
 /// The one module without a text before optimizations whose text after them has the
-/// `HloModule` name of `read` (XLA numbers a module's text before its passes apart from its
-/// dump when it compiles it again: `module_0000.jit_init…before_optimizations.txt` beside
+/// `HloModule` name of `read` and whose name is the text's but for XLA's module number
+/// (XLA numbers a module's text before its passes apart from its dump when it compiles it
+/// again: `module_0000.jit_init…before_optimizations.txt` beside
 /// `module_0003.jit_init…after_optimizations*`); none when two or none have it.
-fn same_jit(modules: &[&mut Module], read: &HloRead) -> Option<usize> {
-    let mut found = (modules.iter().enumerate()).filter(|(_, m)| {
-        m.hlo_before.is_none() && m.hlo.as_ref().is_some_and(|h| !h.name.is_empty() && h.name == read.text.name)
-    });
-    let first = found.next()?.0;
+fn same_jit(modules: &[&Module], before: &[bool], after_name: &[&str], read: &HloRead) -> Option<usize> {
+    let name = read.text.name.as_str();
+    let stems = super::names::hlo_module_names(&read.file);
+    let renumbered = |m: &Module| stems.iter().any(|s| unnumbered(s) == unnumbered(&m.name));
+    let mut found = (0..before.len())
+        .filter(|&k| !before[k] && !name.is_empty() && after_name[k] == name && renumbered(modules[k]));
+    let first = found.next()?;
     found.next().is_none().then_some(first)
+}
+
+/// A dump file's stem without XLA's `module_NNNN.` in front.
+fn unnumbered(stem: &str) -> &str {
+    let rest = stem.strip_prefix("module_").unwrap_or("");
+    match rest.split_once('.') {
+        Some((n, tail)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => tail,
+        _ => stem,
+    }
 }

@@ -24,7 +24,7 @@
 
 use super::fields::plain_stat;
 use super::lines::Line;
-use super::model::{ByteSize, Capacity, OomForm, OomMessage, Stat, StatSection};
+use crate::model::oom::{ByteSize, Capacity, OomForm, OomMessage, Stat, StatSection};
 use super::size::{exact_count, human};
 use super::{finish, new_message};
 

@@ -4,7 +4,7 @@
 
 use super::fields::{operator, padding};
 use super::lines::Line;
-use super::model::{OomBuffer, OomMessage};
+use crate::model::oom::{OomBuffer, OomMessage};
 use super::size::parse_size;
 
 /// The line that closes an entry.

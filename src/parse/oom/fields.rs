@@ -2,7 +2,7 @@
 //! `label   size (note)` on TPU), a block title (`Total hbm usage >= 65.05G:`), and the
 //! `Operator:` metadata (`op_name="…" source_file="…" source_line=N`).
 
-use super::model::{ByteSize, NamedSize, Operator, Percent, Stat, StatSection};
+use crate::model::oom::{ByteSize, NamedSize, Operator, Percent, Stat, StatSection};
 use super::size::{human, parse_size, size, word};
 use nom::bytes::complete::{tag, take_till, take_while1};
 use nom::character::complete::{char, space0, space1};
@@ -196,7 +196,7 @@ fn expansion(i: &str) -> Res<'_, &str> {
 }
 
 /// `Extra memory due to padding: 12.91G (12.8x expansion)` → (12.91G, "12.8").
-pub(crate) fn padding(text: &str) -> Option<(super::model::ByteSize, Option<String>)> {
+pub(crate) fn padding(text: &str) -> Option<(crate::model::oom::ByteSize, Option<String>)> {
     let (rest, size) = human(text.trim()).ok()?;
     let factor = opt(expansion)
         .parse(rest)

@@ -15,7 +15,7 @@
 //! failures stay two messages even when alike: each is logged (and warned by the allocator)
 //! on its own.
 
-use super::model::{OomForm, OomMessage};
+use crate::model::oom::{OomForm, OomMessage};
 
 /// How many lines after the allocator's warning (and the stats it logged) the status may
 /// start.

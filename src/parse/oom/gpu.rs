@@ -24,7 +24,7 @@
 use super::entries::{check_ranks, entry_header, read_list};
 use super::fields::stat;
 use super::lines::Line;
-use super::model::{OomForm, OomMessage, StatSection};
+use crate::model::oom::{OomForm, OomMessage, StatSection};
 use super::size::{counted, size};
 use super::{finish, new_message};
 

@@ -8,31 +8,28 @@
 //! message and its statistics) and `short` (today's one-line forms: E1000
 //! `CompileTimeHbmOom`, TensorCore + SparseCore usage, E0100 device buffers, `Allocation
 //! (size=…) would exceed memory`, the GPU runtime's bare status); `notes` reads the
-//! compile-log lines about memory that are no OOM message ([`CompilerNote`]). `lines` cleans the lines, `size`
-//! reads sizes, `fields` and `entries` the parts both forms share, [`group`] adds the
-//! listed buffers up by op_name and source line; `fold` makes one message of one failure
-//! printed several times (the BFC allocator's warning, the runtime's status, the Python
-//! exception); `model` holds the result types. A message cut by the log keeps what was
-//! read, and its `warnings` name what is missing. Nothing here panics on any input.
+//! compile-log lines about memory that are no OOM message
+//! ([`CompilerNote`](crate::model::oom::CompilerNote)). `lines` cleans the lines, `size`
+//! reads sizes, `fields` and `entries` the parts both forms share; `fold` makes one message
+//! of one failure printed several times (the BFC allocator's warning, the runtime's status,
+//! the Python exception); [`search`] keeps a file's text for the search. Only grammar and
+//! actions live here: what a message says is [`crate::model::oom`]'s types, the groupings
+//! of its buffers [`crate::answers::oom`]'s. A message cut by the log keeps what was read,
+//! and its `warnings` name what is missing. Nothing here panics on any input.
 
 mod bfc;
 mod entries;
 mod fields;
 mod fold;
 mod gpu;
-pub mod group;
 mod lines;
-mod model;
 mod notes;
+pub mod search;
 mod short;
 mod size;
 mod tpu;
 
-pub use group::{coverage, group_by_op_name, group_by_source, Coverage, OomGroup};
-pub use model::{
-    ByteSize, Capacity, CompilerNote, NamedSize, OomBuffer, OomForm, OomLog, OomMessage, Operator, Percent, Stat,
-    StatSection,
-};
+use crate::model::oom::{OomForm, OomLog, OomMessage};
 
 use lines::Line;
 

@@ -9,7 +9,7 @@
 
 use super::fields::operator;
 use super::lines::Line;
-use super::model::{ByteSize, CompilerNote};
+use crate::model::oom::{ByteSize, CompilerNote};
 use super::size::size;
 
 const REMAT: &str = "Can't reduce memory use below ";

@@ -15,7 +15,7 @@
 
 use super::fields::plain_stat;
 use super::lines::Line;
-use super::model::{ByteSize, Capacity, OomForm, OomMessage, StatSection};
+use crate::model::oom::{ByteSize, Capacity, OomForm, OomMessage, StatSection};
 use super::size::{combined, exact_count, human, size};
 use super::{finish, new_message};
 

@@ -3,7 +3,7 @@
 //! (`(165425291480B)`, `(   6,532,939,776 bytes)`, `6291456 bytes`), with the range of
 //! byte counts a rounded figure stands for.
 
-use super::model::ByteSize;
+use crate::model::oom::ByteSize;
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::{char, digit1, space0};

@@ -33,7 +33,7 @@
 use super::entries::{check_ranks, entry_header, read_list};
 use super::fields::{stat, title};
 use super::lines::Line;
-use super::model::{Capacity, OomForm, OomMessage};
+use crate::model::oom::{Capacity, OomForm, OomMessage};
 use super::size::human;
 use super::{finish, new_message};
 
@@ -147,7 +147,7 @@ fn blocks(lines: &[Line], mut j: usize, m: &mut OomMessage) -> (usize, bool) {
 
 /// A block title at `lines[j]`: a line at the margin ending in `:`, known by name or
 /// followed by an indented stats line.
-fn title_here(lines: &[Line], j: usize, indented: bool) -> Option<super::model::StatSection> {
+fn title_here(lines: &[Line], j: usize, indented: bool) -> Option<crate::model::oom::StatSection> {
     let t = lines[j].text.trim();
     if indented && !known_title(t) {
         return None;
@@ -164,7 +164,7 @@ fn capacity(m: &mut OomMessage) -> &mut Capacity {
 }
 
 /// The size right after `key` in `t`.
-fn size_after(t: &str, key: &str) -> Option<super::model::ByteSize> {
+fn size_after(t: &str, key: &str) -> Option<crate::model::oom::ByteSize> {
     let p = t.find(key)?;
     human(&t[p + key.len()..]).ok().map(|(_, s)| s)
 }

@@ -19,8 +19,9 @@ impl PageRead {
         files.iter().chain(&self.hlo).cloned().collect()
     }
 
-    /// Step 5: each HLO text read and given to its module on screen; a text whose module
-    /// is not there is one sentence in the report.
+    /// Step 5: each HLO text read and given to its module on screen as the core joins a
+    /// folder's ([`hlo::place_texts`]); a text whose module is not there (one before
+    /// optimizations too) is one sentence in the report.
     pub(super) async fn read_hlo(&self) {
         let texts = self.hlo.iter().map(|p| Later::Hlo {
             file: p.name.clone(),
@@ -75,26 +76,30 @@ impl PageRead {
             return Vec::new();
         };
         let mut errors = Vec::new();
-        for text in reads {
-            let names: Vec<&str> = modules.iter().map(|s| s.module.name.as_str()).collect();
-            let found = hlo::module_for(names, |k| hlo::has_text(&modules[k].module, &text.file), &text.file);
-            match found {
-                Err(_) if bufscope::parse::is_before_text(&text.file) => {}
-                Err(e) => errors.push(e),
-                Ok(k) => {
-                    let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
-                    let mut shown =
-                        Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
-                            module: shared.module.clone(),
-                            analysis: shared.analysis.clone(),
-                            kept: Default::default(),
-                            complete: shared.complete,
-                            label: shared.label.clone(),
-                        });
-                    hlo::attach_to(&mut shown.module, text);
-                    modules[k] = Arc::new(shown);
+        let placed = {
+            let shown: Vec<&bufscope::model::Module> = modules.iter().map(|s| &s.module).collect();
+            hlo::place_texts(&shown, &reads)
+        };
+        let mut reads: Vec<Option<HloRead>> = reads.into_iter().map(Some).collect();
+        for (r, to) in placed {
+            let (k, text) = match (to, reads[r].take()) {
+                (Ok(k), Some(text)) => (k, text),
+                (Err(e), _) => {
+                    errors.push(e);
+                    continue;
                 }
-            }
+                (Ok(_), None) => continue,
+            };
+            let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
+            let mut shown = Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
+                module: shared.module.clone(),
+                analysis: shared.analysis.clone(),
+                kept: Default::default(),
+                complete: shared.complete,
+                label: shared.label.clone(),
+            });
+            hlo::attach_to(&mut shown.module, text);
+            modules[k] = Arc::new(shown);
         }
         signal.update_untracked(|v| {
             *v = Some(Arc::new(Outcome {

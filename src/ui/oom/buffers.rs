@@ -3,9 +3,8 @@
 //! (numbered layers folded) and by source line, as bars. The groupings and the coverage
 //! come from [`bufscope::parse::oom`]; this only lays them out.
 
-use bufscope::parse::oom::{
-    coverage, group_by_op_name, group_by_source, OomBuffer, OomGroup, OomMessage,
-};
+use bufscope::answers::oom::{coverage, group_by_op_name, group_by_source, OomGroup};
+use bufscope::model::oom::{OomBuffer, OomMessage};
 use bufscope::text::{clip_middle, clip_source};
 use leptos::prelude::*;
 

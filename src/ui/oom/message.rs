@@ -3,7 +3,7 @@
 //! not be read; and, once after all the messages ([`limits`]), what they cannot show with
 //! how to get the full picture (a dump).
 
-use bufscope::parse::oom::{ByteSize, CompilerNote, OomForm, OomMessage, StatSection};
+use bufscope::model::oom::{ByteSize, CompilerNote, OomForm, OomMessage, StatSection};
 use bufscope::summary::oom::{note_sentence, printed_again};
 use bufscope::text::clip_middle;
 use leptos::prelude::*;
@@ -266,7 +266,7 @@ fn program_name(m: &OomMessage) -> Option<String> {
     })
 }
 
-/// The compiler notes of the log ([`bufscope::parse::oom::CompilerNote`]), each in words.
+/// The compiler notes of the log ([`bufscope::model::oom::CompilerNote`]), each in words.
 pub(super) fn notes(notes: &[CompilerNote]) -> impl IntoView {
     (!notes.is_empty()).then(|| {
         let items = notes

@@ -288,7 +288,7 @@ fn loops_box(ans: Ans) -> impl IntoView {
         (!mine.is_empty()).then(|| {
             let bytes: u64 = mine.iter().map(|o| o.bytes).sum();
             let label = format!(
-                "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept while the backward loop runs; each loop's own tick is under \"What the loops hold\")",
+                "Rematerialise the loops' stacked outputs: {} values, {} (one iteration kept in the backward body until its last read; each loop's own tick is under \"What the loops hold\")",
                 mine.len(),
                 units::human_bytes(bytes)
             );

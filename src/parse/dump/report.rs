@@ -79,7 +79,7 @@ fn is_row(body: In) -> bool {
 
 /// Whether `line` opens a report inside another file: `Memory Space: NAME (color=N)` or
 /// `Allocations sorted by size:`.
-pub(super) fn opens(line: In) -> bool {
+pub(in crate::parse) fn opens(line: In) -> bool {
     line == b"Allocations sorted by size:"
         || (line.starts_with(b"Memory Space: ")
             && matches!(report_line(line), Some(ReportLine::MemorySpace(..))))
@@ -87,7 +87,7 @@ pub(super) fn opens(line: In) -> bool {
 
 /// Reader of a memory-usage report.
 #[derive(Default)]
-pub(super) struct Report;
+pub(in crate::parse) struct Report;
 
 impl SectionReader for Report {
     /// The header is a line of the report; `total` is its `Total bytes used` when the

@@ -8,7 +8,7 @@ use super::{buffer_assignment, live_range, report};
 
 /// Which section the file reader is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Section {
+pub(in crate::parse) enum Section {
     /// Nothing recognised yet in this (virtual) file.
     Preamble,
     /// Inside `*** Begin NAME ***` of a file that is not a buffer-assignment dump.
@@ -22,14 +22,14 @@ pub(super) enum Section {
 }
 
 /// Whether `line` opens a section wherever it stands.
-pub(super) fn is_header(line: &[u8]) -> bool {
+pub(in crate::parse) fn is_header(line: &[u8]) -> bool {
     header_section(line).is_some()
 }
 
 /// A stdout dump's wrapper line, `*** Begin NAME ***` or `*** End NAME ***` (what
 /// [`Lines::wrapper`] acts on); any other line starting `*** ` is an ordinary line of its
 /// section.
-pub(super) fn is_wrapper(line: &[u8]) -> bool {
+pub(in crate::parse) fn is_wrapper(line: &[u8]) -> bool {
     let begin = line
         .strip_prefix(b"*** Begin ")
         .is_some_and(|l| l.ends_with(b" ***"));
@@ -38,7 +38,7 @@ pub(super) fn is_wrapper(line: &[u8]) -> bool {
 
 /// The section a header line opens wherever it stands (`Total bytes used: N` opens the wait
 /// for `Used values:`).
-pub(super) fn header_section(line: &[u8]) -> Option<Section> {
+pub(in crate::parse) fn header_section(line: &[u8]) -> Option<Section> {
     if line == b"BufferAssignment:" {
         Some(Section::Allocations)
     } else if let Some(n) = buffer_assignment::total_line(line) {

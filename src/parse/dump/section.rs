@@ -14,7 +14,7 @@ const MAX_WARNINGS_PER_FILE: u32 = 100;
 
 /// What a section reader made of a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Flow {
+pub(in crate::parse) enum Flow {
     /// Read (or warned about by the reader).
     Read,
     /// Not a line of this section: the file reader looks for a section header in it and,
@@ -25,7 +25,7 @@ pub(super) enum Flow {
 }
 
 /// One dump section's reader: its line grammar and its actions on the module.
-pub(super) trait SectionReader {
+pub(in crate::parse) trait SectionReader {
     /// Starts the section at its header line, with the module's part claimed. `total` is
     /// a `Total bytes used: N` read just before the header, if any.
     fn start(&mut self, header: &[u8], total: Option<u64>, cx: &mut Cx);
@@ -39,7 +39,7 @@ pub(super) trait SectionReader {
 }
 
 /// What a section reader may touch while it reads a line.
-pub(super) struct Cx<'a> {
+pub(in crate::parse) struct Cx<'a> {
     /// The module being read (none before the file's first header).
     pub module: Option<&'a mut Builder>,
     pub notes: &'a mut Notes,
@@ -62,7 +62,7 @@ impl Cx<'_> {
 /// One file's warnings: at most [`MAX_WARNINGS_PER_FILE`] are kept and the rest counted;
 /// those met before the file's module is known wait in `pending`.
 #[derive(Default)]
-pub(super) struct Notes {
+pub(in crate::parse) struct Notes {
     /// The physical file's name, as warnings give it.
     pub file: String,
     kept: u32,
@@ -101,7 +101,7 @@ impl Notes {
 /// would: the module read and one text per warning or line given back
 /// (`"LINE: message"`, `"LINE: other: expected"`, `"LINE: malformed: expected"`).
 #[cfg(test)]
-pub(super) fn run<R: SectionReader>(reader: &mut R, text: &str) -> (Builder, Vec<String>) {
+pub(in crate::parse) fn run<R: SectionReader>(reader: &mut R, text: &str) -> (Builder, Vec<String>) {
     let mut builder = Builder::new("m", 0);
     let mut notes = Notes::new("f".into());
     let mut said = Vec::new();

@@ -4,7 +4,7 @@
 //! instructions, and the dump's own totals and peak list against what was read.
 
 use super::assemble::Builder;
-use super::Part;
+use crate::parse::Part;
 use crate::model::{Instruction, LiveRange, Module, OrphanRange, Str};
 use hashbrown::HashMap;
 
@@ -53,7 +53,7 @@ enum Phase {
 /// Whether `m` is no module one pass gives: no allocations, no live ranges and (`no_uses`)
 /// no `Used values` entries. [`Join::new`] refuses it; a deferred read, which could not tell
 /// before its bodies were read, refuses it then ([`super::UsedPart::refused`]).
-pub(super) fn nothing_to_join(m: &Module, no_uses: bool) -> bool {
+pub(in crate::parse) fn nothing_to_join(m: &Module, no_uses: bool) -> bool {
     m.allocations.is_empty() && no_uses && m.schedule.is_none()
 }
 

@@ -156,15 +156,9 @@ pub struct Bodies {
 impl Bodies {
     /// Completes `modules` (the first read's, which listed `deferred`) into those one pass
     /// reads, and joins the HLO texts to them ([`hlo::join_texts`], its sentences to
-    /// `errors`, texts before optimisations counted in `skipped`). An error says why they
-    /// are not (the files must then be read in one pass).
-    pub fn complete(
-        self,
-        modules: Vec<&mut Module>,
-        deferred: &[DeferredUses],
-        (errors, skipped): (&mut Vec<String>, &mut usize),
-    ) -> Result<(), String> {
-        self.complete_through(modules, deferred, (errors, skipped), |part, _| Ok(part))
+    /// `errors`). An error says why they are not (the files must then be read in one pass).
+    pub fn complete(self, modules: Vec<&mut Module>, deferred: &[DeferredUses], errors: &mut Vec<String>) -> Result<(), String> {
+        self.complete_through(modules, deferred, errors, |part, _| Ok(part))
     }
 
     /// [`Bodies::complete`], each module's part passed through `through` on its way
@@ -173,14 +167,14 @@ impl Bodies {
         mut self,
         mut modules: Vec<&mut Module>,
         deferred: &[DeferredUses],
-        (errors, skipped): (&mut Vec<String>, &mut usize),
+        errors: &mut Vec<String>,
         through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
     ) -> Result<(), String> {
         let (texts, failed) = self.behind.texts();
         let each = modules.iter_mut().map(|m| &mut **m);
         self.behind.complete_through(each, deferred, through)?;
         errors.extend(failed);
-        hlo::join_texts(&mut modules, texts, errors, skipped);
+        hlo::join_texts(&mut modules, texts, errors);
         Ok(())
     }
 }

@@ -1,4 +1,5 @@
-//! What an out-of-memory message says, as plain data in XLA's words: the request that
+//! What an out-of-memory message says (read by [`crate::parse::oom`]), as plain data in
+//! XLA's and the allocator's words: the request that
 //! failed, the capacity verdict, the stats blocks, the listed buffers, and what could not
 //! be read. No parsing here and no derived numbers beyond a size's byte value.
 

@@ -1,9 +1,11 @@
-//! The listed buffers of one message grouped by op_name (numbered repeats folded by
+//! Groupings of an out-of-memory message's buffers ([`crate::model::oom`]).
+//!
+//! Owns: the listed buffers of one message grouped by op_name (numbered repeats folded by
 //! [`fold_path`]: `h/0/attn` and `h/1/attn` are `h/#/attn`, `layers_2` and `layers_1` are
 //! `layers_#`) or by source
 //! `file:line`, sizes added; and how much of a reported total the listed buffers cover.
 
-use super::model::{ByteSize, OomBuffer, OomMessage};
+use crate::model::oom::{ByteSize, OomBuffer, OomMessage};
 use crate::op_path::fold_path;
 use serde::Serialize;
 

@@ -319,7 +319,7 @@ struct Entry {
 
 /// Reader of the `Used values:` section.
 #[derive(Default)]
-pub(super) struct UsedValues {
+pub(in crate::parse) struct UsedValues {
     entry: Option<Entry>,
     /// The entry's positions and uses, as the dump's lines joined by `\n` (bytes as read:
     /// they are checked as UTF-8 once, when the entry is stored).

@@ -131,7 +131,7 @@ pub(crate) fn stack_line(line: In) -> Option<StackLine> {
 }
 
 /// Whether `line` opens the section: `HloLiveRange (max N):` or `HloLiveRange not available`.
-pub(super) fn opens(line: In) -> bool {
+pub(in crate::parse) fn opens(line: In) -> bool {
     line.starts_with(b"HloLiveRange ")
         && (header(line).is_some() || line.starts_with(b"HloLiveRange not available"))
 }
@@ -153,7 +153,7 @@ enum At {
 
 /// Reader of the `HloLiveRange` section.
 #[derive(Default)]
-pub(super) struct LiveRanges {
+pub(in crate::parse) struct LiveRanges {
     at: At,
     /// A `Live ranges at` peak list being read: running cumulative sum.
     cumulative: u64,

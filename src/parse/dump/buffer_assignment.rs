@@ -156,7 +156,7 @@ enum At {
 
 /// Reader of the `BufferAssignment:` section.
 #[derive(Default)]
-pub(super) struct Allocations {
+pub(in crate::parse) struct Allocations {
     at: At,
 }
 

@@ -11,7 +11,8 @@
 //! text goes past the cap is searched in its first [`MAX_OOM_TEXT`] bytes, and its
 //! [`OomFile::warnings`] say so.
 
-use super::oom::{self, OomLog};
+use crate::model::oom::OomLog;
+use crate::parse::oom;
 
 /// Bytes of a non-dump file's text kept for the OOM search (64 MiB).
 pub const MAX_OOM_TEXT: usize = 64 << 20;
@@ -27,7 +28,7 @@ pub struct OomFile {
 }
 
 /// The text of one file kept for the search.
-pub(super) struct OomSearch {
+pub(in crate::parse) struct OomSearch {
     text: String,
     /// [`MAX_OOM_TEXT`] (smaller in tests).
     cap: usize,

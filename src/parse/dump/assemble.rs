@@ -4,7 +4,7 @@
 
 use super::instr_names::InstrNames;
 use super::records::{InstrInfo, ValueLine};
-use super::Part;
+use crate::parse::Part;
 use crate::model::{
     InstrId, Instruction, LastInterned, LiveRange, Module, Schedule, Str, Value, Warning,
 };

@@ -1,0 +1,23 @@
+//! The later read: what is read behind the diagram, and the whole read as one machine.
+//!
+//! Owns: [`deferred`], the `Used values` bodies the first read skipped and lists, read
+//! after the rest of their module and joined into it; [`behind`], the one reader of what is
+//! read behind the diagram (those bodies, the HLO module texts), a machine that asks for
+//! bytes; [`reading`], the whole read as one machine with no I/O (the first read and the
+//! read behind as two lanes), which every driver fetches bytes for.
+
+mod behind;
+mod deferred;
+mod reading;
+
+// What the files here reach through `super::` (they were `parse/`'s own before the readers
+// had folders of their own), so that the move left their contents as they were.
+use super::dump::{assemble, headers, join, section, used_values};
+use super::{hlo, Loader, Part};
+
+pub use behind::{complete, complete_through, Ask, Behind, Later, Read};
+pub use deferred::{
+    last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found, Handoff, Unpack,
+    UsedPart,
+};
+pub use reading::{BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, Reading};
