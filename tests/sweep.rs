@@ -8,50 +8,17 @@
 //! left-out point within 10 %, and a pinned peak is never extrapolated.
 
 mod common;
+#[path = "common/sweep.rs"]
+mod sweep_points;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use bufscope::answers::capacity::parse_capacity;
 use bufscope::answers::sweep::fit::steepest_slope;
 use bufscope::answers::sweep::{compiler_remats, sweep, Form, Options, Point};
 use bufscope::pipeline::{open_files, Loaded};
-
-/// The compilation `stem` of `dir`: its dump files and HLO text (maybe gzipped).
-fn load(dir: &Path, stem: &str) -> Loaded {
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for part in ["buffer-assignment", "buffer-assignment-values", "live-range", "after_optimizations", "error"] {
-        for name in [format!("{stem}.{part}.txt"), format!("{stem}.{part}.txt.gz")] {
-            if let Ok(bytes) = std::fs::read(dir.join(&name)) {
-                files.push((name, bytes));
-            }
-        }
-    }
-    assert!(!files.is_empty(), "no files for {stem} in {}", dir.display());
-    open_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())))
-}
-
-fn points(loads: &[Loaded]) -> Vec<Point<'_>> {
-    (loads.iter())
-        .map(|l| {
-            let a = l.default_module().expect("a module");
-            // An out-of-memory message beside the dump (`.error.txt`): the compile failed.
-            Point { module: &a.module, analysis: &a.analysis, failed: !l.oom.is_empty() }
-        })
-        .collect()
-}
-
-/// The batch sweep's compilations in batch order (8, 16, 32, 48, 64).
-fn batch_sweep(dumps: &Path) -> Vec<Loaded> {
-    let aot = dumps.join("tpu-aot");
-    vec![
-        load(&aot.join("remat-ladder"), "tpu_v5e_lm_scan_remat_b8"),
-        load(&aot.join("jax0.12-libtpu0.0.50"), "tpu_v5e_lm_scan_remat"),
-        load(&aot.join("remat-ladder"), "tpu_v5e_lm_scan_remat_b32"),
-        load(&aot.join("turn4"), "tpu_v5e_lm_scan_remat_b48"),
-        load(&aot.join("turn4"), "tpu_v5e_lm_scan_remat_b64"),
-    ]
-}
+use sweep_points::{batch_sweep, load, points};
 
 #[test]
 fn the_batch_sweep_is_linear_in_the_tokens_first_dimension() {

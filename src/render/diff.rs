@@ -16,7 +16,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::geometry::{Mapping, PxRect, Viewport};
-use super::svg::Svg;
 use super::{DrawResult, Painter, Style};
 use crate::diff::SpacePeaks;
 use crate::model::{memory_space_label, Backend};
@@ -122,22 +121,10 @@ pub fn comparison_svg(
 ) -> String {
     let width = width.clamp(320, 8192);
     let each = comparison_height(width);
-    let count = u32::try_from(spaces.len()).unwrap_or(u32::MAX).max(1);
-    let mut svg = String::new();
-    {
-        let root =
-            Svg::with_string(&mut svg, (width, each.saturating_mul(count))).into_drawing_area();
-        let _ = root.fill(&style.background);
-        let mut rest = root;
-        for peaks in spaces {
-            let (this, below) = rest.split_vertically(each);
-            // Writing into a String cannot fail; a failure would only truncate the picture.
-            let _ = draw_comparison(&this, peaks, text, style);
-            rest = below;
-        }
-        let _ = rest.present();
-    }
-    svg
+    super::svg::stacked_charts((width, each, spaces.len()), &style.background, |area, i| {
+        // Writing into a String cannot fail; a failure would only truncate the picture.
+        let _ = draw_comparison(area, spaces[i], text, style);
+    })
 }
 
 /// Draws one memory space's comparison into `area` ([`ChartLayout::new`] of its size).
@@ -263,7 +250,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
     }
 
     /// Horizontal lines at quarters of the y axis, labelled in bytes on the left.
-    fn byte_grid(&self, l: &ChartLayout, map: &Mapping) -> DrawResult<DB> {
+    pub(super) fn byte_grid(&self, l: &ChartLayout, map: &Mapping) -> DrawResult<DB> {
         let top = map.bytes_at(f64::from(l.plot.y0));
         for i in 0..=4 {
             let bytes = top * f64::from(i) / 4.0;
@@ -328,7 +315,7 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
 
     /// A dashed horizontal line at the capacity, labelled at its right end, in the colour of
     /// the single view's capacity line ([`Style::capacity_line`]).
-    fn dashed_capacity(
+    pub(super) fn dashed_capacity(
         &self,
         l: &ChartLayout,
         map: &Mapping,

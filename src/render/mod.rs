@@ -16,7 +16,8 @@
 //! stretches), `loops.rs` (loop bands on the time axis and their hit test), `blocks.rs`
 //! (allocation bands and value blocks), `page.rs` (the whole module
 //! as one SVG, or one space at a view window), `svg.rs` (plotters' SVG backend with text
-//! measured alike natively and in the page), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
+//! measured alike natively and in the page), `sweep.rs` (a sweep's peak against the varied
+//! value), `text.rs` (clipping and XML-safe text); `geometry.rs`, `index.rs`,
 //! `levels.rs`, `coverage.rs`, `marks.rs`, `raster.rs` and `ticks.rs` as ARCHITECTURE.md
 //! says.
 
@@ -40,6 +41,7 @@ mod page;
 mod paint;
 mod raster;
 mod svg;
+pub mod sweep;
 pub mod text;
 mod ticks;
 

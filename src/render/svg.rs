@@ -2,7 +2,8 @@
 //! estimate plotters itself uses natively (its `naive` font: 0.7 em per byte of text). On
 //! wasm plotters measures text by adding a styled `<span>` to the page, which the page's
 //! Content-Security-Policy forbids; with this backend an SVG made in the page is laid out
-//! exactly as the CLI lays out the same drawing.
+//! exactly as the CLI lays out the same drawing. Also the one layout of several charts in one
+//! SVG, one above another ([`stacked_charts`]: a comparison's spaces, a sweep's).
 
 use plotters::prelude::SVGBackend;
 use plotters_backend::{
@@ -19,6 +20,30 @@ impl<'a> Svg<'a> {
     pub fn with_string(buf: &'a mut String, size: (u32, u32)) -> Svg<'a> {
         Svg(SVGBackend::with_string(buf, size))
     }
+}
+
+/// Charts one above another as one SVG `width` pixels wide, `count` charts each `each`
+/// high on `background`, chart `i` drawn by `draw(area, i)`. Deterministic.
+pub fn stacked_charts(
+    (width, each, count): (u32, u32, usize),
+    background: &plotters::style::RGBColor,
+    mut draw: impl FnMut(&plotters::drawing::DrawingArea<Svg<'_>, plotters::coord::Shift>, usize),
+) -> String {
+    use plotters::drawing::IntoDrawingArea;
+    let n = u32::try_from(count).unwrap_or(u32::MAX).max(1);
+    let mut svg = String::new();
+    {
+        let root = Svg::with_string(&mut svg, (width, each.saturating_mul(n))).into_drawing_area();
+        let _ = root.fill(background);
+        let mut rest = root;
+        for i in 0..count {
+            let (this, below) = rest.split_vertically(each);
+            draw(&this, i);
+            rest = below;
+        }
+        let _ = rest.present();
+    }
+    svg
 }
 
 /// The size of `text` at font size `size` as plotters' native estimate gives it:

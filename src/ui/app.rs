@@ -1,6 +1,6 @@
 //! The app's state: the read under way ([`Reading`]), the report of the last one
 //! ([`Report`], its [`Timings`]), the modules on screen ([`Outcome`]) and those they are
-//! compared with, the out-of-memory messages on screen ([`OomState`]) and the intake's own
+//! compared with or swept with, the out-of-memory messages on screen ([`OomState`]) and the intake's own
 //! switches. [`AppState`] holds them as signals; the page's components get it (it is
 //! `Copy`) and none of them owns it. What one module's views share is
 //! [`super::state::Focus`]'s.
@@ -80,6 +80,9 @@ pub struct AppState {
     pub view: RwSignal<Option<Arc<Outcome>>>,
     /// The modules the ones on screen are compared with ([`super::compare`]), when comparing.
     pub compare: RwSignal<Option<Arc<Outcome>>>,
+    /// The sweep on screen ([`super::sweep`]): the positions, among the modules on screen,
+    /// of its compilations.
+    pub sweep: RwSignal<Option<Arc<Vec<usize>>>>,
     /// Bumped by every new read and by Cancel; a read whose number is no longer current
     /// stops at its next slice (or step) and changes nothing on the page.
     pub generation: StoredValue<u64>,
@@ -107,6 +110,7 @@ impl AppState {
             report: RwSignal::new(None),
             view: RwSignal::new(None),
             compare: RwSignal::new(None),
+            sweep: RwSignal::new(None),
             generation: StoredValue::new(0),
             dragging: RwSignal::new(false),
             oom: OomState::new(),
@@ -115,6 +119,39 @@ impl AppState {
             reveal_report: Emitter::new(),
             workers: StoredValue::new_local(workers),
         }
+    }
+
+    /// The modules of `outcome` as a sweep, when they are compilations of one program: set
+    /// before the read's views are made, so that it opens as one. Any other read ends a sweep.
+    pub fn open_if_sweep(self, outcome: Option<&Outcome>) {
+        let st = self;
+        let modules: Vec<&bufscope::model::Module> = outcome.map_or_else(Vec::new, |o| o.modules.iter().map(|m| &m.module).collect());
+        let all = bufscope::answers::sweep::is_sweep(&modules).then(|| Arc::new((0..modules.len()).collect::<Vec<_>>()));
+        if all.is_some() || st.sweep.with_untracked(Option::is_some) {
+            st.sweep.set(all);
+        }
+    }
+
+    /// A configuration read for the sweep: its modules join the read on screen, and the one
+    /// paired by name with the sweep's first compilation (the read's largest when none is)
+    /// joins the sweep.
+    pub fn add_configuration(self, added: Option<Arc<Outcome>>) {
+        let st = self;
+        let Some(added) = added else { return };
+        let Some(on_screen) = st.view.get_untracked() else { return };
+        let swept = st.sweep.get_untracked().map_or_else(Vec::new, |s| s.as_ref().clone());
+        let first = swept.first().and_then(|&i| on_screen.modules.get(i));
+        let names: Vec<String> = added.modules.iter().map(|m| m.module.name.clone()).collect();
+        let paired = first.and_then(|f| bufscope::answers::sweep::pick_modules(&[vec![f.module.name.clone()], names], 0).ok());
+        let default = bufscope::pipeline::default_module(added.modules.iter().map(|m| &m.module)).unwrap_or(0);
+        let pick = paired.and_then(|p| p.get(1).copied()).unwrap_or(default);
+        let mut modules = on_screen.modules.clone();
+        let at = modules.len() + pick;
+        modules.extend(added.modules.iter().cloned());
+        let mut indices = swept;
+        indices.push(at);
+        st.sweep.set(Some(Arc::new(indices)));
+        st.view.set(Some(Arc::new(Outcome { what: on_screen.what.clone(), modules, read: on_screen.read })));
     }
 
     /// Module `i` of the read on screen, as it is now (its complete form once completed).

@@ -33,6 +33,7 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use self::draw::{Diagram, Layer};
 pub(crate) use self::input::wheel_needs_click;
+pub(crate) use self::backend::Canvas2d;
 pub(crate) use self::palette::page_style;
 pub(crate) use self::registry::{first_drawings, Diagrams};
 use super::state::Focus;

@@ -60,6 +60,15 @@ pub fn wanted_module(modules: &[Arc<Shown>]) -> Option<usize> {
     })
 }
 
+/// The capacities the page holds, by memory space, as typed: those of the view waiting for
+/// a module (the hash's), else those of the module on screen.
+pub fn capacities() -> BTreeMap<u32, String> {
+    let next = NEXT.with_borrow(|n| n.as_ref().map(|s| s.capacity.clone()));
+    (next.filter(|c| !c.is_empty()))
+        .or_else(|| CURRENT.with_borrow(|c| c.as_ref().map(|s| s.capacity.clone())))
+        .unwrap_or_default()
+}
+
 /// An out-of-memory message read with the dump of `module` ([`bufscope::answers::paired`]):
 /// that module opens first (unless the page's hash names another) with `capacity` (a text
 /// [`parse_capacity`] reads) on memory space `color`, unless the hash chose one there.

@@ -38,6 +38,9 @@ pub(super) enum Target {
     Page,
     /// The other side of a comparison with the modules on screen ([`super::compare`]).
     Compare,
+    /// One more configuration of the sweep on screen ([`super::sweep`]): its modules join
+    /// the read on screen.
+    Sweep,
 }
 
 /// Starts reading `files`; a read already under way is abandoned.
@@ -352,8 +355,10 @@ impl PageRead {
             report_failure(st, line, errors);
             return;
         }
-        if self.target == Target::Compare {
-            line.push_str(" to compare with");
+        match self.target {
+            Target::Compare => line.push_str(" to compare with"),
+            Target::Sweep => line.push_str(" as one more configuration of the sweep"),
+            Target::Page => {}
         }
         st.report.set(Some(Arc::new(Report {
             line,
@@ -369,6 +374,7 @@ impl PageRead {
         }));
         match self.target {
             Target::Compare => st.compare.set(outcome),
+            Target::Sweep => st.add_configuration(outcome),
             Target::Page => {
                 // Only when a comparison is on screen: setting it notifies the views of the
                 // modules on screen, which would make the old module's views again (taking
@@ -376,6 +382,8 @@ impl PageRead {
                 if st.compare.with_untracked(Option::is_some) {
                     st.compare.set(None);
                 }
+                // Before the views are made: compilations of one program open as a sweep.
+                st.open_if_sweep(outcome.as_deref());
                 st.view.set(outcome);
             }
         }

@@ -32,6 +32,7 @@ mod read;
 mod report;
 mod state;
 mod swatch;
+mod sweep;
 mod tasks;
 mod uses;
 mod workspace;
@@ -95,7 +96,8 @@ fn App(workers: std::rc::Rc<read::Workers>) -> impl IntoView {
     view! {
         <div class="page" class:dragging=move || st.dragging.get()
             class:has-module=move || has_module.get()
-            class:comparing=move || st.compare.with(Option::is_some)
+            class:comparing=move || st.compare.with(Option::is_some) || st.sweep.with(Option::is_some)
+            class:sweeping=move || st.sweep.with(Option::is_some)
             class:intake-open=move || st.intake_open.get()>
             <header class="top">
                 <h1>"bufscope"</h1>
@@ -135,12 +137,25 @@ fn OutcomeView(st: AppState) -> impl IntoView {
                     title="Open the example shipped with this page"
                     on:click=move |_| example::open_example(st)>"Example"</button>
                 {compare::compare_control(st)}
+                {sweep::sweep_control(st, chosen)}
             </div>
         }
         .into_any()
     };
+    // Only entering or leaving a sweep remakes the view (not a configuration added).
+    let sweeping = Memo::new(move |_| st.sweep.with(Option::is_some));
     let modules = move || {
         let outcome = st.view.get_untracked()?;
+        if sweeping.get() {
+            return Some(view! {
+                <header class="workbar compare-bar sweep-bar">
+                    <span class="brand">"bufscope"</span>
+                    {actions()}
+                </header>
+                {sweep::sweep_view(st, chosen)}
+            }
+            .into_any());
+        }
         Some(match st.compare.get() {
             Some(other) => view! {
                 <header class="workbar compare-bar">

@@ -31,7 +31,7 @@ use crate::answers::categories::{by_category_with, Categories, Category};
 use crate::model::{memory_space_label, Module};
 use crate::units::human_bytes;
 pub use fit::{Form, Model};
-pub use varied::{varied, Varied};
+pub use varied::{same_parameters, varied, Varied};
 
 /// A peak within this fraction below the capacity, with the compiler's own
 /// rematerialisation in the dump, is pinned.
@@ -136,6 +136,13 @@ pub fn pick_modules(names: &[Vec<String>], first: usize) -> Result<Vec<usize>, S
         }
     }
     Ok(out)
+}
+
+/// Whether modules read together are compilations of one program varying one dimension
+/// (what the page opens as a sweep): two or more, the same entry parameters
+/// ([`same_parameters`]), and [`varied`] finds one dimension.
+pub fn is_sweep(modules: &[&Module]) -> bool {
+    modules.len() >= 2 && same_parameters(modules) && varied(modules).is_ok()
 }
 
 /// The sweep of `points` (one dimension varying), or one sentence why not.

@@ -72,6 +72,23 @@ pub fn varied(modules: &[&Module]) -> Result<Varied, String> {
     }
 }
 
+/// Whether `modules` have the same entry parameters: each module's set of (parameter
+/// number, shape index, rank) is the same and not empty. Compilations of one program with
+/// other sizes do; a folder's different programs (init, train step, eval step) do not.
+pub fn same_parameters(modules: &[&Module]) -> bool {
+    let keys = |m: &Module| -> std::collections::BTreeSet<(u32, String, usize)> {
+        (m.allocations.iter())
+            .filter_map(|a| {
+                let p = a.parameter.as_ref()?;
+                let dims = crate::shape::dimensions(m.str(p.shape))?;
+                Some((p.number, m.str(p.shape_index).to_string(), dims.len()))
+            })
+            .collect()
+    };
+    let Some(first) = modules.first().map(|m| keys(m)) else { return false };
+    !first.is_empty() && modules[1..].iter().all(|m| keys(m) == first)
+}
+
 fn list(values: &[u64]) -> String {
     values.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }

@@ -65,7 +65,8 @@ impl PageRead {
     fn attach(&self, reads: Vec<HloRead>) -> Vec<String> {
         let st = self.st;
         let signal = match self.target {
-            Target::Page => st.view,
+            // A configuration added to a sweep joined the read on screen.
+            Target::Page | Target::Sweep => st.view,
             Target::Compare => st.compare,
         };
         let Some(Outcome {

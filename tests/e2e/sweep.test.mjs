@@ -1,0 +1,149 @@
+// Browser tests of the Sweep view (issue 36, the page): the batch compilations of
+// ../shared/dumps/tpu-aot that tests/sweep.rs reads (per-device batch 4 … 32 on v5e), picked
+// together, open as a sweep whose varied dimension, points, fitted form, largest fitting and
+// first not fitting value, pinned flag and sentence per memory space are those of `bufscope
+// sweep --json --capacity v5e` on the same files (run here); a click on a point of the chart
+// opens that compilation; "Add a configuration…" adds one; two compilations that vary two
+// dimensions give the CLI's sentence and the page stays usable.
+//   node tests/e2e/sweep.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { SHARED, artifacts, assert, open, repo, run, skip, test } from './harness.mjs';
+
+const AOT = path.join(SHARED, 'dumps/tpu-aot');
+const BIN = process.env.BUFSCOPE_BIN || path.join(repo, 'target/release/bufscope');
+/** The batch sweep's compilations in batch order (8, 16, 32, 48, 64), as tests/sweep.rs. */
+const BATCH = [
+  ['remat-ladder', 'tpu_v5e_lm_scan_remat_b8'],
+  ['jax0.12-libtpu0.0.50', 'tpu_v5e_lm_scan_remat'],
+  ['remat-ladder', 'tpu_v5e_lm_scan_remat_b32'],
+  ['turn4', 'tpu_v5e_lm_scan_remat_b48'],
+  ['turn4', 'tpu_v5e_lm_scan_remat_b64'],
+];
+const SEQUENCE_512 = ['turn4', 'tpu_v5e_lm_scan_remat_s512'];
+const PARTS = ['buffer-assignment', 'buffer-assignment-values', 'live-range', 'after_optimizations'];
+
+const app = await open({ viewport: { width: 1280, height: 900 } });
+const { page } = app;
+
+/** A compilation's files, as `bufscope sweep` takes them beside its dump file. */
+const files = ([folder, stem]) => PARTS.map((p) => path.join(AOT, folder, `${stem}.${p}.txt`));
+const dumpOf = ([folder, stem]) => path.join(AOT, folder, `${stem}.buffer-assignment.txt`);
+
+function needs() {
+  if (!existsSync(AOT)) skip('needs ../shared/dumps/tpu-aot');
+  if (!existsSync(BIN)) skip(`needs ${BIN} (cargo build --release)`);
+}
+
+/** `bufscope sweep --json` on `runs`, held against `capacity`. */
+function expected(runs, capacity) {
+  const out = execFileSync(BIN, ['sweep', '--json', '--capacity', capacity, ...runs.map(dumpOf)], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+/** Waits for the sweep on screen to be complete and to name `what`. */
+async function sweepShown(what, count) {
+  await page.waitForFunction(([what, count]) => {
+    const v = document.querySelector('#sweep-view');
+    return v?.dataset.complete === 'true' && v.dataset.what === what && v.dataset.values.split(',').length === count;
+  }, [what, count], { timeout: 90000 });
+}
+
+/** What the page shows per memory space, as the CLI's JSON names it. */
+const shownSpaces = () => page.locator('.sweep-space').evaluateAll((ss) => ss.map((s) => ({
+  color: Number(s.dataset.color),
+  points: [...s.querySelectorAll('tr.sweep-point')].map((r) => [Number(r.dataset.value), Number(r.dataset.peak)]),
+  form: s.dataset.form,
+  largest_fitting: s.dataset.largestFitting === '' ? null : Number(s.dataset.largestFitting),
+  first_not_fitting: s.dataset.firstNotFitting === '' ? null : Number(s.dataset.firstNotFitting),
+  pinned: s.dataset.pinned === 'true',
+  sentence: s.querySelector('.sweep-sentence').textContent,
+})));
+
+const cliSpaces = (d) => d.spaces.map((s) => ({
+  color: s.color,
+  points: s.points.map((p) => [p.value, p.peak_live_bytes]),
+  form: s.model?.form ?? '',
+  largest_fitting: s.largest_fitting,
+  first_not_fitting: s.first_not_fitting,
+  pinned: s.pinned,
+  sentence: s.sentence,
+}));
+
+async function typeCapacity(text, bytes) {
+  await page.locator('#sweep-capacity').fill(text);
+  await page.locator('#sweep-capacity').press('Enter');
+  await page.waitForFunction((b) => document.querySelector('.sweep-space[data-color="0"]')?.dataset.capacity === b, String(bytes), { timeout: 20000 });
+}
+
+test('the batch compilations picked together are a sweep equal to bufscope sweep --json, and a point opens its compilation', async () => {
+  needs();
+  const d = expected(BATCH, 'v5e');
+  await app.load();
+  await page.locator('#file-input').setInputFiles(BATCH.flatMap(files));
+  await sweepShown(d.varied.what, BATCH.length);
+  const view = page.locator('#sweep-view');
+  const values = [...d.varied.values].sort((a, b) => a - b).join(',');
+  assert((await view.getAttribute('data-values')) === values, `values ${await view.getAttribute('data-values')} want ${values}`);
+  await typeCapacity('v5e', d.spaces[0].capacity_bytes);
+  const got = await shownSpaces();
+  const want = cliSpaces(d);
+  assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
+  const hbm = page.locator('.sweep-space[data-color="0"]');
+  // The answer at a glance: the varied dimension, the capacity, HBM's verdict and chart.
+  await page.locator('section.sweep').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  const verdict = (await hbm.locator('.sweep-verdict').textContent()).trim();
+  assert(verdict === `${d.spaces[0].label}: largest that fits: at least ${d.spaces[0].largest_fitting}`, verdict);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(artifacts, 'sweep.png') });
+  // A click on the chart's third point (batch 32: per-device 16) opens that compilation.
+  const canvas = hbm.locator('canvas.sweep-canvas');
+  const points = (await canvas.getAttribute('data-points')).split(';').map((p) => p.split(',').map(Number));
+  assert(points.length === BATCH.length, `data-points ${points}`);
+  await canvas.click({ position: { x: points[2][0], y: points[2][1] } });
+  await page.waitForFunction((name) => document.querySelector('.module .module-name')?.dataset.name === name, BATCH[2][1], { timeout: 30000 });
+  assert(await page.locator('#sweep-view').count() === 0, 'the sweep is still on screen');
+});
+
+test('"Add a configuration…" adds one compilation to the sweep', async () => {
+  needs();
+  const d = expected(BATCH, '16GiB');
+  await app.load();
+  await page.locator('#file-input').setInputFiles(BATCH.slice(0, 4).flatMap(files));
+  await sweepShown(d.varied.what, 4);
+  await page.locator('#sweep-add-file').setInputFiles(files(BATCH[4]));
+  await sweepShown(d.varied.what, 5);
+  await typeCapacity('16GiB', d.spaces[0].capacity_bytes);
+  const got = await shownSpaces();
+  const want = cliSpaces(d);
+  assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
+});
+
+test('two compilations that vary two dimensions say the sweep\'s sentence, and the page stays usable', async () => {
+  needs();
+  const runs = [BATCH[0], SEQUENCE_512];
+  const sentences = [runs, [...runs].reverse()].map((r) => {
+    try {
+      execFileSync(BIN, ['sweep', ...r.map(dumpOf)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      return null;
+    } catch (e) {
+      assert(e.status === 2, `exit ${e.status}`);
+      return e.stderr.trim().replace(/^bufscope: /, '');
+    }
+  });
+  assert(sentences[0]?.startsWith('two dimensions vary'), sentences[0]);
+  await app.load();
+  await page.locator('#file-input').setInputFiles(runs.flatMap(files));
+  // Not a sweep: the single view opens, with "Sweep" in its bar.
+  await page.locator('.module .module-name').waitFor({ timeout: 60000 });
+  await page.locator('#sweep-button').click();
+  const error = page.locator('#sweep-error');
+  await error.waitFor({ timeout: 20000 });
+  await page.waitForFunction((s) => s.some((x) => document.querySelector('#sweep-error')?.textContent.includes(x)), sentences, { timeout: 60000 });
+  await page.locator('#sweep-back').click();
+  await page.locator('.module .module-name').waitFor({ timeout: 20000 });
+  assert(await page.locator('#sweep-error').count() === 0, 'the sentence stayed');
+});
+
+await run(app);
