@@ -58,6 +58,12 @@ buffer-assignment-values.txt, live-range.txt or memory-usage-report.txt (each op
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads the read runs on (default: BUFSCOPE_WORKERS, else the machine's cores): 1
+    /// reads on one; 2 reads `Used values` behind the rest; from 3 on, its bodies are cut
+    /// into pieces read apart
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    workers: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -175,6 +181,7 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
             return e.exit_code();
         }
     };
+    bodies::set_workers(cli.workers.map_or(0, |n| n as usize));
     let result = match cli.command {
         Command::Summary(args) => summary(args),
         Command::Diff(args) => return diff::diff(args),

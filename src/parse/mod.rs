@@ -46,10 +46,10 @@ use crate::model::Module;
 use assemble::Builder;
 use file::File;
 
-pub use behind::{complete, complete_through, Ask, Behind, Later, Read};
+pub use behind::{complete, complete_through, Ask, Behind, Job, Later, Read};
 pub use deferred::{
-    last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found, Handoff, Unpack,
-    UsedPart,
+    cut, join, last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found,
+    Handoff, Piece, PieceRead, PieceReader, Unpack, UsedPart,
 };
 pub use input::is_gzip;
 pub use lex::numbered_name;
@@ -58,7 +58,9 @@ pub use names::{
     is_other_text, module_name, skipped_sentence, FolderPlan, MAX_SEARCHED_TEXT,
 };
 pub use oom_search::OomFile;
-pub use reading::{BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, Reading};
+pub use reading::{
+    route, BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, PieceLane, Post, Reading,
+};
 
 /// The result of reading a set of files.
 #[derive(Default)]
