@@ -546,6 +546,7 @@ mod tests {
             deferred_heap: 8,
             rss: None,
             draw: DrawBench::default(),
+            scaling: vec![workers::Scale { workers: 2, read_ms: 3.0, completed: true }],
         };
         let json = serde_json::to_string(&Json::of(&f)).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -556,6 +557,7 @@ mod tests {
         assert_eq!(v["peak_heap_bytes"], 7);
         assert_eq!(v["deferred_peak_heap_bytes"], 8);
         assert!(v["peak_rss_bytes"].is_null());
+        assert_eq!(v["workers"][0]["read_ms"], 3.0);
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut expected = [
             "path",
@@ -577,6 +579,7 @@ mod tests {
             "draw_worst_ms",
             "first_ms",
             "complete_ms",
+            "workers",
         ];
         expected.sort();
         assert_eq!(keys, expected);

@@ -336,6 +336,7 @@ mod tests {
     fn parses_options_and_operands_in_any_order() {
         let Ok(Cli {
             command: Command::Render(r),
+            ..
         }) = parse(&[
             "render",
             "a.txt",
@@ -356,13 +357,21 @@ mod tests {
         // The last of a repeated option counts.
         let Ok(Cli {
             command: Command::Summary(s),
+            ..
         }) = parse(&["summary", "--json", "x", "--json"])
         else {
             panic!("summary did not parse")
         };
         assert!(s.json);
+        // --workers before or after the command, 1 to 256.
+        for args in [&["summary", "--workers", "3", "x"][..], &["--workers", "3", "summary", "x"]] {
+            assert_eq!(parse(args).ok().and_then(|c| c.workers), Some(3), "{args:?}");
+        }
+        assert_eq!(parse(&["summary", "x"]).ok().map(|c| c.workers), Some(None));
         for wrong in [
             &["summary", "--nope", "x"][..],
+            &["summary", "--workers", "0", "x"],
+            &["summary", "--workers", "many", "x"],
             &["render", "x", "--svg"],
             &["render", "x", "--svg", "o.svg", "--width", "x"],
             &["render", "x", "--svg", "o.svg", "--capacity", "a100"],

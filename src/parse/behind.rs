@@ -75,6 +75,8 @@ pub struct Behind {
     guessed: bool,
     /// The bodies cut into pieces, read apart ([`Behind::cut_bodies`]); `readers` unused.
     pieced: Option<Pieced>,
+    /// Each module's part, finished and prepared ahead ([`Behind::settle`]).
+    settled: Vec<(String, Result<UsedPart, String>)>,
 }
 
 impl Behind {
@@ -130,36 +132,35 @@ impl Behind {
             }
         }
         self.close();
-        let later = self.queue.pop_front()?;
-        let (ask, into) = match later {
-            Later::Uses(d) if self.pieced.is_some() => {
-                self.listed.push(d.clone());
-                let (id, reader) = self.pieced.as_mut().map(|p| p.start(d))?;
-                self.current = Some((String::new(), 0, Sink::Piece(id, Box::new(reader))));
-                return self.next();
-            }
-            Later::Uses(d) => {
-                let ask = Ask {
-                    file: d.file.clone(),
-                    bytes: d.bytes.clone(),
-                };
-                (ask, Sink::Uses(self.start_body(d)))
-            }
-            Later::Hlo { file, size } => {
-                let size_hint = usize::try_from(size).unwrap_or(0);
-                let reader = Box::new(HloReader::with_size(&file, size_hint));
-                (
-                    Ask {
-                        file,
-                        bytes: 0..size,
-                    },
-                    Sink::Hlo(reader),
-                )
-            }
-        };
-        let left = ask.bytes.end.saturating_sub(ask.bytes.start);
-        self.current = Some((ask.file.clone(), left, into));
-        Some(ask)
+        loop {
+            let (ask, into) = match self.queue.pop_front()? {
+                Later::Uses(d) if self.pieced.is_some() => {
+                    self.listed.push(d.clone());
+                    let (id, mut reader) = self.pieced.as_mut().map(|p| p.start(d))?;
+                    let Some(ask) = reader.next() else {
+                        // Nothing to read: done at once.
+                        self.piece_read(id, reader.finish());
+                        continue;
+                    };
+                    (ask, Sink::Piece(id, Box::new(reader)))
+                }
+                Later::Uses(d) => {
+                    let ask = Ask {
+                        file: d.file.clone(),
+                        bytes: d.bytes.clone(),
+                    };
+                    (ask, Sink::Uses(self.start_body(d)))
+                }
+                Later::Hlo { file, size } => {
+                    let size_hint = usize::try_from(size).unwrap_or(0);
+                    let reader = Box::new(HloReader::with_size(&file, size_hint));
+                    (Ask { file, bytes: 0..size }, Sink::Hlo(reader))
+                }
+            };
+            let left = ask.bytes.end.saturating_sub(ask.bytes.start);
+            self.current = Some((ask.file.clone(), left, into));
+            return Some(ask);
+        }
     }
 
     /// A module's reader starts body `d`: its place in `readers`.
@@ -286,6 +287,28 @@ impl Behind {
         }
     }
 
+    /// Every input read: each module's part finished (its pieces joined) and prepared
+    /// ([`UsedPart::prepare`]) now, so that completing the modules, on another thread,
+    /// has that much less to do. What the parts come to is the same.
+    pub fn settle(&mut self) {
+        self.close();
+        let prepared = |part: Result<UsedPart, String>| {
+            part.map(|mut p| {
+                while !p.prepare(usize::MAX) {}
+                p
+            })
+        };
+        for (module, reader) in std::mem::take(&mut self.readers) {
+            self.settled.push((module, prepared(reader.finish())));
+        }
+        let modules = self.pieced.as_ref().map(Pieced::modules).unwrap_or_default();
+        for module in modules {
+            if let Some(part) = self.pieced.as_mut().and_then(|p| p.take(&module)) {
+                self.settled.push((module, prepared(part)));
+            }
+        }
+    }
+
     /// The HLO texts read so far and the sentences of those that could not be, taken out
     /// (the bodies stay, for [`Behind::complete`]).
     pub fn texts(&mut self) -> (Vec<HloRead>, Vec<String>) {
@@ -302,6 +325,9 @@ impl Behind {
         self.close();
         if let Some(why) = self.failed {
             return Err(why);
+        }
+        for (module, part) in std::mem::take(&mut self.settled) {
+            self.read.parts.push((module, part?));
         }
         for (module, reader) in std::mem::take(&mut self.readers) {
             self.read.parts.push((module, reader.finish()?));
@@ -372,6 +398,9 @@ impl Behind {
 impl Behind {
     /// What the bodies of `module` read, taken out; none when none was read.
     fn take_part(&mut self, module: &str) -> Option<Result<UsedPart, String>> {
+        if let Some(at) = self.settled.iter().position(|(name, _)| name == module) {
+            return Some(self.settled.swap_remove(at).1);
+        }
         if let Some(at) = self.readers.iter().position(|(name, _)| name == module) {
             return Some(self.readers.swap_remove(at).1.finish());
         }

@@ -138,6 +138,8 @@ impl BehindLane {
                     if self.behind.out() > 0 {
                         return Next::Wait;
                     }
+                    // On this lane's thread, not on the one that completes the modules.
+                    self.behind.settle();
                     return Next::Done;
                 }
                 None => return Next::Wait,
