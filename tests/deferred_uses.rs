@@ -299,7 +299,7 @@ fn the_body_is_jumped_over() {
         // As the machine's read behind reads it ahead, from the bytes alone: the body
         // listed, not read again once listed.
         let files = [(name, bytes)];
-        let (_, mut ahead) = Reading::new(inputs_of(&files), 256).into_lanes();
+        let (_, mut ahead, _) = Reading::new(inputs_of(&files), 256).into_lanes();
         let mut bounds = None;
         while let Next::Fetch(ask) = ahead.next() {
             let body = &bytes[ask.bytes.start as usize..ask.bytes.end as usize];

@@ -24,7 +24,7 @@ struct Trace {
 fn trace(reading: Reading, files: &[(&str, &[u8])]) -> Trace {
     let mut t = Trace { asks: Vec::new(), guesses: Vec::new(), progress: Vec::new() };
     // The lanes apart: the first one is what the page drives.
-    let (mut first, _) = reading.into_lanes();
+    let (mut first, _, _) = reading.into_lanes();
     while let Next::Fetch(ask) = first.next() {
         t.guesses.push(first.ahead(AHEAD));
         let bytes = files.iter().find(|(n, _)| *n == ask.file).map(|&(_, b)| b).unwrap();

@@ -348,8 +348,8 @@ fn the_table_has_a_block_per_memory_space_within_100_columns() {
 }
 
 /// Whether `bufscope summary --json PATHS` prints what the library's one-pass read of the
-/// same files gives (false when neither prints anything: no module, no message; the
-/// command then exits 1).
+/// same files gives, on each of 1, 2 and 4 workers (false when neither prints anything: no
+/// module, no message; the command then exits 1).
 fn prints_one_pass(paths: &[String], label: &str) -> bool {
     use bufscope::answers::in_turn;
     use bufscope::summary::answers::SummaryOptions;
@@ -360,11 +360,15 @@ fn prints_one_pass(paths: &[String], label: &str) -> bool {
         .zip(&bytes)
         .map(|(p, b)| (p.as_str(), b.as_slice()));
     let loaded = bufscope::pipeline::open_files(files);
-    let mut args = vec!["summary", "--json"];
-    args.extend(paths.iter().map(String::as_str));
-    let out = run(&args);
+    let outs = ["1", "2", "4"].map(|workers| {
+        let mut args = vec!["summary", "--json", "--workers", workers];
+        args.extend(paths.iter().map(String::as_str));
+        (workers, run(&args))
+    });
     if loaded.modules.is_empty() && loaded.oom.is_empty() {
-        assert_eq!(out.status.code(), Some(1), "{label}");
+        for (workers, out) in &outs {
+            assert_eq!(out.status.code(), Some(1), "{label} on {workers} workers");
+        }
         return false;
     }
     // An error message beside its dump sets its capacity on that module (answers::paired).
@@ -372,17 +376,20 @@ fn prints_one_pass(paths: &[String], label: &str) -> bool {
     let (summary, paired) =
         summary_with_messages(&modules, &loaded.oom, &SummaryOptions::default(), in_turn);
     let expected = summary_json_paired(&summary, &loaded.oom, &paired) + "\n";
-    assert!(out.status.success(), "{label}");
-    assert!(
-        out.stdout == expected.as_bytes(),
-        "{label}: the command line's summary differs from one pass"
-    );
+    for (workers, out) in outs {
+        assert!(out.status.success(), "{label} on {workers} workers");
+        assert!(
+            out.stdout == expected.as_bytes(),
+            "{label}: the command line's summary on {workers} workers differs from one pass"
+        );
+    }
     true
 }
 
-/// The command line reads `Used values` on a second thread (src/cli/bodies.rs): what it
-/// prints is what the library's one-pass read gives, on every fixture and shared dump
-/// (the 94 MB one in an optimised build only).
+/// The command line reads `Used values` on a second thread (src/cli/bodies.rs), from 3
+/// workers on its bodies over 2 MiB in pieces: what it prints on 1, 2 and 4 workers is
+/// what the library's one-pass read gives, on every fixture and shared dump (the 94 MB one
+/// in an optimised build only).
 #[test]
 fn the_parallel_read_prints_what_one_pass_gives() {
     let test = "the_parallel_read_prints_what_one_pass_gives";
@@ -405,10 +412,11 @@ fn the_parallel_read_prints_what_one_pass_gives() {
 }
 
 /// A dump big enough for the command line to jump over its `Used values` body (past its
-/// first 4 MiB read), as is and with lines that make the parallel read refuse: a warning
-/// after the body (its line unknown after the jump), a line in the body that is no
-/// `Used values` line. The command line then reads the file again in one pass and prints
-/// what one pass gives, warnings and their line numbers included.
+/// first 4 MiB read) and, on 4 workers, to cut it into 3 pieces, as is and with lines that
+/// make the parallel read refuse: a warning after the body (its line unknown after the
+/// jump), a line in the body that is no `Used values` line. The command line then reads
+/// the file again in one pass and prints what one pass gives, warnings and their line
+/// numbers included.
 #[test]
 fn the_parallel_read_falls_back_to_one_pass_where_it_must() {
     let dir = std::env::temp_dir().join(format!("bufscope-parallel-{}", std::process::id()));

@@ -2,11 +2,13 @@
 //! one file (the core's [`Pipeline`], fed as [`input`](super::input) feeds it) against a
 //! plain memchr line count, measures the heap that takes (the counting allocator of
 //! `main.rs`), and times drawing the space with the most blocks over the browser
-//! benchmark's scripted pan and zoom. `--json` prints one object, which `./dev bench` and
+//! benchmark's scripted pan and zoom, and the CLI's own read on 1, 2 and 4 workers
+//! ([`workers`]). `--json` prints one object, which `./dev bench` and
 //! `tests/bench/scale_bench.mjs` read. An HLO module text is timed and measured apart
 //! ([`hlo`]).
 
 mod hlo;
+mod workers;
 
 use super::CHUNK;
 use super::{write_stdout, CmdResult, Failure};
@@ -86,6 +88,7 @@ struct Figures {
     deferred_heap: usize,
     rss: Option<u64>,
     draw: DrawBench,
+    scaling: Vec<workers::Scale>,
 }
 
 impl Figures {
@@ -154,6 +157,7 @@ fn measure(path: String, bytes: &[u8], runs: u32, zoom: Zoom) -> Result<Figures,
         t_first.push(first);
         t_complete.push(complete);
     }
+    let scaling = workers::scaling(&path, runs);
     Ok(Figures {
         path,
         bytes: bytes.len(),
@@ -169,6 +173,7 @@ fn measure(path: String, bytes: &[u8], runs: u32, zoom: Zoom) -> Result<Figures,
         deferred_heap,
         rss: peak_rss(),
         draw,
+        scaling,
     })
 }
 
@@ -230,6 +235,7 @@ struct Json<'a> {
     draw_worst_ms: f64,
     first_ms: f64,
     complete_ms: f64,
+    workers: &'a [workers::Scale],
 }
 
 impl<'a> Json<'a> {
@@ -256,6 +262,7 @@ impl<'a> Json<'a> {
             draw_worst_ms: us(f.draw.worst),
             first_ms: us(f.first_ms),
             complete_ms: us(f.complete_ms),
+            workers: &f.scaling,
         }
     }
 }
@@ -292,6 +299,9 @@ fn table(f: &Figures) -> String {
         "  total / memchr      {time_ratio:>10.2} ×   target ≤ {TIME_TARGET:.1} ×   {}\n\n",
         verdict(time_ratio <= TIME_TARGET)
     );
+    r.pop();
+    r += &workers::lines(&f.scaling, memchr_ms);
+    r.push('\n');
     r += &format!(
         "  peak heap           {:>10.1} MB  one parse + analysis; the {:.1} MB input buffer is excluded\n",
         mb(f.heap as f64),
@@ -536,6 +546,7 @@ mod tests {
             deferred_heap: 8,
             rss: None,
             draw: DrawBench::default(),
+            scaling: vec![workers::Scale { workers: 2, read_ms: 3.0, completed: true }],
         };
         let json = serde_json::to_string(&Json::of(&f)).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -546,6 +557,7 @@ mod tests {
         assert_eq!(v["peak_heap_bytes"], 7);
         assert_eq!(v["deferred_peak_heap_bytes"], 8);
         assert!(v["peak_rss_bytes"].is_null());
+        assert_eq!(v["workers"][0]["read_ms"], 3.0);
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut expected = [
             "path",
@@ -567,6 +579,7 @@ mod tests {
             "draw_worst_ms",
             "first_ms",
             "complete_ms",
+            "workers",
         ];
         expected.sort();
         assert_eq!(keys, expected);

@@ -58,6 +58,12 @@ buffer-assignment-values.txt, live-range.txt or memory-usage-report.txt (each op
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads the read runs on (default: BUFSCOPE_WORKERS, else the machine's cores): 1
+    /// reads on one; 2 reads `Used values` behind the rest; from 3 on, its bodies are cut
+    /// into pieces read apart
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    workers: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -175,6 +181,7 @@ fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
             return e.exit_code();
         }
     };
+    bodies::set_workers(cli.workers.map_or(0, |n| n as usize));
     let result = match cli.command {
         Command::Summary(args) => summary(args),
         Command::Diff(args) => return diff::diff(args),
@@ -329,6 +336,7 @@ mod tests {
     fn parses_options_and_operands_in_any_order() {
         let Ok(Cli {
             command: Command::Render(r),
+            ..
         }) = parse(&[
             "render",
             "a.txt",
@@ -349,13 +357,21 @@ mod tests {
         // The last of a repeated option counts.
         let Ok(Cli {
             command: Command::Summary(s),
+            ..
         }) = parse(&["summary", "--json", "x", "--json"])
         else {
             panic!("summary did not parse")
         };
         assert!(s.json);
+        // --workers before or after the command, 1 to 256.
+        for args in [&["summary", "--workers", "3", "x"][..], &["--workers", "3", "summary", "x"]] {
+            assert_eq!(parse(args).ok().and_then(|c| c.workers), Some(3), "{args:?}");
+        }
+        assert_eq!(parse(&["summary", "x"]).ok().map(|c| c.workers), Some(None));
         for wrong in [
             &["summary", "--nope", "x"][..],
+            &["summary", "--workers", "0", "x"],
+            &["summary", "--workers", "many", "x"],
             &["render", "x", "--svg"],
             &["render", "x", "--svg", "o.svg", "--width", "x"],
             &["render", "x", "--svg", "o.svg", "--capacity", "a100"],

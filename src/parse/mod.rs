@@ -32,9 +32,10 @@ use file::File;
 pub use dump::lex::numbered_name;
 pub use input::is_gzip;
 pub use later::{
-    complete, complete_through, last_header, lines_known, Ask, Behind, BehindLane, Bodies, BodyEnd,
-    BodyStart, Completing, DeferredUses, FirstLane, Found, Handoff, Input, Lane, Later, Next, Note,
-    Read, Reading, Unpack, UsedPart,
+    complete, complete_through, cut, join, last_header, lines_known, route, Ask, Behind, BehindLane,
+    Bodies, BodyEnd, BodyStart, Completing, DeferredUses, FirstLane, Found, Handoff, Input, Job,
+    Lane, Later, Next, Note, Piece, PieceLane, PieceRead, PieceReader, Post, Read, Reading, Unpack,
+    UsedPart,
 };
 pub use names::{
     folder_plan, folder_selection, hlo_module_names, is_before_text, is_error_text, is_hlo_text, is_ours,

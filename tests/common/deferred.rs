@@ -40,20 +40,25 @@ pub fn inputs_of(files: &[(&str, &[u8])]) -> Vec<Input> {
 }
 
 /// Drives `reading` to its end over `files` in memory: each time a lane picked at random
-/// (of those not done), the bytes it asks for fed in random pieces (whole, any size, or
-/// small ones). Panics if a lane asks for bytes no file has, or waits for nothing.
+/// (of those not done: the first read, the read behind, the piece lanes), the bytes it
+/// asks for fed in random pieces (whole, any size, or small ones). Panics if a lane asks
+/// for bytes no file has, or every lane left waits.
 pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) {
-    let mut done = [false, false];
-    while done != [true, true] {
-        let k = match done {
-            [true, _] => 1,
-            [_, true] => 0,
-            _ => (rng.next() % 2) as usize,
-        };
-        let lane = [Lane::First, Lane::Behind][k];
+    let pieces = (0..reading.piece_lanes()).map(Lane::Piece);
+    let lanes: Vec<Lane> = [Lane::First, Lane::Behind].into_iter().chain(pieces).collect();
+    let mut done = vec![false; lanes.len()];
+    let mut waits = 0;
+    while done.contains(&false) {
+        let open: Vec<usize> = (0..lanes.len()).filter(|&k| !done[k]).collect();
+        let k = open[(rng.next() % open.len() as u64) as usize];
+        let lane = lanes[k];
         match reading.next(lane) {
             Next::Done => done[k] = true,
-            Next::Wait => assert!(!done[0], "the read behind waits, the first read over"),
+            Next::Wait => {
+                waits += 1;
+                assert!(waits < 1000 * lanes.len(), "every lane left waits");
+                continue;
+            }
             Next::Fetch(ask) => {
                 let file = files.iter().find(|(n, _)| *n == ask.file).map(|&(_, b)| b);
                 let (from, to) = (ask.bytes.start as usize, ask.bytes.end as usize);
@@ -70,6 +75,7 @@ pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) {
                 }
             }
         }
+        waits = 0;
     }
 }
 
@@ -125,8 +131,30 @@ pub fn load_deferred_seeded(
     seed: u64,
     through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
 ) -> (Option<Vec<String>>, bufscope::Load) {
+    let reading = Reading::new(inputs_of(files), chunk);
+    load_driven(reading, files, (chunk, seed), through)
+}
+
+/// [`load_deferred_seeded`] with [`Reading::with_workers`]: `workers` lanes, bodies cut
+/// into pieces of at least `least` bytes.
+pub fn load_with_workers(
+    files: &[(&str, &[u8])],
+    (chunk, seed): (u64, u64),
+    workers: usize,
+    least: u64,
+) -> (Option<Vec<String>>, bufscope::Load) {
+    let reading = Reading::with_workers(inputs_of(files), chunk, workers, least);
+    load_driven(reading, files, (chunk, seed), |p, _| Ok(p))
+}
+
+/// `reading` driven over `files` as [`load_deferred_seeded`] says.
+fn load_driven(
+    mut reading: Reading,
+    files: &[(&str, &[u8])],
+    (chunk, seed): (u64, u64),
+    through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
+) -> (Option<Vec<String>>, bufscope::Load) {
     let mut rng = Rng::new(seed);
-    let mut reading = Reading::new(inputs_of(files), chunk);
     drive(&mut reading, files, &mut rng);
     let (loader, bodies) = reading.finish().expect("bytes in memory are never cut short");
     let mut load = loader.finish();

@@ -411,6 +411,11 @@ impl SectionReader for UsedValues {
 }
 
 impl UsedValues {
+    /// The name of the last entry opened (a body's piece ends with it, `deferred/piece.rs`).
+    pub(in crate::parse) fn last_name(&self) -> &[u8] {
+        &self.previous_name
+    }
+
     /// A line of the open entry, after its `<id ...>` line.
     fn entry_line(&mut self, at: EntryAt, line: &[u8]) -> Flow {
         match (at, line) {

@@ -11,11 +11,15 @@
 //! Owns: which bytes are read behind the diagram, and in what order; the check that the
 //! bodies read are those the first read listed ([`Behind::complete`]).
 
-use super::deferred::{lines_known, DeferredUses, UsedPart, UsesReader};
+use super::deferred::{lines_known, DeferredUses, PieceRead, PieceReader, UsedPart, UsesReader};
 use super::hlo::{HloRead, HloReader};
 use crate::model::Module;
 use std::collections::VecDeque;
 use std::ops::Range;
+
+mod pieced;
+pub use pieced::Job;
+use pieced::Pieced;
 
 /// One input to read behind the diagram.
 #[derive(Clone, Debug)]
@@ -49,6 +53,8 @@ enum Sink {
     /// The reader of module `readers[i]`.
     Uses(usize),
     Hlo(Box<HloReader>),
+    /// The first piece of body number `.0` ([`Behind::cut_bodies`]).
+    Piece(u64, Box<PieceReader>),
 }
 
 /// The read behind the diagram (see the module's doc).
@@ -67,6 +73,10 @@ pub struct Behind {
     failed: Option<String>,
     /// The only body so far is a guess ([`Behind::guess`]) not yet confirmed.
     guessed: bool,
+    /// The bodies cut into pieces, read apart ([`Behind::cut_bodies`]); `readers` unused.
+    pieced: Option<Pieced>,
+    /// Each module's part, finished and prepared ahead ([`Behind::settle`]).
+    settled: Vec<(String, Result<UsedPart, String>)>,
 }
 
 impl Behind {
@@ -75,6 +85,33 @@ impl Behind {
         let mut b = Behind::default();
         b.queue.extend(inputs);
         b
+    }
+
+    /// Bodies are cut into up to `pieces` pieces of at least `least` bytes, read in asks
+    /// of `chunk` bytes: the first read here, the others given out as [`Job`]s
+    /// ([`Behind::jobs`]) and their reads given back ([`Behind::piece_read`]). Before any
+    /// input is given; one piece reads the bodies whole, as without.
+    pub fn cut_bodies(&mut self, pieces: usize, least: u64, chunk: u64) {
+        if pieces > 1 {
+            self.pieced = Some(Pieced::new(pieces, least, chunk));
+        }
+    }
+
+    /// The pieces for other lanes to read, made since the last call.
+    pub fn jobs(&mut self) -> Vec<Job> {
+        self.pieced.as_mut().map(Pieced::jobs).unwrap_or_default()
+    }
+
+    /// A piece given out as a job of body `body` is read.
+    pub fn piece_read(&mut self, body: u64, read: PieceRead) {
+        if let Some(p) = self.pieced.as_mut() {
+            p.done(body, read);
+        }
+    }
+
+    /// How many pieces given out are not read back yet.
+    pub fn out(&self) -> usize {
+        self.pieced.as_ref().map_or(0, Pieced::out)
     }
 
     /// One more input, read after those given before.
@@ -88,31 +125,42 @@ impl Behind {
         if self.current.as_ref().is_some_and(|(_, left, _)| *left > 0) {
             self.fail("the bytes asked for were cut short".into());
         }
+        if let Some((_, left, Sink::Piece(_, reader))) = self.current.as_mut() {
+            if let Some(ask) = reader.next() {
+                *left = ask.bytes.end.saturating_sub(ask.bytes.start);
+                return Some(ask);
+            }
+        }
         self.close();
-        let later = self.queue.pop_front()?;
-        let (ask, into) = match later {
-            Later::Uses(d) => {
-                let ask = Ask {
-                    file: d.file.clone(),
-                    bytes: d.bytes.clone(),
-                };
-                (ask, Sink::Uses(self.start_body(d)))
-            }
-            Later::Hlo { file, size } => {
-                let size_hint = usize::try_from(size).unwrap_or(0);
-                let reader = Box::new(HloReader::with_size(&file, size_hint));
-                (
-                    Ask {
-                        file,
-                        bytes: 0..size,
-                    },
-                    Sink::Hlo(reader),
-                )
-            }
-        };
-        let left = ask.bytes.end.saturating_sub(ask.bytes.start);
-        self.current = Some((ask.file.clone(), left, into));
-        Some(ask)
+        loop {
+            let (ask, into) = match self.queue.pop_front()? {
+                Later::Uses(d) if self.pieced.is_some() => {
+                    self.listed.push(d.clone());
+                    let (id, mut reader) = self.pieced.as_mut().map(|p| p.start(d))?;
+                    let Some(ask) = reader.next() else {
+                        // Nothing to read: done at once.
+                        self.piece_read(id, reader.finish());
+                        continue;
+                    };
+                    (ask, Sink::Piece(id, Box::new(reader)))
+                }
+                Later::Uses(d) => {
+                    let ask = Ask {
+                        file: d.file.clone(),
+                        bytes: d.bytes.clone(),
+                    };
+                    (ask, Sink::Uses(self.start_body(d)))
+                }
+                Later::Hlo { file, size } => {
+                    let size_hint = usize::try_from(size).unwrap_or(0);
+                    let reader = Box::new(HloReader::with_size(&file, size_hint));
+                    (Ask { file, bytes: 0..size }, Sink::Hlo(reader))
+                }
+            };
+            let left = ask.bytes.end.saturating_sub(ask.bytes.start);
+            self.current = Some((ask.file.clone(), left, into));
+            return Some(ask);
+        }
     }
 
     /// A module's reader starts body `d`: its place in `readers`.
@@ -144,13 +192,16 @@ impl Behind {
                 }
             }
             Sink::Hlo(reader) => reader.feed(chunk),
+            Sink::Piece(_, reader) => reader.feed(chunk),
         }
     }
 
     /// The input being fed ends.
     fn close(&mut self) {
-        if let Some((_, _, Sink::Hlo(reader))) = self.current.take() {
-            self.read.hlo.push(reader.finish());
+        match self.current.take() {
+            Some((_, _, Sink::Hlo(reader))) => self.read.hlo.push(reader.finish()),
+            Some((_, _, Sink::Piece(id, reader))) => self.piece_read(id, reader.finish()),
+            _ => {}
         }
     }
 
@@ -214,6 +265,9 @@ impl Behind {
             module.clone_from(&d.module);
             reader.parts.clone_from(&d.parts);
         }
+        if let Some(p) = self.pieced.as_mut() {
+            p.name_first(d);
+        }
         true
     }
 
@@ -227,6 +281,31 @@ impl Behind {
             self.listed.clear();
             self.readers.clear();
             self.current = None;
+            if let Some(p) = self.pieced.as_mut() {
+                p.clear();
+            }
+        }
+    }
+
+    /// Every input read: each module's part finished (its pieces joined) and prepared
+    /// ([`UsedPart::prepare`]) now, so that completing the modules, on another thread,
+    /// has that much less to do. What the parts come to is the same.
+    pub fn settle(&mut self) {
+        self.close();
+        let prepared = |part: Result<UsedPart, String>| {
+            part.map(|mut p| {
+                while !p.prepare(usize::MAX) {}
+                p
+            })
+        };
+        for (module, reader) in std::mem::take(&mut self.readers) {
+            self.settled.push((module, prepared(reader.finish())));
+        }
+        let modules = self.pieced.as_ref().map(Pieced::modules).unwrap_or_default();
+        for module in modules {
+            if let Some(part) = self.pieced.as_mut().and_then(|p| p.take(&module)) {
+                self.settled.push((module, prepared(part)));
+            }
         }
     }
 
@@ -247,8 +326,17 @@ impl Behind {
         if let Some(why) = self.failed {
             return Err(why);
         }
-        for (module, reader) in self.readers {
+        for (module, part) in std::mem::take(&mut self.settled) {
+            self.read.parts.push((module, part?));
+        }
+        for (module, reader) in std::mem::take(&mut self.readers) {
             self.read.parts.push((module, reader.finish()?));
+        }
+        let modules = self.pieced.as_ref().map(Pieced::modules).unwrap_or_default();
+        for module in modules {
+            if let Some(part) = self.take_part(&module) {
+                self.read.parts.push((module, part?));
+            }
         }
         Ok(self.read)
     }
@@ -285,12 +373,12 @@ impl Behind {
         if !lines_known(modules.iter().map(|m| &**m), deferred) {
             return Err("a warning follows bytes that were not read: its line is unknown".into());
         }
-        let mut readers = self.readers;
+        let mut behind = self;
         for m in modules {
-            let Some(at) = readers.iter().position(|(name, _)| *name == m.name) else {
+            let Some(part) = behind.take_part(&m.name) else {
                 continue;
             };
-            let part = readers.swap_remove(at).1.finish()?;
+            let part = part?;
             let part = match deferred.iter().find(|d| d.module == m.name) {
                 Some(first) => through(part, first)?,
                 None => part,
@@ -304,6 +392,19 @@ impl Behind {
         }
         // A body whose module is not read (its join failed) is not read in one pass either.
         Ok(())
+    }
+}
+
+impl Behind {
+    /// What the bodies of `module` read, taken out; none when none was read.
+    fn take_part(&mut self, module: &str) -> Option<Result<UsedPart, String>> {
+        if let Some(at) = self.settled.iter().position(|(name, _)| name == module) {
+            return Some(self.settled.swap_remove(at).1);
+        }
+        if let Some(at) = self.readers.iter().position(|(name, _)| name == module) {
+            return Some(self.readers.swap_remove(at).1.finish());
+        }
+        self.pieced.as_mut().and_then(|p| p.take(module))
     }
 }
 

@@ -31,8 +31,10 @@ use std::ops::Range;
 
 mod bounds;
 mod handoff;
+mod piece;
 pub use bounds::{last_header, BodyEnd, BodyStart, Found};
 pub use handoff::{Handoff, Unpack};
+pub use piece::{cut, join, Piece, PieceRead, PieceReader};
 
 /// The body of one `Used values` section, skipped by the first read. (Serialisable, so
 /// that the page can hand it to the worker that reads the body.)
@@ -107,20 +109,12 @@ impl UsesReader {
 
     /// More bytes of the current body, in order, in chunks of any size.
     pub fn feed(&mut self, chunk: &[u8]) {
-        let mut rest = chunk;
-        while let Some(nl) = memchr::memchr(b'\n', rest) {
-            if self.carry.is_empty() {
-                self.line(&rest[..nl]);
-            } else {
-                self.carry.extend_from_slice(&rest[..nl]);
-                let line = std::mem::take(&mut self.carry);
-                self.line(&line);
-                self.carry = line;
-                self.carry.clear();
-            }
-            rest = &rest[nl + 1..];
-        }
-        self.carry.extend_from_slice(rest);
+        let mut carry = std::mem::take(&mut self.carry);
+        lines(&mut carry, chunk, |line, _| {
+            self.line(line);
+            true
+        });
+        self.carry = carry;
     }
 
     fn line(&mut self, raw: &[u8]) {
@@ -336,6 +330,29 @@ pub fn lines_known<'a>(
             .iter()
             .any(|&(file, first)| w.file == file && w.line >= first)
     })
+}
+
+/// Each whole line of `chunk` (the first one after the start of it `carry` holds, from
+/// the chunk before) given to `line` with the offset in `chunk` after its line end, until
+/// `line` says false; the unfinished last line is carried.
+fn lines(carry: &mut Vec<u8>, chunk: &[u8], mut line: impl FnMut(&[u8], usize) -> bool) {
+    let mut rest = chunk;
+    while let Some(nl) = memchr::memchr(b'\n', rest) {
+        let end = chunk.len() - rest.len() + nl + 1;
+        let go_on = if carry.is_empty() {
+            line(&rest[..nl], end)
+        } else {
+            carry.extend_from_slice(&rest[..nl]);
+            let go_on = line(carry, end);
+            carry.clear();
+            go_on
+        };
+        if !go_on {
+            return;
+        }
+        rest = &rest[nl + 1..];
+    }
+    carry.extend_from_slice(rest);
 }
 
 fn base_name(path: &str) -> &str {

@@ -15,9 +15,11 @@ mod reading;
 use super::dump::{assemble, headers, join, section, used_values};
 use super::{hlo, Loader, Part};
 
-pub use behind::{complete, complete_through, Ask, Behind, Later, Read};
+pub use behind::{complete, complete_through, Ask, Behind, Job, Later, Read};
 pub use deferred::{
-    last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found, Handoff, Unpack,
-    UsedPart,
+    cut, join, last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found,
+    Handoff, Piece, PieceRead, PieceReader, Unpack, UsedPart,
 };
-pub use reading::{BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, Reading};
+pub use reading::{
+    route, BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, PieceLane, Post, Reading,
+};

@@ -27,14 +27,16 @@
 //! pass.
 
 use super::behind::{Ask, Behind, Read};
-use super::deferred::{DeferredUses, UsedPart};
-use super::{hlo, Loader};
+use super::deferred::{DeferredUses, PieceRead, UsedPart};
+use super::{hlo, Job, Loader};
 use crate::model::Module;
 
 mod behind_lane;
 mod first;
+mod piece_lane;
 pub use behind_lane::BehindLane;
 pub use first::FirstLane;
+pub use piece_lane::PieceLane;
 
 /// A file to read: its name (as its driver finds it again in an [`Ask`]), its size, and
 /// whether it is only searched for an out-of-memory message ([`Loader::search_only`]).
@@ -45,13 +47,15 @@ pub struct Input {
     pub searched: bool,
 }
 
-/// One of the machine's two lanes.
+/// One of the machine's lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lane {
     /// The first read: the files forward, bodies jumped over.
     First,
     /// The read behind: the bodies skipped, the HLO texts.
     Behind,
+    /// A piece lane ([`PieceLane`]), from 0: pieces of the bodies the read behind cuts.
+    Piece(usize),
 }
 
 /// What a lane wants next.
@@ -65,8 +69,8 @@ pub enum Next {
     Done,
 }
 
-/// What one lane tells the other.
-#[derive(Clone, Debug)]
+/// What one lane tells another.
+#[derive(Debug)]
 pub enum Note {
     /// A body the first read skipped, to be read behind.
     Body(DeferredUses),
@@ -77,12 +81,19 @@ pub enum Note {
     Bounds(u64, u64, bool),
     /// The first read is over: nothing more comes behind.
     Over,
+    /// A piece of a body for piece lane `lane` to read (from the read behind).
+    Piece { lane: usize, job: Job },
+    /// A piece of body `.0` read (from a piece lane to the read behind).
+    PieceRead(u64, Box<PieceRead>),
+    /// No more pieces come (from the read behind to every piece lane).
+    PiecesOver,
 }
 
 /// The read of a set of files (see the module's doc).
 pub struct Reading {
     first: FirstLane,
     behind: BehindLane,
+    pieces: Vec<PieceLane>,
 }
 
 impl Reading {
@@ -93,7 +104,30 @@ impl Reading {
         Reading {
             first: FirstLane::new(inputs, chunk, true),
             behind: BehindLane::new(guess, chunk),
+            pieces: Vec::new(),
         }
+    }
+
+    /// [`Reading::new`] for `workers` threads or workers: beyond two, the read behind cuts
+    /// each body into as many pieces (of at least `least` bytes) as there are workers but
+    /// the first read's, and `workers - 2` piece lanes ([`Lane::Piece`]) read all pieces but
+    /// each body's first.
+    /// With one worker, the lanes are read one after the other: the first body is not
+    /// read ahead.
+    pub fn with_workers(inputs: Vec<Input>, chunk: u64, workers: usize, least: u64) -> Reading {
+        let mut reading = Reading::new(inputs, chunk);
+        if workers <= 1 {
+            reading.behind = BehindLane::new(None, chunk);
+        }
+        let lanes = workers.saturating_sub(2);
+        reading.behind.cut_bodies(lanes + 1, least, lanes);
+        reading.pieces = (0..lanes).map(|_| PieceLane::new(chunk.max(1))).collect();
+        reading
+    }
+
+    /// How many piece lanes it has ([`Lane::Piece`]).
+    pub fn piece_lanes(&self) -> usize {
+        self.pieces.len()
     }
 
     /// The same files in one pass: nothing skipped, nothing read behind.
@@ -101,6 +135,7 @@ impl Reading {
         Reading {
             first: FirstLane::new(inputs, chunk, false),
             behind: BehindLane::idle(),
+            pieces: Vec::new(),
         }
     }
 
@@ -109,12 +144,16 @@ impl Reading {
         for note in self.first.mail() {
             self.behind.post(note);
         }
+        for note in self.pieces.iter_mut().flat_map(PieceLane::mail) {
+            self.behind.post(note);
+        }
         for note in self.behind.mail() {
-            self.first.post(note);
+            route(note, &mut self.first, &mut self.pieces);
         }
         match lane {
             Lane::First => self.first.next(),
             Lane::Behind => self.behind.next(),
+            Lane::Piece(k) => self.pieces.get_mut(k).map_or(Next::Done, PieceLane::next),
         }
     }
 
@@ -123,6 +162,7 @@ impl Reading {
         match lane {
             Lane::First => self.first.feed(bytes),
             Lane::Behind => self.behind.feed(bytes),
+            Lane::Piece(k) => self.pieces.get_mut(k).into_iter().for_each(|p| p.feed(bytes)),
         }
     }
 
@@ -131,18 +171,56 @@ impl Reading {
         match lane {
             Lane::First => self.first.fail(why),
             Lane::Behind => self.behind.fail(why),
+            Lane::Piece(k) => {
+                if let Some(p) = self.pieces.get_mut(k) {
+                    p.fail(why);
+                }
+            }
         }
     }
 
-    /// The two lanes, to be driven apart (their notes passed on by the driver).
-    pub fn into_lanes(self) -> (FirstLane, BehindLane) {
-        (self.first, self.behind)
+    /// The lanes, to be driven apart (their notes passed on by the driver: [`route`] says
+    /// where the read behind's go).
+    pub fn into_lanes(self) -> (FirstLane, BehindLane, Vec<PieceLane>) {
+        (self.first, self.behind, self.pieces)
     }
 
     /// What the lanes read (both done): the first read's loader, to be finished, and the
     /// bodies and texts that complete its modules; an error when the first read failed.
     pub fn finish(self) -> Result<(Loader, Bodies), String> {
         Ok((self.first.finish()?, self.behind.finish()))
+    }
+}
+
+/// Where a note of the read behind goes: to the first read, or to the piece lanes (one,
+/// or all for [`Note::PiecesOver`]); `first` and `pieces` may be any stand-ins for the
+/// lanes (a driver's channels), each taking a note.
+pub fn route<P: Post>(note: Note, first: &mut impl Post, pieces: &mut [P]) {
+    match note {
+        Note::Piece { lane, job } => {
+            if let Some(p) = pieces.get_mut(lane) {
+                p.post(Note::Piece { lane, job });
+            }
+        }
+        Note::PiecesOver => pieces.iter_mut().for_each(|p| p.post(Note::PiecesOver)),
+        note => first.post(note),
+    }
+}
+
+/// What takes a note ([`route`]).
+pub trait Post {
+    fn post(&mut self, note: Note);
+}
+
+impl Post for PieceLane {
+    fn post(&mut self, note: Note) {
+        PieceLane::post(self, note)
+    }
+}
+
+impl Post for FirstLane {
+    fn post(&mut self, note: Note) {
+        FirstLane::post(self, note)
     }
 }
 

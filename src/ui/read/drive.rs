@@ -104,7 +104,7 @@ pub async fn read_files(
         true => Reading::new(inputs, CHUNK),
         false => Reading::one_pass(inputs, CHUNK),
     };
-    let (mut first, _) = reading.into_lanes();
+    let (mut first, _, _) = reading.into_lanes();
     let mut fetch = Fetch::new(files, workers.reader());
     let (mut parse_ms, mut apart) = (0.0, Vec::new());
     progress(0.0);
@@ -117,7 +117,8 @@ pub async fn read_files(
             match note {
                 Note::Body(d) => jumped(&d),
                 Note::Hlo { file, .. } => apart.push(file),
-                Note::Bounds(..) | Note::Over => {}
+                // The pieces' notes are the read behind's (the page reads no pieces).
+                Note::Bounds(..) | Note::Over | Note::Piece { .. } | Note::PieceRead(..) | Note::PiecesOver => {}
             }
         }
     };

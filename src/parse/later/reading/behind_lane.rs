@@ -41,6 +41,11 @@ pub struct BehindLane {
     unwanted: bool,
     to_behind: bool,
     mail: Vec<Note>,
+    /// How many piece lanes read the pieces of the bodies cut ([`BehindLane::cut_bodies`]),
+    /// how many pieces were handed out, and whether they were told no more come.
+    lanes: usize,
+    handed: usize,
+    pieces_over: bool,
 }
 
 impl BehindLane {
@@ -62,6 +67,27 @@ impl BehindLane {
             unwanted: false,
             to_behind: false,
             mail: Vec::new(),
+            lanes: 0,
+            handed: 0,
+            pieces_over: false,
+        }
+    }
+
+    /// Bodies are cut into up to `pieces` pieces of at least `least` bytes, all but the
+    /// first read by `lanes` piece lanes ([`super::PieceLane`]), handed out in turn.
+    pub(super) fn cut_bodies(&mut self, pieces: usize, least: u64, lanes: usize) {
+        if lanes > 0 {
+            self.behind.cut_bodies(pieces, least, self.chunk);
+            self.lanes = lanes;
+        }
+    }
+
+    /// The pieces the read behind made since the last call, handed out.
+    fn hand_out(&mut self) {
+        for job in self.behind.jobs() {
+            let lane = self.handed % self.lanes.max(1);
+            self.handed += 1;
+            self.mail.push(Note::Piece { lane, job });
         }
     }
 
@@ -93,7 +119,9 @@ impl BehindLane {
             return Next::Fetch(ask);
         }
         loop {
-            if let Some(ask) = self.behind.next() {
+            let ask = self.behind.next();
+            self.hand_out();
+            if let Some(ask) = ask {
                 self.asked = ask.bytes.clone();
                 self.to_behind = true;
                 return Next::Fetch(ask);
@@ -107,9 +135,18 @@ impl BehindLane {
                 }
                 Some(Note::Hlo { file, size }) => self.behind.push(Later::Hlo { file, size }),
                 Some(Note::Over) => self.over = true,
-                Some(Note::Bounds(..)) => {}
+                Some(Note::PieceRead(body, read)) => self.behind.piece_read(body, *read),
+                Some(Note::Bounds(..) | Note::Piece { .. } | Note::PiecesOver) => {}
                 None if self.over => {
                     self.behind.forget_guess();
+                    if self.lanes > 0 && !std::mem::replace(&mut self.pieces_over, true) {
+                        self.mail.push(Note::PiecesOver);
+                    }
+                    if self.behind.out() > 0 {
+                        return Next::Wait;
+                    }
+                    // On this lane's thread, not on the one that completes the modules.
+                    self.behind.settle();
                     return Next::Done;
                 }
                 None => return Next::Wait,
