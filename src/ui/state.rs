@@ -35,6 +35,9 @@ pub struct Shown {
     /// The module's name as the page shows it: as XLA names it, with its number where two
     /// of the read would read the same ([`bufscope::model::shown_module_names`]).
     pub label: String,
+    /// Its compile failed: an out-of-memory message read with it is paired with it
+    /// ([`bufscope::answers::paired::pair`]), as `bufscope sweep` marks a failed point.
+    pub failed: bool,
 }
 
 impl Shown {
@@ -50,6 +53,7 @@ impl Shown {
             analysis,
             kept: Kept::default(),
             complete,
+            failed: false,
         }
     }
 

@@ -67,11 +67,12 @@ fn held_capacity() -> Option<Capacity> {
 }
 
 /// The sweep of the modules at `indices` of `outcome`, held against `capacity`, or the
-/// core's sentence why they make none.
+/// core's sentence why they make none. A module read with an out-of-memory message paired
+/// with it ([`Shown::failed`](super::state::Shown)) is a failed point, as in `bufscope sweep`.
 fn answer(outcome: &Outcome, indices: &[usize], capacity: Option<Capacity>) -> Result<Sweep, String> {
     let points: Vec<Point> = (indices.iter())
         .filter_map(|&i| outcome.modules.get(i))
-        .map(|s| Point { module: &s.module, analysis: &s.analysis, failed: false })
+        .map(|s| Point { module: &s.module, analysis: &s.analysis, failed: s.failed })
         .collect();
     sweep::sweep(&points, &Options { capacity, at: Vec::new() })
 }
@@ -199,9 +200,10 @@ fn space_section<O: Fn(usize) + Copy + Send + Sync + 'static>(chart: chart::Swee
     let form = sp.model.as_ref().map_or_else(String::new, |m| format!("{:?}", m.form).to_lowercase());
     let rows = (sp.points.iter().zip(&chart.modules))
         .map(|(p, &m)| {
-            let state = if p.failed { "failed" } else if p.pinned { "pinned" } else { "" };
+            let state = if p.failed { "compile failed (out of memory)" } else if p.pinned { "pinned" } else { "" };
             view! {
                 <tr class="sweep-point" data-value=p.value.to_string() data-peak=p.peak_live_bytes.to_string()
+                    data-failed=p.failed.to_string() data-pinned=p.pinned.to_string()
                     data-module=m.map_or_else(String::new, |m| m.to_string())
                     on:click=move |_| if let Some(m) = m { open(m) }>
                     <td class="num">{units::group_digits(p.value)}</td>

@@ -4,7 +4,9 @@
 // first not fitting value, pinned flag and sentence per memory space are those of `bufscope
 // sweep --json --capacity v5e` on the same files (run here); a click on a point of the chart
 // opens that compilation; "Add a configuration…" adds one; two compilations that vary two
-// dimensions give the CLI's sentence and the page stays usable.
+// dimensions give the CLI's sentence and the page stays usable; a compile that failed (batch 272
+// of tests/fixtures/sweep, its `.error.txt` picked with its dump) is the failed point the CLI
+// says.
 //   node tests/e2e/sweep.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,6 +25,9 @@ const BATCH = [
 ];
 const SEQUENCE_512 = ['turn4', 'tpu_v5e_lm_scan_remat_s512'];
 const PARTS = ['buffer-assignment', 'buffer-assignment-values', 'live-range', 'after_optimizations'];
+/** Batch 272 (per-device 136), whose compile failed: gzipped, with its `.error.txt`. */
+const FAILED = path.join(repo, 'tests/fixtures/sweep/tpu_v5e_lm_scan_remat_b272');
+const FAILED_FILES = [...PARTS.map((p) => `${FAILED}.${p}.txt.gz`), `${FAILED}.error.txt`];
 
 const app = await open({ viewport: { width: 1280, height: 900 } });
 const { page } = app;
@@ -36,10 +41,11 @@ function needs() {
   if (!existsSync(BIN)) skip(`needs ${BIN} (cargo build --release)`);
 }
 
-/** `bufscope sweep --json` on `runs`, held against `capacity`. */
-function expected(runs, capacity) {
-  const out = execFileSync(BIN, ['sweep', '--json', '--capacity', capacity, ...runs.map(dumpOf)], { encoding: 'utf8' });
-  return JSON.parse(out);
+/** `bufscope sweep --json` on `runs` (or dump files), held against `capacity`, predicting at `at`. */
+function expected(runs, capacity, at = []) {
+  const dumps = runs.map((r) => (typeof r === 'string' ? r : dumpOf(r)));
+  const args = ['sweep', '--json', '--capacity', capacity, ...at.flatMap((v) => ['--at', String(v)]), ...dumps];
+  return JSON.parse(execFileSync(BIN, args, { encoding: 'utf8' }));
 }
 
 /** Waits for the sweep on screen to be complete and to name `what`. */
@@ -53,7 +59,7 @@ async function sweepShown(what, count) {
 /** What the page shows per memory space, as the CLI's JSON names it. */
 const shownSpaces = () => page.locator('.sweep-space').evaluateAll((ss) => ss.map((s) => ({
   color: Number(s.dataset.color),
-  points: [...s.querySelectorAll('tr.sweep-point')].map((r) => [Number(r.dataset.value), Number(r.dataset.peak)]),
+  points: [...s.querySelectorAll('tr.sweep-point')].map((r) => [Number(r.dataset.value), Number(r.dataset.peak), r.dataset.failed === 'true', r.dataset.pinned === 'true']),
   form: s.dataset.form,
   largest_fitting: s.dataset.largestFitting === '' ? null : Number(s.dataset.largestFitting),
   first_not_fitting: s.dataset.firstNotFitting === '' ? null : Number(s.dataset.firstNotFitting),
@@ -63,7 +69,7 @@ const shownSpaces = () => page.locator('.sweep-space').evaluateAll((ss) => ss.ma
 
 const cliSpaces = (d) => d.spaces.map((s) => ({
   color: s.color,
-  points: s.points.map((p) => [p.value, p.peak_live_bytes]),
+  points: s.points.map((p) => [p.value, p.peak_live_bytes, p.failed, p.pinned]),
   form: s.model?.form ?? '',
   largest_fitting: s.largest_fitting,
   first_not_fitting: s.first_not_fitting,
@@ -144,6 +150,28 @@ test('two compilations that vary two dimensions say the sweep\'s sentence, and t
   await page.locator('#sweep-back').click();
   await page.locator('.module .module-name').waitFor({ timeout: 20000 });
   assert(await page.locator('#sweep-error').count() === 0, 'the sentence stayed');
+});
+
+test('a compile that failed, its .error.txt picked with its dump, is the failed point bufscope sweep says', async () => {
+  needs();
+  const runs = [BATCH[0], BATCH[1]];
+  const d = expected([...runs, `${FAILED}.buffer-assignment.txt.gz`], 'v5e');
+  const failed = d.spaces[0].points.find((p) => p.failed);
+  assert(failed?.value === 136, `the CLI's failed point ${JSON.stringify(d.spaces[0].points)}`);
+  await app.load();
+  await page.locator('#file-input').setInputFiles([...runs.flatMap(files), ...FAILED_FILES]);
+  await sweepShown(d.varied.what, 3);
+  await typeCapacity('v5e', d.spaces[0].capacity_bytes);
+  const got = await shownSpaces();
+  const want = cliSpaces(d);
+  assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
+  // 136 is the first that does not fit because it failed (its peak is over the capacity too).
+  assert(d.spaces[0].first_not_fitting === 136, `first not fitting ${d.spaces[0].first_not_fitting}`);
+  const row = page.locator('.sweep-space[data-color="0"] tr.sweep-point[data-value="136"]');
+  assert((await row.getAttribute('data-failed')) === 'true', 'the failed point is not marked');
+  assert((await row.textContent()).includes('compile failed'), await row.textContent());
+  await page.locator('.sweep-space[data-color="0"]').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(artifacts, 'sweep-failed.png') });
 });
 
 await run(app);

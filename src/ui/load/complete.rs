@@ -270,6 +270,7 @@ fn refused(st: AppState, parts: &[Option<UsedPart>]) -> Option<String> {
 /// `shown` completed by `part`: in place when nothing else holds it (the views do not),
 /// else from a copy.
 fn completed(shown: Arc<Shown>, part: UsedPart) -> Shown {
+    let failed = shown.failed;
     let (module, analysis, label) = match Arc::try_unwrap(shown) {
         Ok(s) => (s.module, s.analysis, s.label),
         Err(shared) => {
@@ -288,6 +289,7 @@ fn completed(shown: Arc<Shown>, part: UsedPart) -> Shown {
     while !completing.step(usize::MAX) {}
     let mut shown = Shown::new(completing.into_module(), analysis);
     shown.label = label;
+    shown.failed = failed;
     shown
 }
 

@@ -99,6 +99,7 @@ impl PageRead {
                 kept: Default::default(),
                 complete: shared.complete,
                 label: shared.label.clone(),
+                failed: shared.failed,
             });
             hlo::attach_to(&mut shown.module, text);
             modules[k] = Arc::new(shown);
