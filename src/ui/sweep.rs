@@ -69,12 +69,12 @@ fn held_capacity() -> Option<Capacity> {
 /// The sweep of the modules at `indices` of `outcome`, held against `capacity`, or the
 /// core's sentence why they make none. A module read with an out-of-memory message paired
 /// with it ([`Shown::failed`](super::state::Shown)) is a failed point, as in `bufscope sweep`.
-fn answer(outcome: &Outcome, indices: &[usize], capacity: Option<Capacity>) -> Result<Sweep, String> {
+fn answer(outcome: &Outcome, indices: &[usize], capacity: Option<Capacity>, at: Vec<u64>) -> Result<Sweep, String> {
     let points: Vec<Point> = (indices.iter())
         .filter_map(|&i| outcome.modules.get(i))
         .map(|s| Point { module: &s.module, analysis: &s.analysis, failed: s.failed })
         .collect();
-    sweep::sweep(&points, &Options { capacity, at: Vec::new() })
+    sweep::sweep(&points, &Options { capacity, at })
 }
 
 /// The position among the modules on screen of the compilation behind point `value` with
@@ -88,9 +88,52 @@ fn module_of(outcome: &Outcome, indices: &[usize], color: u32, value: u64, value
     indices.get(k).copied()
 }
 
-/// The Sweep view: the varied dimension, a capacity field, then per memory space the chart,
-/// the sweep's sentence and the points; or the sentence why the modules make no sweep.
+/// The values typed in the "Predict at" box (`64`, `64, 128`: as `bufscope sweep --at`
+/// takes them, one or more), or why they are not values.
+fn parse_at(text: &str) -> Result<Vec<u64>, String> {
+    (text.split([',', ' ']).filter(|t| !t.is_empty()))
+        .map(|t| t.parse::<u64>().map_err(|_| format!("{t:?} is not a whole number of the varied dimension")))
+        .collect()
+}
+
+/// The "Predict at" box: the values the sweep predicts the peak at (`--at V`), applied on
+/// Enter or change; a problem said beside it.
+fn at_box(at: RwSignal<Vec<u64>>) -> impl IntoView {
+    let typed = RwSignal::new(String::new());
+    let problem = RwSignal::new(None::<String>);
+    let apply = move || match parse_at(&typed.get_untracked()) {
+        Ok(values) => {
+            at.set(values);
+            problem.set(None);
+        }
+        Err(e) => problem.set(Some(e)),
+    };
+    view! {
+        <label>" Predict at " {typed_box("sweep-at", "64, 128", typed, apply)}</label>
+        <span class="sweep-at-problem">{move || problem.get()}</span>
+    }
+}
+
+/// A text box following `typed`, `apply` run on change and on Enter.
+fn typed_box(
+    id: &'static str,
+    placeholder: &'static str,
+    typed: RwSignal<String>,
+    apply: impl Fn() + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <input id=id type="text" placeholder=placeholder prop:value=move || typed.get()
+            on:input=move |e| typed.set(event_target_value(&e))
+            on:change=move |_| apply()
+            on:keydown=move |e: web_sys::KeyboardEvent| if e.key() == "Enter" { apply() } />
+    }
+}
+
+/// The Sweep view: the varied dimension, a capacity field and the values to predict at,
+/// then per memory space the chart, the predictions, the sweep's sentence and the points;
+/// or the sentence why the modules make no sweep.
 pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
+    let at = RwSignal::new(Vec::<u64>::new());
     let capacity = RwSignal::new(held_capacity());
     let typed = RwSignal::new(capacity.get_untracked().map_or_else(String::new, |c| c.label.clone()));
     let problem = RwSignal::new(None::<String>);
@@ -104,7 +147,8 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
         }
         match parse_capacity(&text) {
             Ok(c) => {
-                capacity.set(Some(c.on(space.get_untracked())));
+                let c = c.on(space.get_untracked());
+                capacity.set(Some(c));
                 problem.set(None);
             }
             Err(e) => problem.set(Some(e)),
@@ -120,7 +164,7 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
         let indices = st.sweep.get()?;
         let complete = outcome.modules.iter().all(|m| m.complete);
         let held = capacity.get();
-        Some(match answer(&outcome, &indices, held.clone()) {
+        Some(match answer(&outcome, &indices, held.clone(), at.get()) {
             Ok(s) => answered(&outcome, &indices, s, (complete, held), open).into_any(),
             Err(sentence) => view! {
                 <p id="sweep-error" class="sweep-error message">
@@ -133,12 +177,7 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
     view! {
         <section class="sweep" aria-label="Sweep">
             <div class="sweep-capacity">
-                <label>"Capacity "
-                    <input id="sweep-capacity" type="text" placeholder="v5e, 16GiB" prop:value=move || typed.get()
-                        on:input=move |e| typed.set(event_target_value(&e))
-                        on:change=move |_| apply()
-                        on:keydown=move |e: web_sys::KeyboardEvent| if e.key() == "Enter" { apply() } />
-                </label>
+                <label>"Capacity " {typed_box("sweep-capacity", "v5e, 16GiB", typed, apply)}</label>
                 <label>" on memory space "
                     <input id="sweep-capacity-space" type="number" min="0" prop:value=move || space.get().to_string()
                         on:change=move |e| {
@@ -147,6 +186,7 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
                         } />
                 </label>
                 <span class="sweep-capacity-problem">{move || problem.get()}</span>
+                {at_box(at)}
             </div>
             {body}
         </section>
@@ -214,6 +254,15 @@ fn space_section<O: Fn(usize) + Copy + Send + Sync + 'static>(chart: chart::Swee
         })
         .collect_view();
     let verdict = format!("{}: {}", sp.label, bufscope::render::sweep::verdict_line(&sp));
+    let predictions = (sp.at.iter())
+        .map(|p| {
+            let said = format!("at {}: {} predicted", units::group_digits(p.value), units::human_bytes(p.peak_live_bytes));
+            view! {
+                <p class="sweep-at" data-value=p.value.to_string() data-peak=p.peak_live_bytes.to_string()
+                    title=units::exact_bytes(p.peak_live_bytes)>{said}</p>
+            }
+        })
+        .collect_view();
     view! {
         <section class="sweep-space" data-color=sp.color.to_string()
             data-largest-fitting=opt(sp.largest_fitting) data-first-not-fitting=opt(sp.first_not_fitting)
@@ -221,6 +270,7 @@ fn space_section<O: Fn(usize) + Copy + Send + Sync + 'static>(chart: chart::Swee
             <p class="sweep-verdict" class:held=sp.capacity_bytes.is_some()
                 class:fits=sp.largest_fitting.is_some()>{verdict}</p>
             {chart.view()}
+            {predictions}
             <p class="sweep-sentence" class:pinned=sp.pinned>{sp.sentence.clone()}</p>
             <table class="sweep-points">
                 <thead><tr><th>"value"</th><th>"peak"</th><th></th></tr></thead>

@@ -6,7 +6,7 @@
 // opens that compilation; "Add a configuration…" adds one; two compilations that vary two
 // dimensions give the CLI's sentence and the page stays usable; a compile that failed (batch 272
 // of tests/fixtures/sweep, its `.error.txt` picked with its dump) is the failed point the CLI
-// says.
+// says; "Predict at" gives the CLI's `--at` figures.
 //   node tests/e2e/sweep.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -60,6 +60,7 @@ async function sweepShown(what, count) {
 const shownSpaces = () => page.locator('.sweep-space').evaluateAll((ss) => ss.map((s) => ({
   color: Number(s.dataset.color),
   points: [...s.querySelectorAll('tr.sweep-point')].map((r) => [Number(r.dataset.value), Number(r.dataset.peak), r.dataset.failed === 'true', r.dataset.pinned === 'true']),
+  at: [...s.querySelectorAll('.sweep-at')].map((p) => [Number(p.dataset.value), Number(p.dataset.peak)]),
   form: s.dataset.form,
   largest_fitting: s.dataset.largestFitting === '' ? null : Number(s.dataset.largestFitting),
   first_not_fitting: s.dataset.firstNotFitting === '' ? null : Number(s.dataset.firstNotFitting),
@@ -70,6 +71,7 @@ const shownSpaces = () => page.locator('.sweep-space').evaluateAll((ss) => ss.ma
 const cliSpaces = (d) => d.spaces.map((s) => ({
   color: s.color,
   points: s.points.map((p) => [p.value, p.peak_live_bytes, p.failed, p.pinned]),
+  at: s.at.map((p) => [p.value, p.peak_live_bytes]),
   form: s.model?.form ?? '',
   largest_fitting: s.largest_fitting,
   first_not_fitting: s.first_not_fitting,
@@ -172,6 +174,29 @@ test('a compile that failed, its .error.txt picked with its dump, is the failed 
   assert((await row.textContent()).includes('compile failed'), await row.textContent());
   await page.locator('.sweep-space[data-color="0"]').evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await page.screenshot({ path: path.join(artifacts, 'sweep-failed.png') });
+});
+
+test('"Predict at" gives the peak bufscope sweep --at gives', async () => {
+  needs();
+  const runs = BATCH.slice(0, 3);
+  const at = [64, 200];
+  const d = expected(runs, 'v5e', at);
+  assert(d.spaces[0].at.length === 2 && d.spaces[0].at.every((p) => p.peak_live_bytes > 0), JSON.stringify(d.spaces[0].at));
+  await app.load();
+  await page.locator('#file-input').setInputFiles(runs.flatMap(files));
+  await sweepShown(d.varied.what, 3);
+  await typeCapacity('v5e', d.spaces[0].capacity_bytes);
+  await page.locator('#sweep-at').fill('64, 200');
+  await page.locator('#sweep-at').press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('.sweep-space[data-color="0"] .sweep-at').length === 2, null, { timeout: 20000 });
+  const got = await shownSpaces();
+  const want = cliSpaces(d);
+  assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
+  // Not a number: said beside the box, the predictions kept.
+  await page.locator('#sweep-at').fill('64, lots');
+  await page.locator('#sweep-at').press('Enter');
+  await page.locator('.sweep-at-problem', { hasText: 'lots' }).waitFor({ timeout: 10000 });
+  assert(await page.locator('.sweep-space[data-color="0"] .sweep-at').count() === 2, 'the predictions went');
 });
 
 await run(app);
