@@ -5,7 +5,8 @@
 //! kept until a read opens modules: the module it names is shown instead of the default
 //! ([`wanted_module`]), and its view (zoom, chosen step, selected value, search, capacity)
 //! is restored ([`follow`]). Switching module with the picker carries the search and the
-//! capacity to the new module ([`carry`]); the same files read again (in one pass, after
+//! capacity to the new module ([`carry`]); the capacity typed in the Sweep view is written
+//! too ([`sweep_capacity`]); the same files read again (in one pass, after
 //! a first read whose skip guessed wrong) keep the whole view ([`keep_for_reread`]). While a module is on screen the hash follows its
 //! view, written with `history.replaceState` once changes pause ([`DEBOUNCE`]): never a new
 //! history entry, nothing but names the user chose and numbers of the view.
@@ -81,6 +82,22 @@ pub fn open_paired(module: &str, color: u32, capacity: String) {
         st.module = Some(module.to_string());
         st.capacity.entry(color).or_insert(capacity);
     });
+}
+
+/// The capacity typed in the Sweep view (memory space, text; `None`: cleared), written to
+/// the hash as the module view's is (the view on screen's, with that capacity alone), so a
+/// reload with the same compilations dropped again starts the sweep with it
+/// ([`capacities`]), and a point opened carries it to its module.
+pub fn sweep_capacity(capacity: Option<(u32, String)>) {
+    let mut st = CURRENT.with_borrow(Clone::clone).unwrap_or_default();
+    st.capacity = capacity.into_iter().collect();
+    // A view still waiting for a module holds it too: it is the page's capacity now.
+    NEXT.with_borrow_mut(|n| {
+        if let Some(n) = n {
+            n.capacity = st.capacity.clone();
+        }
+    });
+    publish(st);
 }
 
 /// The files on screen are about to be read again (in one pass, where the first read's

@@ -143,11 +143,13 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
         if text.trim().is_empty() {
             capacity.set(None);
             problem.set(None);
+            hash::sweep_capacity(None);
             return;
         }
         match parse_capacity(&text) {
             Ok(c) => {
                 let c = c.on(space.get_untracked());
+                hash::sweep_capacity(Some((c.space, c.label.clone())));
                 capacity.set(Some(c));
                 problem.set(None);
             }

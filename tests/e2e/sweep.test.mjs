@@ -6,7 +6,8 @@
 // opens that compilation; "Add a configuration…" adds one; two compilations that vary two
 // dimensions give the CLI's sentence and the page stays usable; a compile that failed (batch 272
 // of tests/fixtures/sweep, its `.error.txt` picked with its dump) is the failed point the CLI
-// says; "Predict at" gives the CLI's `--at` figures.
+// says; "Predict at" gives the CLI's `--at` figures; the capacity typed is written to the
+// address and a reload keeps it.
 //   node tests/e2e/sweep.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -197,6 +198,28 @@ test('"Predict at" gives the peak bufscope sweep --at gives', async () => {
   await page.locator('#sweep-at').press('Enter');
   await page.locator('.sweep-at-problem', { hasText: 'lots' }).waitFor({ timeout: 10000 });
   assert(await page.locator('.sweep-space[data-color="0"] .sweep-at').count() === 2, 'the predictions went');
+});
+
+test('the capacity typed in the Sweep view is written to the address, and a reload keeps it', async () => {
+  needs();
+  const runs = BATCH.slice(0, 3);
+  const d = expected(runs, '16GiB');
+  await app.load();
+  await page.locator('#file-input').setInputFiles(runs.flatMap(files));
+  await sweepShown(d.varied.what, 3);
+  await typeCapacity('16GiB', d.spaces[0].capacity_bytes);
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('capacity') === '0:16GiB', null, { timeout: 5000 });
+  await page.reload({ waitUntil: 'load' });
+  await page.locator('#file-input').waitFor({ state: 'attached', timeout: 20000 });
+  await page.locator('#file-input').setInputFiles(runs.flatMap(files));
+  await sweepShown(d.varied.what, 3);
+  // Nothing typed this time: the capacity is the address's.
+  const bytes = String(d.spaces[0].capacity_bytes);
+  await page.waitForFunction((b) => document.querySelector('.sweep-space[data-color="0"]')?.dataset.capacity === b, bytes, { timeout: 20000 });
+  assert((await page.locator('#sweep-capacity').inputValue()) === '16GiB', `the box holds ${await page.locator('#sweep-capacity').inputValue()}`);
+  const got = await shownSpaces();
+  const want = cliSpaces(d);
+  assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
 });
 
 await run(app);
