@@ -204,14 +204,35 @@ fn a_policy_with_values() {
 /// tests/fixtures/policy-ladder): `plain` (no jax.checkpoint), `dots`, `save_qkv`,
 /// `offload_dots`.
 fn v6e(prog: &str) -> Module {
+    ladder(&format!("tpu_v6e_lm_scan_{prog}_s1024_b16"))
+}
+
+/// A run of tests/fixtures/policy-ladder by its stem: its four files, gzipped.
+fn ladder(stem: &str) -> Module {
     let dir = common::fixtures_dir().join("policy-ladder");
     let names = ["buffer-assignment.txt", "buffer-assignment-values.txt", "live-range.txt", "after_optimizations.txt"];
     let files: Vec<(String, Vec<u8>)> = (names.iter())
-        .map(|n| format!("tpu_v6e_lm_scan_{prog}_s1024_b16.{n}.gz"))
+        .map(|n| format!("{stem}.{n}.gz"))
         .map(|n| (n.clone(), std::fs::read(dir.join(&n)).unwrap()))
         .collect();
     let load = bufscope::load_files(files.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
     load.modules.into_iter().next().unwrap()
+}
+
+/// Each policy's estimate on `plain` against its real recompile: HBM within −5 %…+15 %
+/// (never a false "fits" beyond 5 %; README's table), the host bytes to the byte, the FLOPs
+/// added within 10 % of the two compiles' difference.
+fn check_pairs(plain: &Module, pairs: Vec<(&str, Module, u64)>) {
+    for (policy, real, host) in pairs {
+        let (e, added) = estimate_hbm(plain, policy);
+        let r = peak(&real, 0);
+        let err = (e.peak_after as f64 - r as f64) / r as f64;
+        assert!(err > -0.05 && err < 0.15, "{policy}: {} against {r}: {:+.1} %", e.peak_after, err * 100.0);
+        assert_eq!((e.host_bytes_added, peak(&real, 5)), (host, host), "{policy}");
+        let real_added = step_flops(&real).unwrap() - step_flops(plain).unwrap();
+        let err = (added as f64 - real_added as f64) / real_added as f64;
+        assert!(err.abs() < 0.10, "{policy}: {added} against {real_added}");
+    }
 }
 
 #[test]
@@ -229,18 +250,32 @@ fn policies_on_v6e() {
         (offload, v6e("offload_dots"), 576 << 20),
         (OFFLOAD_QKV, v6e("offload_qkv"), 192 << 20),
     ];
-    for (policy, real, host) in pairs {
-        let (e, added) = estimate_hbm(&plain, policy);
-        let r = peak(&real, 0);
-        let err = (e.peak_after as f64 - r as f64) / r as f64;
-        // Never a false "fits" (more than 5 % under), and within 15 % (README's table).
-        assert!(err > -0.05 && err < 0.15, "{policy}: {} against {r}: {:+.1} %", e.peak_after, err * 100.0);
-        // What is offloaded, on colour 5, to the byte.
-        assert_eq!((e.host_bytes_added, peak(&real, 5)), (host, host), "{policy}");
-        let real_added = step_flops(&real).unwrap() - step_flops(&plain).unwrap();
-        let err = (added as f64 - real_added as f64) / real_added as f64;
-        assert!(err.abs() < 0.10, "{policy}: {added} against {real_added}");
+    check_pairs(&plain, pairs.into());
+}
+
+/// The ladders at sequence 2048, batch 8 (attention's scores four times those at 1024): every
+/// policy against its recompile, as at 1024; on each chip whose ladder is compiled.
+#[test]
+fn policies_at_seq_2048() {
+    let mut chips = 0;
+    for chip in ["v5e", "v6e"] {
+        let stem = |prog: &str| format!("tpu_{chip}_lm_scan_{prog}_s2048_b8");
+        let have = |prog: &str| common::fixtures_dir().join("policy-ladder").join(format!("{}.buffer-assignment.txt.gz", stem(prog))).exists();
+        let progs = ["plain", "remat", "dots", "save_qkv", "offload_dots", "offload_qkv"];
+        if !progs.iter().all(|p| have(p)) {
+            continue;
+        }
+        chips += 1;
+        let pairs = vec![
+            ("nothing_saveable", ladder(&stem("remat")), 0),
+            ("dots_with_no_batch_dims_saveable", ladder(&stem("dots")), 0),
+            (QKV, ladder(&stem("save_qkv")), 0),
+            ("offload_dot_with_no_batch_dims", ladder(&stem("offload_dots")), 576 << 20),
+            (OFFLOAD_QKV, ladder(&stem("offload_qkv")), 192 << 20),
+        ];
+        check_pairs(&ladder(&stem("plain")), pairs);
     }
+    assert!(chips >= 1, "no seq 2048 ladder in tests/fixtures/policy-ladder");
 }
 
 /// v6e `nothing_saveable`, the pair the estimate missed by most (+20.2 %): it kept one
