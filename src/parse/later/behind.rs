@@ -11,6 +11,7 @@
 //! Owns: which bytes are read behind the diagram, and in what order; the check that the
 //! bodies read are those the first read listed ([`Behind::complete`]).
 
+use super::Ask;
 use super::deferred::{lines_known, DeferredUses, PieceRead, PieceReader, UsedPart, UsesReader};
 use super::hlo::{HloRead, HloReader};
 use crate::model::Module;
@@ -28,13 +29,6 @@ pub enum Later {
     Uses(DeferredUses),
     /// An HLO module text, whole (`size` bytes).
     Hlo { file: String, size: u64 },
-}
-
-/// Bytes the machine asks for: `bytes` of the file named `file` (as it was read under).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ask {
-    pub file: String,
-    pub bytes: Range<u64>,
 }
 
 /// What the inputs read came to ([`Behind::finish`]).

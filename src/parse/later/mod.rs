@@ -15,7 +15,7 @@ mod reading;
 use super::dump::{assemble, headers, join, section, used_values};
 use super::{hlo, Loader, Part};
 
-pub use behind::{complete, complete_through, Ask, Behind, Job, Later, Read};
+pub use behind::{complete, complete_through, Behind, Job, Later, Read};
 pub use deferred::{
     cut, join, last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found,
     Handoff, Piece, PieceRead, PieceReader, Unpack, UsedPart,
@@ -23,3 +23,11 @@ pub use deferred::{
 pub use reading::{
     route, BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, PieceLane, Post, Reading,
 };
+
+/// Bytes the read asks a driver for: `bytes` of the file named `file` (as it was read
+/// under). Every lane and piece asks in these; the driver only fetches them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub file: String,
+    pub bytes: std::ops::Range<u64>,
+}

@@ -26,7 +26,8 @@
 //! modules into those one pass reads, or say why not: the files are then read in one
 //! pass.
 
-use super::behind::{Ask, Behind, Read};
+use super::behind::{Behind, Read};
+use super::Ask;
 use super::deferred::{DeferredUses, PieceRead, UsedPart};
 use super::{hlo, Job, Loader};
 use crate::model::Module;

@@ -24,7 +24,7 @@ use crate::parse::dump::assemble::Builder;
 use crate::parse::dump::lex;
 use crate::parse::dump::section::{Cx, Flow, Notes, SectionReader};
 use crate::parse::dump::used_values::UsedValues;
-use crate::parse::later::behind::Ask;
+use crate::parse::later::Ask;
 use std::ops::Range;
 
 /// One piece of a body: which bytes, and where it stands among the body's pieces.
