@@ -79,11 +79,14 @@ fn run(args: &SweepArgs) -> Result<String, (String, i32)> {
         .collect();
     let first = bufscope::pipeline::default_module(loads[0].modules.iter().map(|a| &a.module)).unwrap_or(0);
     let picked = sweep::pick_modules(&names, first).map_err(|m| (m, 1))?;
-    let points: Vec<Point> = (loads.iter().zip(&picked))
-        .map(|(l, &i)| Point {
-            module: &l.modules[i].module,
-            analysis: &l.modules[i].analysis,
-            failed: !l.oom.is_empty(),
+    let points: Vec<Point> = (loads.iter().zip(&names).zip(&picked))
+        .map(|((l, names), &i)| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            Point {
+                module: &l.modules[i].module,
+                analysis: &l.modules[i].analysis,
+                failed: sweep::failed(&names, &l.oom)[i],
+            }
         })
         .collect();
     let options = Options {

@@ -315,16 +315,13 @@ impl PageRead {
             .map(|a| a.module.name.as_str())
             .collect();
         let labels = bufscope::model::shown_module_names(&names);
-        // A module an out-of-memory message is paired with is a compile that failed.
-        let failed: Vec<usize> = (bufscope::answers::paired::pair(&names, &loaded.oom).iter())
-            .map(|p| p.module)
-            .collect();
+        let failed = bufscope::answers::sweep::failed(&names, &loaded.oom);
         let shown = (loaded.modules.into_iter().zip(labels).enumerate())
             .map(|(k, (a, label))| {
                 let complete = !deferred.iter().any(|d| d.module == a.module.name);
                 let mut shown = Shown::read(a.module, Arc::new(a.analysis), complete);
                 shown.label = label;
-                shown.failed = failed.contains(&k);
+                shown.failed = failed[k];
                 Arc::new(shown)
             })
             .collect();

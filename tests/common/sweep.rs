@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use bufscope::answers::sweep::Point;
-use bufscope::pipeline::{open_files, Loaded};
+use bufscope::answers::sweep::{self, Point};
+use bufscope::pipeline::{default_module, open_files, Loaded};
 
 /// The compilation `stem` of `dir`: its dump files and HLO text (maybe gzipped).
 pub fn load(dir: &Path, stem: &str) -> Loaded {
@@ -25,9 +25,12 @@ pub fn load(dir: &Path, stem: &str) -> Loaded {
 pub fn points(loads: &[Loaded]) -> Vec<Point<'_>> {
     (loads.iter())
         .map(|l| {
-            let a = l.default_module().expect("a module");
-            // An out-of-memory message beside the dump (`.error.txt`): the compile failed.
-            Point { module: &a.module, analysis: &a.analysis, failed: !l.oom.is_empty() }
+            let i = default_module(l.modules.iter().map(|a| &a.module)).expect("a module");
+            let names: Vec<&str> = l.modules.iter().map(|a| a.module.name.as_str()).collect();
+            // An out-of-memory message beside the dump (`.error.txt`) paired with it: the
+            // compile failed (the command line's and the page's rule).
+            let (a, failed) = (&l.modules[i], sweep::failed(&names, &l.oom)[i]);
+            Point { module: &a.module, analysis: &a.analysis, failed }
         })
         .collect()
 }

@@ -27,7 +27,9 @@ use serde::Serialize;
 
 use crate::analysis::Analysis;
 use crate::answers::capacity::Capacity;
+use crate::answers::paired;
 use crate::answers::categories::{by_category_with, Categories, Category};
+use crate::parse::OomFile;
 use crate::model::{memory_space_label, Module};
 use crate::units::human_bytes;
 pub use fit::{Form, Model};
@@ -42,8 +44,22 @@ pub const PINNED_MARGIN: f64 = 0.03;
 pub struct Point<'a> {
     pub module: &'a Module,
     pub analysis: &'a Analysis,
-    /// Its compile failed: an out-of-memory message was read beside it.
+    /// Its compile failed: an out-of-memory message read beside it is paired with it
+    /// ([`failed`]).
     pub failed: bool,
+}
+
+/// Which of the modules `names` (read together with the out-of-memory messages `oom`) are
+/// compiles that failed: those a message is paired with ([`paired::pair`]: by the module's
+/// name or its file's stem). The one rule of the command line and the page.
+pub fn failed(names: &[&str], oom: &[OomFile]) -> Vec<bool> {
+    let mut out = vec![false; names.len()];
+    for p in paired::pair(names, oom) {
+        if let Some(f) = out.get_mut(p.module) {
+            *f = true;
+        }
+    }
+    out
 }
 
 /// What the sweep is asked besides its points.
