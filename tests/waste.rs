@@ -274,6 +274,47 @@ fn fsdp_gathers_layer_weights_from_their_parameters_and_baseline_gathers_none() 
     assert!(base.gathered.values.is_empty() && base.gathered.needs.is_none());
 }
 
+#[test]
+fn gathered_weights_are_a_category_of_their_own() {
+    use bufscope::answers::categories::{by_category, Categories, Category};
+    use bufscope::answers::live_set;
+    let Some(m) = analysed("gathered category", "fsdp") else { return };
+    let (module, analysis) = (&m.module, &m.analysis);
+    let w = waste(module, analysis);
+    let cats = Categories::new(module);
+    // Every value holding a gathered array (a value of the gather, its start or its done at
+    // least the array's size) is a gathered weight, and nothing else is.
+    let mut holding: Vec<u32> = (w.gathered.values.iter())
+        .flat_map(|g| g.values.iter().copied().filter(move |&v| module.values[v as usize].size >= g.bytes))
+        .collect();
+    holding.sort();
+    holding.dedup();
+    let mut categorised: Vec<u32> = (0..module.values.len() as u32)
+        .filter(|&v| cats.of(module, v) == Category::Gathered)
+        .collect();
+    categorised.sort();
+    assert!(holding.len() >= 18, "{} values hold the 18 gathered arrays", holding.len());
+    assert_eq!(categorised, holding);
+    // At the peak of each memory space, the category's bytes are the answer's gathered
+    // bytes live there (TPU gathers this model's weights into VMEM, colour 1).
+    let row = |color: u32, step: u32| {
+        let space = analysis.spaces.iter().find(|s| s.color == color).expect("space");
+        let live = live_set(module, space, step);
+        by_category(module, &live).into_iter().find(|r| r.category == Category::Gathered).map_or(0, |r| r.bytes)
+    };
+    let at_peaks: u64 = (analysis.spaces.iter()).filter_map(|s| Some(row(s.color, s.peak_time?))).sum();
+    assert_eq!(at_peaks, w.gathered.bytes_at_peak);
+    // Inside the forward scan a layer's weights are gathered before its matmuls: at some
+    // step, w1's and w2's gathered slices (4 MiB each) are live together in VMEM.
+    let vmem = analysis.spaces.iter().find(|s| s.color == 1).expect("VMEM");
+    let most = (0..vmem.curve.len() as u32).map(|t| row(1, t)).max().unwrap_or(0);
+    assert!(most >= 8 << 20, "at most {most} B of gathered weights live at once");
+    // The baseline (data parallel) gathers no parameter: no value is a gathered weight.
+    let Some(base) = analysed("gathered category", "baseline") else { return };
+    let cats = Categories::new(&base.module);
+    assert!((0..base.module.values.len() as u32).all(|v| cats.of(&base.module, v) != Category::Gathered));
+}
+
 /// `tpu-aot/turn4/raw_folder_multi` (init, train step, eval step as XLA wrote them), read
 /// as the page reads a folder, or `None` after saying skipped.
 fn folder_multi(test: &str) -> Option<bufscope::pipeline::Loaded> {

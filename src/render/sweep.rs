@@ -96,6 +96,7 @@ pub fn category_color(c: Category) -> RGBColor {
         Category::Constants => RGBColor(0xba, 0xb0, 0xac),
         Category::Gradients => RGBColor(0xaf, 0x7a, 0xa1),
         Category::Activations => RGBColor(0xf2, 0x8e, 0x2b),
+        Category::Gathered => RGBColor(0xe1, 0x57, 0x59),
         Category::Temporaries => RGBColor(0x59, 0xa1, 0x4f),
         Category::ThreadLocal => RGBColor(0xff, 0x9d, 0xa7),
     }

@@ -68,4 +68,21 @@ test('a text before optimizations of another run is said, not joined', async () 
   assert(needs.some((n) => n.includes('before_optimizations')), `the replicated answer still needs its own text: ${needs.join(' | ')}`);
 });
 
+test('the FSDP run says how many all-gathers are traced to a parameter, each a row', async () => {
+  const FIX = path.join(path.dirname(new URL(import.meta.url).pathname), '../fixtures/tpu-waste');
+  const picked = [...DUMP, ...TEXTS].map((s) => path.join(FIX, `waste_fsdp.${s}.gz`));
+  assert(picked.every(existsSync), `fixtures ${picked.join(' ')}`);
+  await app.load();
+  await app.pickModule(picked, 'waste_fsdp');
+  await app.openAnswers();
+  await page.locator('#answers-waste').waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('#answers-waste tr.waste-row[data-kind="gathered"]').length > 0,
+    null, { timeout: 20000 });
+  const summary = await page.locator('#answers-waste .waste-summary').textContent();
+  // As `bufscope summary` says it (tests/waste.rs: 18 of 20 traced).
+  assert(summary.includes('gathered from parameters: 18 of 20 all-gathers'), summary);
+  const rows = await page.locator('#answers-waste tr.waste-row[data-kind="gathered"]').count();
+  assert(rows === 18, `${rows} gathered rows`);
+});
+
 await run(app);

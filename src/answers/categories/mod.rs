@@ -1,7 +1,8 @@
 //! The live bytes of a step by category: parameters (split into model parameters, optimizer
 //! state and inputs where the dump names parameters after Python arguments), outputs,
-//! constants, gradients, activations, other temporaries. Each category carries the rule that
-//! puts a value in it; the split of parameters is a heuristic and says so.
+//! constants, gradients, activations, gathered weights, other temporaries. Each category
+//! carries the rule that puts a value in it; the split of parameters is a heuristic and says
+//! so.
 //!
 //! A value's kind is [`Module::kind`]. A parameter's *path* is its instruction's op_name when
 //! that reads as a Python path (jax < 0.7 writes `opt_state[0].mu[0]['w']`, `p['ln1']`, `x`
@@ -19,12 +20,16 @@
 //! are what flows into the optimizer's update of the parameters (a scan's stacked per-layer
 //! gradients, the backward `while`'s outputs, included), activations the forward pass's
 //! temporaries still live in the backward pass (the residual stacks), the rest other
-//! temporaries (the backward pass's cotangents among them). Without it, by op_name only: a
+//! temporaries (the backward pass's cotangents among them). Before those, with the text after
+//! optimizations, the arrays an all-gather makes from a parameter are gathered weights
+//! ([`gathered`]). Without the text, by op_name only: a
 //! temporary made by the backward pass (`transpose(jvp(…))`, jax's transpose) is a
 //! gradient, a forward one live in the backward pass an activation.
 
 pub mod flow;
+pub mod gathered;
 
+use hashbrown::HashSet;
 use serde::Serialize;
 
 use crate::analysis::{value_kind, ValueKind};
@@ -47,6 +52,8 @@ pub enum Category {
     Gradients,
     /// The forward pass's temporaries kept for (or recomputed in) the backward pass.
     Activations,
+    /// Arrays all-gathered from an entry parameter (FSDP's gathered weights).
+    Gathered,
     /// Every other temporary.
     Temporaries,
     ThreadLocal,
@@ -63,6 +70,7 @@ impl Category {
             Category::Constants => "constants",
             Category::Gradients => "gradients",
             Category::Activations => "activations",
+            Category::Gathered => "gathered weights",
             Category::Temporaries => "other temporaries",
             Category::ThreadLocal => "thread-local",
         }
@@ -79,6 +87,7 @@ impl Category {
             Category::Constants => "a value in a constant allocation",
             Category::Gradients => "heuristic: with the HLO text, a temporary that flows into the optimizer's update (an entry output with a parameter's type and element count): reached back from the update's operands through values of the same element count (any count through collectives, slices, concatenations and asynchronous copies), a parameter carried as it is excepted; a while's output element with every value holding it (a scan's stacked per-layer gradients); without it, a temporary whose op_name has transpose( (jax's backward pass), rematted_computation excepted",
             Category::Activations => "heuristic: a temporary of jax's forward pass (jvp( in its op_name outside transpose(, or rematted_computation) still live once the backward pass (the first value whose op_name has transpose() has begun, or a value holding a forward loop's stacked element (a scan's residuals)",
+            Category::Gathered => "with the HLO text after optimizations, a temporary holding what an all-gather (or its asynchronous start and done) makes from an entry parameter's data, traced back through moves of data, fusions and loops' tuples: FSDP's gathered weights (XProf's \"Gathered\")",
             Category::Temporaries => "any other value: intermediate results (the backward pass's cotangents among them), including those that reuse a donated parameter's buffer before the end",
             Category::ThreadLocal => "a value in a thread-local allocation",
         }
@@ -118,13 +127,15 @@ pub struct Categories {
     flow: Flow,
     /// The first step of a value whose op_name is the backward pass's (no HLO text).
     backward_start: Option<u32>,
+    /// The values holding an array all-gathered from a parameter ([`gathered`]).
+    gathered: HashSet<u32>,
 }
 
 impl Categories {
     pub fn new(module: &Module) -> Categories {
         let flow = Flow::new(module);
         let backward_start = if flow.read { None } else { flow::backward_start(module) };
-        Categories { flow, backward_start }
+        Categories { flow, backward_start, gathered: gathered::gathered_weights(module) }
     }
 
     /// The category of one value.
@@ -141,6 +152,9 @@ impl Categories {
     }
 
     fn temporary(&self, module: &Module, value: u32) -> Category {
+        if self.gathered.contains(&value) {
+            return Category::Gathered;
+        }
         if self.flow.read {
             return if self.flow.gradients.contains(&value) {
                 Category::Gradients

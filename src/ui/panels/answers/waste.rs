@@ -62,8 +62,10 @@ pub(super) fn WasteAnswer(ans: Ans) -> impl IntoView {
         let w = computed.get();
         let d = &w.donation;
         format!(
-            "replicated: {} saved if cut like their peers (a lower bound) · gathered live at the peak: {} · donation: {} aliased, {} left over, {} double buffered",
+            "replicated: {} saved if cut like their peers (a lower bound) · gathered from parameters: {} of {} all-gathers, {} live at the peak · donation: {} aliased, {} left over, {} double buffered",
             units::human_bytes(w.replicated.saving_bytes),
+            w.gathered.values.len(),
+            w.gathered.total,
             units::human_bytes(w.gathered.bytes_at_peak),
             d.aliased,
             units::human_bytes(d.left_over_bytes),
