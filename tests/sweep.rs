@@ -175,6 +175,30 @@ fn two_varying_dimensions_are_an_error_naming_both() {
 }
 
 #[test]
+fn a_remat_ladder_is_no_sweep_though_its_batch_varies() {
+    use bufscope::answers::sweep::is_sweep;
+    let Some(dumps) = common::shared_dumps_or_skip("a_remat_ladder_is_no_sweep_though_its_batch_varies") else {
+        return;
+    };
+    // The ladder's folder: one LM under several policies (per-device batch 8) and the remat
+    // policy at batch 4 and 16. The shapes say batch varies; the programs at batch 8 differ.
+    let ladder = dumps.join("tpu-aot/remat-ladder");
+    let stems = ["tpu_v5e_lm_scan_plain", "tpu_v5e_lm_scan_remat_b8", "tpu_v5e_lm_scan_remat_b32", "tpu_v5e_lm_scan_dots"];
+    let loads: Vec<Loaded> = stems.iter().map(|s| load(&ladder, s)).collect();
+    let ladder_points = points(&loads);
+    let e = sweep(&ladder_points, &Options::default()).unwrap_err();
+    assert!(e.starts_with("compilations 1 and 4 have the same shapes (parameter tokens, dim 0 = 8) but are different programs"), "{e}");
+    let modules: Vec<&bufscope::model::Module> = ladder_points.iter().map(|p| p.module).collect();
+    assert!(!is_sweep(&modules), "the page would open it as a sweep");
+    // One policy at three batches is a sweep; the same compilation twice is the same point.
+    let aot = dumps.join("tpu-aot");
+    let mut loads = batch_sweep(&dumps);
+    loads.truncate(3);
+    loads.push(load(&aot.join("jax0.12-libtpu0.0.50"), "tpu_v5e_lm_scan_remat"));
+    assert!(sweep(&points(&loads), &Options::default()).is_ok());
+}
+
+#[test]
 fn the_compilers_own_rematerialisation_is_found_by_name() {
     let Some(dumps) = common::shared_dumps_or_skip("the_compilers_own_rematerialisation_is_found_by_name") else {
         return;

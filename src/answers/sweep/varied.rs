@@ -7,7 +7,9 @@
 //! (the layers' stacked parameters and the scans' trip counts all follow the number of
 //! layers); it is named after a trip count where one moves with it (the layers), else after
 //! the parameter first in number. Two groups that do not move together are two
-//! dimensions: an error naming both.
+//! dimensions: an error naming both. Two compilations at the same value whose programs
+//! differ (a remat ladder: one batch, several policies) are no sweep either: an error
+//! naming them.
 
 use std::collections::BTreeMap;
 
@@ -60,7 +62,18 @@ pub fn varied(modules: &[&Module]) -> Result<Varied, String> {
         )),
         1 => {
             let c = named.remove(0);
-            Ok(Varied { what: c.what, values: c.values })
+            match other_program(modules, &c.values) {
+                Some((a, b)) => Err(format!(
+                    "compilations {} and {} have the same shapes ({} = {}) but are different programs ({} against {} instructions): another remat policy or change of code, not one dimension varied",
+                    a + 1,
+                    b + 1,
+                    c.what,
+                    c.values[a],
+                    modules[a].instructions.len(),
+                    modules[b].instructions.len()
+                )),
+                None => Ok(Varied { what: c.what, values: c.values }),
+            }
         }
         _ => Err(format!(
             "two dimensions vary: {} ({}) and {} ({}); a sweep varies one",
@@ -70,6 +83,15 @@ pub fn varied(modules: &[&Module]) -> Result<Varied, String> {
             list(&named[1].values)
         )),
     }
+}
+
+/// Two compilations with the same value of the one dimension varied (so the same shapes
+/// everywhere) whose programs differ (in their number of instructions): the first such pair.
+/// The same program compiled twice is the same point twice, not this.
+fn other_program(modules: &[&Module], values: &[u64]) -> Option<(usize, usize)> {
+    (0..modules.len())
+        .flat_map(|a| (a + 1..modules.len()).map(move |b| (a, b)))
+        .find(|&(a, b)| values[a] == values[b] && modules[a].instructions.len() != modules[b].instructions.len())
 }
 
 /// Whether `modules` have the same entry parameters: each module's set of (parameter
