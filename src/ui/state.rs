@@ -380,3 +380,26 @@ impl<T: Clone + Send + Sync + 'static> Emitter<T> {
         );
     }
 }
+
+/// A computed answer shared without copying; two are equal only when they are the same
+/// computation (memos over large results never compare them field by field).
+pub(crate) struct Computed<T>(pub Arc<T>);
+
+impl<T> Clone for Computed<T> {
+    fn clone(&self) -> Self {
+        Computed(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Computed<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> std::ops::Deref for Computed<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}

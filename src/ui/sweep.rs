@@ -16,12 +16,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bufscope::answers::capacity::{parse_capacity, Capacity};
-use bufscope::answers::sweep::{self, Options, Point, Sweep};
+use bufscope::answers::sweep::{self, Measured, Options, Point, Sweep};
 use bufscope::units;
 use leptos::prelude::*;
 
 use super::app::{AppState, Outcome};
 use super::hash;
+use super::state::Computed;
 use super::intake::{picked, pickers};
 use super::load::{start_load_into, Target};
 
@@ -66,15 +67,16 @@ fn held_capacity() -> Option<Capacity> {
     Some(parse_capacity(label).ok()?.on(*color))
 }
 
-/// The sweep of the modules at `indices` of `outcome`, held against `capacity`, or the
-/// core's sentence why they make none. A module read with an out-of-memory message paired
-/// with it ([`Shown::failed`](super::state::Shown)) is a failed point, as in `bufscope sweep`.
-fn answer(outcome: &Outcome, indices: &[usize], capacity: Option<Capacity>, at: Vec<u64>) -> Result<Sweep, String> {
+/// The measured part of the sweep of the modules at `indices` of `outcome` (each module's
+/// categories: the costly part, made again only when the modules change), or the core's
+/// sentence why they make none. A module read with an out-of-memory message paired with it
+/// ([`Shown::failed`](super::state::Shown)) is a failed point, as in `bufscope sweep`.
+fn measured(outcome: &Outcome, indices: &[usize]) -> Result<Measured, String> {
     let points: Vec<Point> = (indices.iter())
         .filter_map(|&i| outcome.modules.get(i))
         .map(|s| Point { module: &s.module, analysis: &s.analysis, failed: s.failed })
         .collect();
-    sweep::sweep(&points, &Options { capacity, at })
+    sweep::measure(&points)
 }
 
 /// The position among the modules on screen of the compilation behind point `value` with
@@ -161,13 +163,20 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
         chosen.set(i);
         st.sweep.set(None);
     };
+    // Measured when the modules change; judged again when the capacity or "Predict at" does.
+    let measure = Memo::new(move |_| {
+        let (outcome, indices) = (st.view.get()?, st.sweep.get()?);
+        let m = measured(&outcome, &indices);
+        Some(Computed(Arc::new((outcome, indices, m))))
+    });
     let body = move || {
-        let outcome = st.view.get()?;
-        let indices = st.sweep.get()?;
+        let m = measure.get()?;
+        let (outcome, indices, measured) = &*m.0;
         let complete = outcome.modules.iter().all(|m| m.complete);
         let held = capacity.get();
-        Some(match answer(&outcome, &indices, held.clone(), at.get()) {
-            Ok(s) => answered(&outcome, &indices, s, (complete, held), open).into_any(),
+        let judged = measured.as_ref().map(|m| m.judge(&Options { capacity: held.clone(), at: at.get() }));
+        Some(match judged.map_err(String::clone) {
+            Ok(s) => answered(outcome, indices, s, (complete, held), open).into_any(),
             Err(sentence) => view! {
                 <p id="sweep-error" class="sweep-error message">
                     {format!("These {} modules make no sweep: {sentence}.", indices.len())}

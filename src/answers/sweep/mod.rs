@@ -161,8 +161,20 @@ pub fn is_sweep(modules: &[&Module]) -> bool {
     modules.len() >= 2 && same_parameters(modules) && varied(modules).is_ok()
 }
 
-/// The sweep of `points` (one dimension varying), or one sentence why not.
-pub fn sweep(points: &[Point], options: &Options) -> Result<Sweep, String> {
+/// What the compilations measure, whatever they are held against: the dimension varied and
+/// per memory space the points' peaks and each category's bytes at them, neither judged nor
+/// fitted ([`Measured::judge`] does that). The costly part of a sweep (each module's
+/// categories), made once however often the capacity or the values predicted at change.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub varied: Varied,
+    pub module: String,
+    spaces: Vec<SpaceSweep>,
+}
+
+/// The measured part of the sweep of `points` (one dimension varying), or one sentence why
+/// they make none.
+pub fn measure(points: &[Point]) -> Result<Measured, String> {
     if points.len() < 2 {
         return Err("a sweep needs at least two compilations".to_string());
     }
@@ -170,23 +182,35 @@ pub fn sweep(points: &[Point], options: &Options) -> Result<Sweep, String> {
     let varied = varied(&modules)?;
     let cats: Vec<Categories> = modules.iter().map(|m| Categories::new(m)).collect();
     let backend = points[0].module.backend();
-    let remats: Vec<Vec<String>> = (modules.iter())
-        .map(|m| compiler_remats(m).into_iter().map(str::to_string).collect())
-        .collect();
+    let remats: Vec<Vec<&str>> = modules.iter().map(|m| compiler_remats(m)).collect();
     let each = Each { points, cats: &cats, values: &varied.values, remats: &remats };
     let spaces = (points[0].analysis.spaces.iter())
         .map(|s| {
-            let capacity = options.capacity.as_ref().filter(|c| c.holds(s.color));
-            let mut sw = space_sweep(&each, s.color, capacity, &options.at);
+            let mut sw = measure_space(&each, s.color);
             sw.label = memory_space_label(s.color, backend);
             sw
         })
         .collect();
-    Ok(Sweep {
-        module: points[0].module.name.clone(),
-        varied,
-        spaces,
-    })
+    Ok(Measured { module: points[0].module.name.clone(), varied, spaces })
+}
+
+impl Measured {
+    /// The sweep held against `options`' capacity and predicted at its values: the fits,
+    /// the pinned points, the verdicts.
+    pub fn judge(&self, options: &Options) -> Sweep {
+        let spaces = (self.spaces.iter())
+            .map(|s| {
+                let capacity = options.capacity.as_ref().filter(|c| c.holds(s.color));
+                judge_space(s.clone(), capacity, &options.at)
+            })
+            .collect();
+        Sweep { varied: self.varied.clone(), module: self.module.clone(), spaces }
+    }
+}
+
+/// The sweep of `points` (one dimension varying), or one sentence why not.
+pub fn sweep(points: &[Point], options: &Options) -> Result<Sweep, String> {
+    Ok(measure(points)?.judge(options))
 }
 
 /// The compiler's own rematerialised instructions in a module: names with a `.remat`
@@ -206,62 +230,74 @@ struct Each<'a, 'p> {
     points: &'a [Point<'p>],
     cats: &'a [Categories],
     values: &'a [u64],
-    remats: &'a [Vec<String>],
+    remats: &'a [Vec<&'p str>],
 }
 
-fn space_sweep(each: &Each, color: u32, capacity: Option<&Capacity>, at: &[u64]) -> SpaceSweep {
-    let cap = capacity.map(|c| c.bytes);
+/// One space's points and categories, in ascending value, neither pinned nor fitted.
+fn measure_space(each: &Each, color: u32) -> SpaceSweep {
     let mut rows: Vec<(PointPeak, usize)> = Vec::new();
     for (k, p) in each.points.iter().enumerate() {
-        let peak = p.analysis.space(color).map_or(0, |s| s.peak_bytes);
         let remats = &each.remats[k];
-        let pinned = cap.is_some_and(|c| {
-            !p.failed && peak <= c && peak as f64 >= c as f64 * (1.0 - PINNED_MARGIN) && !remats.is_empty()
-        });
         let row = PointPeak {
             value: each.values[k],
-            peak_live_bytes: peak,
+            peak_live_bytes: p.analysis.space(color).map_or(0, |s| s.peak_bytes),
             failed: p.failed,
-            pinned,
+            pinned: false,
             compiler_remats: remats.len(),
-            remat_examples: remats.iter().take(2).cloned().collect(),
+            remat_examples: remats.iter().take(2).map(|r| r.to_string()).collect(),
         };
         rows.push((row, k));
     }
     rows.sort_by_key(|r| r.0.value);
-    let fitted: Vec<(f64, u64)> = (rows.iter())
-        .filter(|(r, _)| !r.failed && !r.pinned)
-        .map(|(r, _)| (r.value as f64, r.peak_live_bytes))
-        .collect();
-    let model = fit::fit(&fitted);
-    let predictions = (at.iter())
-        .map(|&v| Prediction {
-            value: v,
-            peak_live_bytes: model.as_ref().map_or(0, |m| m.at(v as f64)),
-        })
-        .collect();
-    let categories = category_sweeps(each.points, each.cats, &rows, color);
-    let order: Vec<PointPeak> = rows.into_iter().map(|r| r.0).collect();
-    let mut out = SpaceSweep {
+    let categories = category_points(each.points, each.cats, &rows, color);
+    SpaceSweep {
         color,
         label: String::new(),
-        points: order,
-        model,
-        at: predictions,
-        capacity_bytes: cap,
+        points: rows.into_iter().map(|r| r.0).collect(),
+        model: None,
+        at: Vec::new(),
+        capacity_bytes: None,
         largest_fitting: None,
         first_not_fitting: None,
         fit_says_largest: None,
         pinned: false,
         sentence: String::new(),
         categories,
-    };
-    judge(&mut out, capacity);
-    out
+    }
 }
 
-/// Each category's bytes at the space's peak in every compilation, fitted like the peak.
-fn category_sweeps(points: &[Point], cats: &[Categories], rows: &[(PointPeak, usize)], color: u32) -> Vec<CategorySweep> {
+/// A measured space held against `capacity`: its pinned points, the fits of the peak and
+/// of each category to the points neither failed nor pinned, the predictions at `at`, and
+/// the verdict ([`judge`]).
+fn judge_space(mut s: SpaceSweep, capacity: Option<&Capacity>, at: &[u64]) -> SpaceSweep {
+    let cap = capacity.map(|c| c.bytes);
+    for p in &mut s.points {
+        let peak = p.peak_live_bytes;
+        p.pinned = cap.is_some_and(|c| {
+            !p.failed && peak <= c && peak as f64 >= c as f64 * (1.0 - PINNED_MARGIN) && p.compiler_remats > 0
+        });
+    }
+    let kept: Vec<bool> = s.points.iter().map(|p| !p.failed && !p.pinned).collect();
+    let fitted = |pts: &[Prediction]| -> Vec<(f64, u64)> {
+        (pts.iter().zip(&kept)).filter(|(_, k)| **k).map(|(p, _)| (p.value as f64, p.peak_live_bytes)).collect()
+    };
+    let peaks: Vec<Prediction> = (s.points.iter())
+        .map(|p| Prediction { value: p.value, peak_live_bytes: p.peak_live_bytes })
+        .collect();
+    s.model = fit::fit(&fitted(&peaks));
+    for c in &mut s.categories {
+        c.model = fit::fit(&fitted(&c.points));
+    }
+    s.at = (at.iter())
+        .map(|&v| Prediction { value: v, peak_live_bytes: s.model.as_ref().map_or(0, |m| m.at(v as f64)) })
+        .collect();
+    s.capacity_bytes = cap;
+    judge(&mut s, capacity);
+    s
+}
+
+/// Each category's bytes at the space's peak in every compilation (fitted when judged).
+fn category_points(points: &[Point], cats: &[Categories], rows: &[(PointPeak, usize)], color: u32) -> Vec<CategorySweep> {
     let mut out: Vec<CategorySweep> = Vec::new();
     for (n, (row, k)) in rows.iter().enumerate() {
         let (module, analysis) = (points[*k].module, points[*k].analysis);
@@ -288,11 +324,6 @@ fn category_sweeps(points: &[Point], cats: &[Categories], rows: &[(PointPeak, us
             let value = rows[c.points.len()].0.value;
             c.points.push(Prediction { value, peak_live_bytes: 0 });
         }
-        let fitted: Vec<(f64, u64)> = (c.points.iter().zip(rows))
-            .filter(|(_, (r, _))| !r.failed && !r.pinned)
-            .map(|(p, _)| (p.value as f64, p.peak_live_bytes))
-            .collect();
-        c.model = fit::fit(&fitted);
     }
     out.sort_by_key(|c| std::cmp::Reverse(c.points.last().map_or(0, |p| p.peak_live_bytes)));
     out

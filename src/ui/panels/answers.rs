@@ -33,30 +33,9 @@ use bufscope::units;
 use leptos::prelude::*;
 
 use super::{space_label, step_label};
+pub(super) use crate::ui::state::Computed;
 use crate::ui::state::{Focus, ReadModules, Shown};
 
-/// A computed answer shared without copying; two are equal only when they are the same
-/// computation (memos over large results never compare them field by field).
-pub(super) struct Computed<T>(pub Arc<T>);
-
-impl<T> Clone for Computed<T> {
-    fn clone(&self) -> Self {
-        Computed(self.0.clone())
-    }
-}
-
-impl<T> PartialEq for Computed<T> {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl<T> std::ops::Deref for Computed<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
 
 /// Rows of a ranked list in the DOM at first, and how many "show more" adds.
 pub(super) const FIRST_ROWS: usize = 20;
