@@ -49,6 +49,16 @@ fn the_batch_sweeps_chart_says_the_largest_batch_that_fits() {
     assert_eq!(svg.matches("<circle").count(), dots);
     // The other spaces hold no capacity: no crossing said there.
     assert_eq!(svg.matches("no capacity on this memory space").count(), s.spaces.len() - 1);
+    // A value predicted at is marked on the fit with its figure, in every space.
+    let options = Options { capacity: Some(capacity), at: vec![48, 100] };
+    let s = sweep(&points(&loads), &options).unwrap();
+    let svg = sweep_svg(&s, Some(&label), &Style::default(), 960);
+    for p in &s.spaces[0].at {
+        let said = format!("{}: {} predicted", p.value, bufscope::units::human_bytes(p.peak_live_bytes));
+        assert!(svg.contains(&said), "{said} not in the chart");
+    }
+    std::fs::write(common::manifest_dir().join("target/sweep-batch-at.svg"), &svg).unwrap();
+    assert_eq!(svg.matches(" predicted\n").count(), 2 * s.spaces.len(), "one label per value and space");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! capacity as a ring), the fitted form dashed over the whole axis, under them the bytes of
 //! each category at the peak stacked as areas, the capacity as a dashed line and the
 //! predicted crossing marked: the largest value that fits and the first that does not, in
-//! the title in words and on the axis. Every number is the sweep's; this file only places
+//! the title in words and on the axis; each value predicted at, a hollow diamond on the fit. Every number is the sweep's; this file only places
 //! them. Backend-agnostic: `bufscope`'s tests write the SVG, the page draws it on a canvas
 //! and finds a clicked point with [`point_at`] (the same layout as [`point_positions`]).
 
@@ -142,6 +142,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
     p.byte_grid(&layout, &map)?;
     p.stacked_categories(&map, s)?;
     p.fitted(&map, s)?;
+    p.predicted(&map, s)?;
     p.measured(&map, s)?;
     if let (Some(bytes), Some(what)) = (s.capacity_bytes, text.capacity) {
         p.dashed_capacity(&layout, &map, bytes, what)?;
@@ -208,6 +209,21 @@ impl<DB: DrawingBackend> Painter<'_, DB> {
             .collect();
         let style = self.style.curve.stroke_width(2);
         self.area.draw(&DashedPathElement::new(points, 7, 5, style))
+    }
+
+    /// Each prediction asked for (`--at`, "Predict at"): a hollow diamond on the fit at its
+    /// value, labelled `V: BYTES predicted` (above the plot's top when the fit is).
+    fn predicted(&self, map: &Mapping, s: &SpaceSweep) -> DrawResult<DB> {
+        let st = self.style;
+        for p in &s.at {
+            let x = map.x_px(p.value as f64).round() as i32;
+            let y = map.y_px((p.peak_live_bytes as f64).min(map.view.y1)).round() as i32;
+            let diamond = vec![(x, y - 7), (x + 7, y), (x, y + 7), (x - 7, y), (x, y - 7)];
+            self.area.draw(&PathElement::new(diamond, st.curve.stroke_width(2)))?;
+            let label = format!("{}: {} predicted", p.value, human_bytes(p.peak_live_bytes));
+            self.text(&label, (x - 9, y - 9), 0.85, st.text, (HPos::Right, VPos::Bottom))?;
+        }
+        Ok(())
     }
 
     /// The measured points joined by a line: a dot each, a cross for a compile that failed,

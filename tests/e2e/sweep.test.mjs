@@ -4,7 +4,8 @@
 // first not fitting value, pinned flag and sentence per memory space are those of `bufscope
 // sweep --json --capacity v5e` on the same files (run here); a click on a point of the chart
 // opens that compilation; "Add a configuration…" adds one; two compilations that vary two
-// dimensions give the CLI's sentence and the page stays usable; a compile that failed (batch 272
+// dimensions give the CLI's sentence and the page stays usable, as does a remat ladder (one
+// batch, several policies: the same shapes, different programs); a compile that failed (batch 272
 // of tests/fixtures/sweep, its `.error.txt` picked with its dump) is the failed point the CLI
 // says; "Predict at" gives the CLI's `--at` figures; the capacity typed is written to the
 // address and a reload keeps it.
@@ -155,6 +156,30 @@ test('two compilations that vary two dimensions say the sweep\'s sentence, and t
   assert(await page.locator('#sweep-error').count() === 0, 'the sentence stayed');
 });
 
+test('a remat ladder (one batch, several policies) is no sweep: the single view opens, "Sweep" says why', async () => {
+  needs();
+  const runs = ['tpu_v5e_lm_scan_plain', 'tpu_v5e_lm_scan_remat_b8', 'tpu_v5e_lm_scan_remat_b32', 'tpu_v5e_lm_scan_dots']
+    .map((stem) => ['remat-ladder', stem]);
+  let said = null;
+  try {
+    execFileSync(BIN, ['sweep', ...runs.map(dumpOf)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    assert(e.status === 2, `exit ${e.status}`);
+    said = e.stderr;
+  }
+  assert(said?.includes('have the same shapes') && said.includes('different programs'), `the CLI said ${said}`);
+  await app.load();
+  await page.locator('#file-input').setInputFiles(runs.flatMap(files));
+  await page.locator('.module .module-name').waitFor({ timeout: 60000 });
+  await page.locator('#sweep-button').click();
+  await page.waitForFunction(() => {
+    const t = document.querySelector('#sweep-error')?.textContent || '';
+    return t.includes('have the same shapes') && t.includes('different programs');
+  }, null, { timeout: 60000 });
+  assert(await page.locator('#sweep-view').count() === 0, 'a sweep was drawn');
+  await page.locator('#sweep-back').click();
+});
+
 test('a compile that failed, its .error.txt picked with its dump, is the failed point bufscope sweep says', async () => {
   needs();
   const runs = [BATCH[0], BATCH[1]];
@@ -193,6 +218,8 @@ test('"Predict at" gives the peak bufscope sweep --at gives', async () => {
   const got = await shownSpaces();
   const want = cliSpaces(d);
   assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
+  await page.locator('.sweep-space[data-color="0"]').scrollIntoViewIfNeeded();
+  await app.screenshot('sweep-predicted.png');
   // Not a number: said beside the box, the predictions kept.
   await page.locator('#sweep-at').fill('64, lots');
   await page.locator('#sweep-at').press('Enter');
