@@ -38,6 +38,15 @@ def keep(*a, **k):
     kept["compiled"] = inner(*a, **k)
     return kept["compiled"]
 train_compile.jit_and_compile = keep
+initialize = train_compile.pyconfig.initialize
+def config(*a, **k):
+    kept["config"] = initialize(*a, **k)
+    return kept["config"]
+train_compile.pyconfig.initialize = config
+RESOLVED = ["model_name", "compile_topology", "compile_topology_num_slices", "per_device_batch_size",
+            "global_batch_size_to_train_on", "max_target_length", "base_emb_dim", "base_mlp_dim",
+            "base_num_decoder_layers", "vocab_size", "remat_policy", "scan_layers", "attention", "dtype",
+            "weight_dtype", "opt_type", "ici_fsdp_parallelism", "dcn_data_parallelism"]
 t0 = time.time()
 result = {"prog": "maxtext train_compile", "cfg": cfg, "ok": False, "jax": jax.__version__,
           "libtpu": getattr(libtpu, "__version__", "?"), "maxtext": getattr(maxtext, "__version__", "0.2.5")}
@@ -48,6 +57,8 @@ except BaseException as e:  # the compiler's out-of-memory error among them
     open(out + ".error.txt", "w").write(f"{type(e).__name__}: {e}\n")
     traceback.print_exc()
 result["wall_s_compile_call"] = round(time.time() - t0, 1)
+if "config" in kept:
+    result["cfg_resolved"] = {k: str(getattr(kept["config"], k, None)) for k in RESOLVED}
 if "compiled" in kept:
     m = kept["compiled"].memory_analysis()
     result["memory_analysis"] = {k: getattr(m, k) for k in dir(m) if k.endswith("_in_bytes")}
