@@ -5,7 +5,9 @@
 //! whose compile failed (`fixtures/sweep/`, with its `.error.txt`), and batch 264, which
 //! compiled at 98 % of the capacity with the compiler's own rematerialisation. The varied
 //! dimension is named, two varying dimensions are an error (exit 2), the fit predicts a
-//! left-out point within 10 %, and a pinned peak is never extrapolated.
+//! left-out point within 10 %, and a pinned peak is never extrapolated. MaxText's own
+//! `train_compile` of llama3.1-8b at per-device batch 1 to 8 (`fixtures/sweep-maxtext/`): the
+//! varied dimension is the batch and nothing above the real first failure is said to fit.
 
 mod common;
 #[path = "common/sweep.rs"]
@@ -288,4 +290,36 @@ fn any_two_compilations_give_an_answer_or_a_sentence() {
         }
     }
     assert!(answers + sentences == loads.len() - 1 && sentences > 0, "{answers} {sentences}");
+}
+
+/// MaxText's own `train_compile` of llama3.1-8b on v5e-16 at per-device batch 1 to 8
+/// (`fixtures/sweep-maxtext`, made by tests/bench/make_maxtext_sweep.sh): 1 to 5 compiled, 6,
+/// 7 and 8 failed (`CompileTimeHbmOom`, `.error.txt`).
+fn maxtext_sweep() -> Vec<Loaded> {
+    let dir = common::fixtures_dir().join("sweep-maxtext");
+    (1..=8).map(|b| load(&dir, &format!("tpu_v5e-16_maxtext_llama3.1-8b_pdb{b}"))).collect()
+}
+
+#[test]
+fn the_maxtext_batch_sweep_never_says_more_fits_than_compiled() {
+    let loads = maxtext_sweep();
+    let capacity = parse_capacity("v5e").unwrap();
+    let options = Options { capacity: Some(capacity), at: Vec::new() };
+    let all = points(&loads);
+    // The scheduler swaps the backward scan and XLA's loop of a dot_general between per-device
+    // batch 4 and 5: paired by place they were two trip counts varying.
+    let s = sweep(&all, &options).unwrap();
+    assert_eq!(s.varied.what, "parameter data['inputs'], dim 0");
+    assert_eq!(s.varied.values, [1, 2, 3, 4, 5, 6, 7, 8]);
+    let hbm = &s.spaces[0];
+    let failed: Vec<u64> = hbm.points.iter().filter(|p| p.failed).map(|p| p.value).collect();
+    assert_eq!(failed, [6, 7, 8], "the compiles whose .error.txt says CompileTimeHbmOom");
+    assert_eq!((hbm.largest_fitting, hbm.first_not_fitting), (Some(5), Some(6)));
+    // From the first k compiles that fit, never more than 5 is said to fit.
+    for k in 2..=5 {
+        let s = sweep(&all[..k], &options).unwrap();
+        let said = s.spaces[0].largest_fitting.unwrap();
+        assert!(said <= 5, "from per-device batch 1..{k}: {said} said to fit; 6 failed");
+        assert!(said >= k as u64, "from 1..{k}: {said}, below a compile that fitted");
+    }
 }

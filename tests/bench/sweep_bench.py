@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The sweep's accuracy on real TPU v5e compiles (issue 36): prints tables, asserts nothing.
 
-    cargo build --release && python3 tests/bench/sweep_bench.py [--bin target/release/bufscope]
+    cargo build --release && python3 tests/bench/sweep_bench.py [--bin target/release/bufscope] [--only MaxText]
 
 Reads the batch, sequence and layers points of ../shared/dumps/tpu-aot (batch 8, 16, 32, 48,
 64; sequence 512, 1024; 8 layers) and those tests/bench/make_sweep.sh made into
 target/sweep-dumps (layers 4, 12; sequence 256 to 6144; batch near the capacity; a point
-whose compile failed keeps its dump and `.error.txt`: a point that does not fit). A point
-that is absent is left out and said so.
+whose compile failed keeps its dump and `.error.txt`: a point that does not fit), and the
+MaxText per-device batch sweep tests/bench/make_maxtext_sweep.sh made into
+target/maxtext-sweep (MaxText's own train_compile of llama3.1-8b on v5e-16, per-device batch
+1, 2, 3, … to the first that fails and two beyond; without it, the same points kept in
+tests/fixtures/sweep-maxtext). A point that is absent is left out and said so.
 
 1. Inside the range: each point between the smallest and the largest left out, predicted by
    `bufscope sweep --at V` from the others (target: within 10 %).
@@ -30,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.environ.get("BUFSCOPE_SHARED", os.path.join(ROOT, "..", "shared"))
 AOT = os.path.join(SHARED, "dumps", "tpu-aot")
 MADE = os.path.join(ROOT, "target", "sweep-dumps")
+MAXTEXT = os.path.join(ROOT, "target", "maxtext-sweep")
 STEM = "tpu_v5e_lm_scan_remat"
 
 
@@ -41,10 +45,22 @@ def made(name):
     return os.path.join(MADE, name)
 
 
+def maxtext_points():
+    """The per-device batches make_maxtext_sweep.sh made (pdb1 … its first failure and beyond)
+    into target/maxtext-sweep, else those tests/fixtures/sweep-maxtext keeps (1 to 8)."""
+    there = os.listdir(MAXTEXT) if os.path.isdir(MAXTEXT) else []
+    pdbs = sorted(int(d[3:]) for d in there if d.startswith("pdb") and d[3:].isdigit())
+    if pdbs:
+        return [os.path.join(MAXTEXT, f"pdb{b}") for b in pdbs]
+    kept = os.path.join(ROOT, "tests", "fixtures", "sweep-maxtext")
+    stem = "tpu_v5e-16_maxtext_llama3.1-8b_pdb{}.buffer-assignment.txt.gz"
+    return [os.path.join(kept, stem.format(b)) for b in range(1, 9)]
+
+
 def present(path):
-    """A made point is there once its compile ended (RESULT.json written)."""
+    """A made point is there once its compile ended (its RESULT.json written)."""
     if os.path.isdir(path):
-        return os.path.exists(os.path.join(path, f"{STEM}_{os.path.basename(path)}.RESULT.json"))
+        return any(f.endswith(f"_{os.path.basename(path)}.RESULT.json") for f in os.listdir(path))
     return os.path.exists(path)
 
 
@@ -59,6 +75,7 @@ SWEEPS = {
         made("s4096"), made("s5120"), made("s6144")],
     "layers (scan trip count)": [
         made("l4"), shared("jax0.12-libtpu0.0.50", STEM), made("l12")],
+    "MaxText per-device batch (llama3.1-8b, v5e-16)": maxtext_points(),
 }
 
 
@@ -79,9 +96,12 @@ def pct(predicted, real):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "bufscope"))
+    ap.add_argument("--only", default="", help="only the sweeps whose name holds this text (MaxText)")
     args = ap.parse_args()
     rows, fits = [], []
     for name, paths in SWEEPS.items():
+        if args.only not in name:
+            continue
         there = [p for p in paths if present(p)]
         missing = [os.path.relpath(p, ROOT) for p in paths if not present(p)]
         if missing:

@@ -228,7 +228,7 @@ pub fn modules_under(root: &Path, keep: impl Fn(&str, &str) -> bool) -> Vec<Modu
 /// Every fixture module (tests/fixtures).
 pub fn fixture_modules() -> Vec<ModuleFiles> {
     // `folders/` holds whole dump folders (HLO texts beside the dumps) for the folder tests,
-    // `sweep/` a compilation of a sweep for tests/sweep.rs.
+    // `sweep/` and `sweep-maxtext/` the compilations of sweeps for tests/sweep.rs.
     let m = modules_under(&fixtures_dir(), |folder, _| {
         !folder.starts_with("folders") && !folder.starts_with("sweep")
     });

@@ -8,7 +8,8 @@
 // batch, several policies: the same shapes, different programs); a compile that failed (batch 272
 // of tests/fixtures/sweep, its `.error.txt` picked with its dump) is the failed point the CLI
 // says; "Predict at" gives the CLI's `--at` figures; the capacity typed is written to the
-// address and a reload keeps it.
+// address and a reload keeps it; MaxText's per-device batch sweep (tests/fixtures/sweep-maxtext)
+// is the CLI's too.
 //   node tests/e2e/sweep.test.mjs http://127.0.0.1:PORT/   (tests/e2e/run.sh runs it)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,6 +31,8 @@ const PARTS = ['buffer-assignment', 'buffer-assignment-values', 'live-range', 'a
 /** Batch 272 (per-device 136), whose compile failed: gzipped, with its `.error.txt`. */
 const FAILED = path.join(repo, 'tests/fixtures/sweep/tpu_v5e_lm_scan_remat_b272');
 const FAILED_FILES = [...PARTS.map((p) => `${FAILED}.${p}.txt.gz`), `${FAILED}.error.txt`];
+/** MaxText's llama3.1-8b on v5e-16, per-device batch 1 to 8 (tests/bench/make_maxtext_sweep.sh). */
+const MAXTEXT = path.join(repo, 'tests/fixtures/sweep-maxtext');
 
 const app = await open({ viewport: { width: 1280, height: 900 } });
 const { page } = app;
@@ -244,6 +247,22 @@ test('the capacity typed in the Sweep view is written to the address, and a relo
   const bytes = String(d.spaces[0].capacity_bytes);
   await page.waitForFunction((b) => document.querySelector('.sweep-space[data-color="0"]')?.dataset.capacity === b, bytes, { timeout: 20000 });
   assert((await page.locator('#sweep-capacity').inputValue()) === '16GiB', `the box holds ${await page.locator('#sweep-capacity').inputValue()}`);
+  const got = await shownSpaces();
+  const want = cliSpaces(d);
+  assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);
+});
+
+test('MaxText\'s per-device batch sweep (tests/fixtures/sweep-maxtext, 1 to 8, 6 to 8 failed) is the one bufscope sweep says', async () => {
+  if (!existsSync(BIN)) skip(`needs ${BIN} (cargo build --release)`);
+  const stems = [1, 2, 3, 4, 5, 6, 7, 8].map((b) => path.join(MAXTEXT, `tpu_v5e-16_maxtext_llama3.1-8b_pdb${b}`));
+  const d = expected(stems.map((s) => `${s}.buffer-assignment.txt.gz`), 'v5e');
+  assert(d.varied.what === "parameter data['inputs'], dim 0", d.varied.what);
+  assert(d.spaces[0].largest_fitting === 5 && d.spaces[0].first_not_fitting === 6, JSON.stringify(d.spaces[0]));
+  await app.load();
+  const picked = stems.flatMap((s) => [...PARTS.map((p) => `${s}.${p}.txt.gz`), `${s}.error.txt`].filter(existsSync));
+  await page.locator('#file-input').setInputFiles(picked);
+  await sweepShown(d.varied.what, 8);
+  await typeCapacity('v5e', d.spaces[0].capacity_bytes);
   const got = await shownSpaces();
   const want = cliSpaces(d);
   assert(JSON.stringify(got) === JSON.stringify(want), `spaces\n${JSON.stringify(got)}\nwant\n${JSON.stringify(want)}`);

@@ -3,6 +3,10 @@
 //! trip count, read from the HLO text beside the dump (`trip count of while.12`, the number
 //! of layers of a scan).
 //!
+//! Loops are paired across compilations by what they are (while name and kind), not by
+//! their place in the schedule, which the compiler may change from one compilation to the
+//! next.
+//!
 //! Dimensions whose values move in proportion across the compilations are one dimension
 //! (the layers' stacked parameters and the scans' trip counts all follow the number of
 //! layers); it is named after a trip count where one moves with it (the layers), else after
@@ -15,7 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::loops::loops;
+use crate::analysis::loops::{loops, Loop};
 use crate::model::Module;
 
 /// The dimension the compilations vary and its value in each, in the order given.
@@ -164,17 +168,17 @@ fn parameter_name(m: &Module, a: &crate::model::Allocation, number: u32) -> Stri
     }
 }
 
-/// The loops' trip counts, where every module has the same number of loops and a known
-/// count for the loop at that place.
+/// The loops' trip counts, where every module has the same number of loops and each loop of
+/// the first has a partner in every other ([`partner`]) with a known count.
 fn trip_counts(modules: &[&Module]) -> Vec<Candidate> {
-    let all: Vec<_> = modules.iter().map(|m| loops(m).loops).collect();
+    let all: Vec<Vec<Loop>> = modules.iter().map(|m| loops(m).loops).collect();
     let Some(first) = all.first() else { return Vec::new() };
     if all.iter().any(|l| l.len() != first.len()) {
         return Vec::new();
     }
     (0..first.len())
         .filter_map(|i| {
-            let values: Option<Vec<u64>> = all.iter().map(|l| l[i].trip_count).collect();
+            let values: Option<Vec<u64>> = all.iter().map(|l| partner(first, i, l)?.trip_count).collect();
             Some(Candidate {
                 what: format!("trip count of {}", first[i].while_name),
                 values: values?,
@@ -182,6 +186,19 @@ fn trip_counts(modules: &[&Module]) -> Vec<Candidate> {
             })
         })
         .collect()
+}
+
+/// The loop of `other` that is loop `i` of `first`: the one of the same while name that is
+/// the same kind of loop (its name from the op_name, and depth), else the n-th of that kind
+/// in step order as loop `i` is the n-th of its kind in `first`. Not its place in step order:
+/// the scheduler may order two loops differently in two compilations (MaxText's backward scan
+/// and XLA's loop of a dot_general swap places between per-device batch 4 and 5).
+fn partner<'a>(first: &[Loop], i: usize, other: &'a [Loop]) -> Option<&'a Loop> {
+    let kind = |l: &Loop| (l.name.clone(), l.depth);
+    let want = kind(&first[i]);
+    let by_name = other.iter().find(|l| l.while_name == first[i].while_name && kind(l) == want);
+    let nth = first[..i].iter().filter(|l| kind(l) == want).count();
+    by_name.or_else(|| other.iter().filter(|l| kind(l) == want).nth(nth))
 }
 
 #[cfg(test)]
@@ -194,5 +211,41 @@ mod tests {
         assert!(proportional(&[4, 8, 12], &[8, 16, 24]));
         assert!(!proportional(&[4, 8, 12], &[8, 16, 25]));
         assert!(!proportional(&[4, 8], &[4, 8, 12]));
+    }
+
+    fn lp(while_name: &str, name: &str, trip: u64) -> Loop {
+        Loop {
+            while_name: while_name.to_string(),
+            step: 0,
+            in_computation: String::new(),
+            condition: String::new(),
+            body: String::new(),
+            condition_steps: [0, 0],
+            body_steps: [0, 0],
+            trip_count: Some(trip),
+            trip_source: crate::analysis::loops::TripSource::Printed,
+            name: name.to_string(),
+            op_name: None,
+            depth: 0,
+            parent: None,
+            at: [0; 4],
+        }
+    }
+
+    #[test]
+    fn loops_are_paired_by_what_they_are_not_their_place_in_the_schedule() {
+        // MaxText's llama3.1-8b at per-device batch 4 and 5: the backward scan and XLA's loop
+        // of a dot_general swap places; neither trip count varies.
+        let b4 = [lp("while.145", "forward scan", 32), lp("while.137", "XLA loop", 4), lp("while.136", "backward scan", 32)];
+        let b5 = [lp("while.145", "forward scan", 32), lp("while.136", "backward scan", 32), lp("while.137", "XLA loop", 4)];
+        for i in 0..3 {
+            assert_eq!(partner(&b4, i, &b5).unwrap().trip_count, b4[i].trip_count, "{i}");
+        }
+        // Renumbered by the compiler: the n-th loop of its kind.
+        let renamed = [lp("while.9", "backward scan", 48), lp("while.8", "forward scan", 48), lp("while.7", "XLA loop", 4)];
+        assert_eq!(partner(&b4, 2, &renamed).unwrap().while_name, "while.9");
+        assert_eq!(partner(&b4, 1, &renamed).unwrap().while_name, "while.7");
+        // No loop of that kind: no partner.
+        assert!(partner(&b4, 1, &[lp("while.1", "forward scan", 1)]).is_none());
     }
 }
