@@ -27,6 +27,9 @@ use crate::parse::dump::used_values::UsedValues;
 use crate::parse::later::Ask;
 use std::ops::Range;
 
+mod wire;
+pub use wire::PieceWire;
+
 /// One piece of a body: which bytes, and where it stands among the body's pieces.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Piece {
@@ -84,7 +87,7 @@ pub struct PieceReader {
 }
 
 /// What a piece's reader counted besides its module part.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct PieceTally {
     lines: u64,
     /// The name of the piece's first entry, and that of the last entry opened.
