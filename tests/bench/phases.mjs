@@ -1,5 +1,5 @@
 // A load's phases and frame gaps, run after run, for comparing builds (not a test):
-//   [RUNS=3] node tests/bench/phases.mjs http://127.0.0.1:PORT/ [FILE]
+//   [RUNS=3] [WORKERS=N] node tests/bench/phases.mjs http://127.0.0.1:PORT/ [FILE]
 // FILE defaults to the 94 MB dump of ../shared. Each run opens the app in a fresh page of
 // one headless Chromium, picks FILE and prints one JSON line: when the diagram was shown
 // and the module complete (ms after the pick, as scale_bench.mjs measures them), every gap
@@ -13,6 +13,10 @@ const file = process.argv[3] || path.join(SHARED, 'dumps/cpu/jax0.6.2/cpu_deep_u
 if (!existsSync(file)) { console.log(`SKIPPED: ${file} is not there`); process.exit(0); }
 const runs = Number(process.env.RUNS || 3);
 const app = await open({ viewport: { width: 1280, height: 720 } });
+// WORKERS=N: the page's read behind on N lanes (src/ui/read/pieces.rs), as ./dev bench's
+// BENCH_WORKERS; each line then says `workers`.
+const workers = process.env.WORKERS ? Number(process.env.WORKERS) : undefined;
+if (workers) await app.context.addInitScript((n) => { window.__bufscope_workers = n; }, workers);
 for (let i = 0; i < runs; i++) {
   const page = await app.context.newPage();
   for (const p of app.context.pages()) if (p !== page) await p.close();
@@ -26,6 +30,7 @@ for (let i = 0; i < runs; i++) {
     const d = { ...document.querySelector('.report').dataset };
     return { shown: Math.round(m.shown - m.change), complete: Math.round(m.complete - m.change), gaps: m.gaps, ...d };
   });
+  if (workers) r.workers = workers;
   console.log(JSON.stringify(r));
 }
 await app.context.close();

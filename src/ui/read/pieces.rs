@@ -56,15 +56,22 @@ fn setting(key: &str) -> Option<f64> {
 
 /// How many piece workers to start: the lanes of the read behind but the page's own,
 /// `window.__bufscope_workers` (1 to 16; 1, no worker) where it is set (the benchmark
-/// sets 1, 2 or 4), else the logical processors up to [`MOST`], and none where the page
-/// has a `Used values` worker (`has_uses`), which reads the bodies meanwhile.
+/// sets 1, 2 or 4), else the logical processors up to [`MOST`] from [`LEAST_CORES`] on,
+/// and none where the page has a `Used values` worker (`has_uses`), which reads the
+/// bodies meanwhile.
 pub(super) fn count(has_uses: bool) -> usize {
     match setting("__bufscope_workers").filter(|n| (1.0..=16.0).contains(n)) {
         Some(n) => n as usize - 1,
-        None if has_uses => 0,
+        None if has_uses || cores() < LEAST_CORES => 0,
         None => (cores() as usize).clamp(1, MOST) - 1,
     }
 }
+
+/// Logical processors from which the page has piece workers by default. On this project's
+/// 2-core VM a worker did not make the read behind of the 1 GB dump shorter (2.8 s alone,
+/// 2.9 s with one worker; docs/benchmarks.md, 2026-12-07) and its instance held 270 MB
+/// more: the page's thread and the worker share the two cores with the slices' reader.
+const LEAST_CORES: f64 = 3.0;
 
 /// Starts `n` piece workers (fewer where they cannot start).
 pub(super) fn start(n: usize) -> Vec<Rc<PageWorker>> {
