@@ -4,7 +4,8 @@
 // one headless Chromium, picks FILE and prints one JSON line: when the diagram was shown
 // and the module complete (ms after the pick, as scale_bench.mjs measures them), every gap
 // between animation frames over 50 ms ([start, length]), and the report's own timings
-// (read, parse, join, analyse, complete). The first run of a browser is usually slower.
+// (read, parse, join, analyse, complete), and the page's wasm memory after (MB). The first
+// run of a browser is usually slower.
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { SHARED, forceUsesWorker, open, watchLoad } from '../e2e/harness.mjs';
@@ -30,7 +31,8 @@ for (let i = 0; i < runs; i++) {
   const r = await page.evaluate(() => {
     const m = window.__load;
     const d = { ...document.querySelector('.report').dataset };
-    return { shown: Math.round(m.shown - m.change), complete: Math.round(m.complete - m.change), gaps: m.gaps, ...d };
+    const wasm = window.__bufscope_wasm_bytes?.() ?? 0;
+    return { shown: Math.round(m.shown - m.change), complete: Math.round(m.complete - m.change), wasmMB: Math.round(wasm / 1e6), gaps: m.gaps, ...d };
   });
   if (workers) r.workers = workers;
   console.log(JSON.stringify(r));
