@@ -121,14 +121,7 @@ fn check_pieces(files: &[(&str, &[u8])], label: &str, runs: u64) -> usize {
 
 /// The `Used values` bodies the first read of `files` skips.
 fn deferred_bodies(files: &[(&str, &[u8])]) -> Vec<bufscope::parse::DeferredUses> {
-    let mut loader = bufscope::Loader::new();
-    loader.defer_uses(true);
-    for &(name, bytes) in files {
-        loader.begin_file(name);
-        loader.feed(bytes);
-        loader.end_file();
-    }
-    loader.finish().deferred
+    fed_deferring(files).finish().deferred
 }
 
 #[test]

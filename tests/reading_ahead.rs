@@ -78,14 +78,7 @@ fn skipping_wastes_guesses_only_around_bodies() {
     for m in small_modules() {
         let files = m.inputs();
         let t = trace(Reading::new(inputs_of(&files), chunk_of(&files)), &files);
-        let mut load = bufscope::Loader::new();
-        load.defer_uses(true);
-        for &(name, bytes) in &files {
-            load.begin_file(name);
-            load.feed(bytes);
-            load.end_file();
-        }
-        let bodies = load.deferred().count();
+        let bodies = fed_deferring(&files).deferred().count();
         let mut guessed: Vec<&Ask> = t.guesses.iter().flatten().collect();
         guessed.sort_by_key(|a| (a.file.clone(), a.bytes.start, a.bytes.end));
         guessed.dedup();

@@ -27,6 +27,12 @@ impl Str {
         [self.start, self.len]
     }
 
+    /// The handle of the same string in an arena this one's was appended to at `shift`
+    /// ([`Strings::append`]).
+    pub(crate) fn shifted(self, shift: u32) -> Str {
+        Str { start: self.start.saturating_add(shift), len: self.len }
+    }
+
     /// A handle from [`Str::to_raw`]'s numbers. One that fits no string of its arena reads
     /// as "" ([`Strings::get`]), never panics.
     pub(crate) const fn from_raw([start, len]: [u32; 2]) -> Str {
@@ -175,6 +181,23 @@ impl Strings {
         }
     }
 
+    /// `other`'s chunks moved after this arena's, none of their text copied: the number to
+    /// add to the start of each of `other`'s handles ([`Str::shifted`]) to read it here.
+    /// `other` given back (nothing moved) where the handles would not fit 32 bits. Its
+    /// strings are not interned here: for arenas that are pushed to.
+    pub fn append(&mut self, other: Strings) -> Result<u32, Strings> {
+        // The chunks the last one's text spans, as `push` would skip them.
+        let spanned = self.chunks.last().map_or(0, |c| c.len().div_ceil(Self::CHUNK).max(1) - 1);
+        let shift = (self.chunks.len() + spanned) * Self::CHUNK;
+        let end = (other.chunks.len().saturating_add(1)).saturating_mul(Self::CHUNK).saturating_add(shift);
+        let Some(shift) = u32::try_from(shift).ok().filter(|_| end <= u32::MAX as usize) else {
+            return Err(other);
+        };
+        self.chunks.extend((0..spanned).map(|_| String::new()));
+        self.chunks.extend(other.chunks);
+        Ok(shift)
+    }
+
     /// Room for `additional` more bytes in the last chunk (at most a chunk's worth), so that
     /// an arena whose size is known ahead is not copied as it grows.
     pub fn reserve(&mut self, additional: usize) {
@@ -206,5 +229,26 @@ impl Strings {
         self.chunks.iter().map(String::capacity).sum::<usize>()
             + self.chunks.capacity() * std::mem::size_of::<String>()
             + self.table.capacity() * std::mem::size_of::<(Str, TableHash)>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_arena_appended_reads_its_strings_shifted_and_pushes_on() {
+        for long in [0, Strings::CHUNK + 5] {
+            let mut a = Strings::default();
+            let x = a.push("x");
+            let big = a.push(&"b".repeat(long));
+            let mut b = Strings::default();
+            let (y, z) = (b.push("yy"), b.push("zzz"));
+            let shift = a.append(b).ok().unwrap();
+            assert_eq!((a.get(x), a.get(big).len()), ("x", long));
+            assert_eq!((a.get(y.shifted(shift)), a.get(z.shifted(shift))), ("yy", "zzz"));
+            let w = a.push("w");
+            assert_eq!((a.get(w), a.get(z.shifted(shift))), ("w", "zzz"));
+        }
     }
 }

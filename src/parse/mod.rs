@@ -34,7 +34,7 @@ pub use input::is_gzip;
 pub use later::{
     complete, complete_through, cut, join, last_header, lines_known, route, Ask, Behind, BehindLane,
     Bodies, BodyEnd, BodyStart, Completing, DeferredUses, FirstLane, Found, Handoff, Input, Job,
-    Lane, Later, Next, Note, Piece, PieceLane, PieceRead, PieceReader, Post, Read, Reading, Unpack,
+    Lane, Later, Next, Note, Piece, PieceLane, PieceRead, PieceReader, PieceWire, Post, Read, Reading, Unpack,
     UsedPart,
 };
 pub use names::{

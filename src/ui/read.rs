@@ -20,26 +20,43 @@ use web_sys::{
 
 mod drive;
 mod fetch;
+mod pieces;
 pub mod uses_worker;
 
-pub use drive::{read_behind, read_files, Fed};
+pub use drive::{read_files, Fed};
+pub use pieces::read_behind;
 
 /// The page's workers, started with the page (so that no request is made once a file is
 /// given) and held by the app for its life; each read is handed them.
 pub struct Workers {
     reader: Option<Rc<fetch::ReadWorker>>,
     uses: Option<Rc<uses_worker::PageWorker>>,
+    /// The workers that read pieces of the bodies the page reads itself ([`pieces`]).
+    pieces: Vec<Rc<uses_worker::PageWorker>>,
 }
 
 impl Workers {
-    /// Starts both workers (each none where it cannot start: the single file opened from
+    /// Starts the workers (each none where it cannot start: the single file opened from
     /// disk has no script to start them from; the `Used values` one only on
-    /// [`uses_worker`]'s cores).
+    /// [`uses_worker`]'s cores; the piece workers as [`pieces`] counts them).
     pub fn start() -> Rc<Workers> {
+        let uses = uses_worker::PageWorker::start();
         Rc::new(Workers {
             reader: fetch::ReadWorker::start(),
-            uses: uses_worker::PageWorker::start(),
+            pieces: pieces::start(pieces::count(uses.is_some())),
+            uses,
         })
+    }
+
+    /// A read behind of what its driver posts, its bodies cut into pieces for the piece
+    /// workers that did not fail ([`read_behind`]); alone without any.
+    pub fn behind_lane(&self) -> bufscope::parse::BehindLane {
+        pieces::lane(self.live_pieces().len())
+    }
+
+    /// The piece workers that did not fail, in order (piece lane `k` is the `k`th).
+    fn live_pieces(&self) -> Vec<Rc<uses_worker::PageWorker>> {
+        self.pieces.iter().filter(|w| !w.failed()).cloned().collect()
     }
 
     fn reader(&self) -> Option<Rc<fetch::ReadWorker>> {

@@ -4,10 +4,13 @@
 // wasm-bindgen glue and wasm module, the page's own, which its CSP allows): the instance
 // starts while the page loads, so that no request is made once a file is given. A job is
 // { id, files, names, bodies } (the files the bodies are in, their names, the bodies as
-// JSON) with a MessagePort to answer on; { cancel: id } calls a job off. The bodies are read
+// JSON) with a MessagePort to answer on, or { id, files, names, piece } for one piece of a
+// body (the core's Job as JSON, read by the app's `PieceWork`: src/ui/read/pieces.rs, the
+// page's piece workers, each its own instance of this script); { cancel: id } calls a job
+// off. The bodies are read
 // in 16 MiB slices as the app's `UsesRead` asks for them, the next asked for while it parses one (a browser's
 // read of a slice costs a few ms whatever its size); after each slice the worker posts
-// [id, bytes] to the page as progress. The answer is what `UsesRead.finish` returns (its
+// [id, bytes] to the page as progress. The answer is what `finish` returns (its
 // buffers transferred, not copied), or { error } when the app could not start here, could
 // not read, or the job was called off.
 const SLICE = 16 << 20;
@@ -26,11 +29,12 @@ onmessage = async ({ data, ports: [port] }) => {
     calledOff.add(data.cancel);
     return;
   }
-  const { id, files, names, bodies } = data;
+  const { id, files, names, bodies, piece } = data;
   let read;
   try {
     if (!app) throw new Error('the worker was not started');
-    read = new (await app).UsesRead(bodies);
+    const g = await app;
+    read = piece ? new g.PieceWork(piece) : new g.UsesRead(bodies);
     // The bytes the app's reader asks for, [name, start, end], until it asks for none.
     for (let ask; (ask = read.next()); ) {
       const [name, start, end] = ask;

@@ -40,6 +40,11 @@ const app = await open();
 // BENCH_USES_WORKER=1: the app gets its `Used values` worker whatever the machine's cores
 // (src/ui/read/uses_worker.rs; on fewer than 4 it reads them on the page's thread).
 if (process.env.BENCH_USES_WORKER === '1') await forceUsesWorker(app.context);
+// BENCH_WORKERS=N: the page's read behind on N lanes, its own and N - 1 piece workers
+// (src/ui/read/pieces.rs; by default as many as logical processors, up to 4).
+if (process.env.BENCH_WORKERS) {
+  await app.context.addInitScript((n) => { window.__bufscope_workers = n; }, Number(process.env.BENCH_WORKERS));
+}
 app.page.on('crash', () => {});
 const log = (s) => console.log(`[bench] ${s}`);
 

@@ -79,6 +79,19 @@ pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) {
     }
 }
 
+/// A loader told to [`defer_uses`](bufscope::Loader::defer_uses), fed `files` whole, not
+/// finished (the first read's, the bodies listed but not read).
+pub fn fed_deferring(files: &[(&str, &[u8])]) -> bufscope::Loader {
+    let mut loader = bufscope::Loader::new();
+    loader.defer_uses(true);
+    for &(name, bytes) in files {
+        loader.begin_file(name);
+        loader.feed(bytes);
+        loader.end_file();
+    }
+    loader
+}
+
 /// Reads `files` with `Used values` deferred, each file fed in chunks of `chunk` bytes,
 /// then completes the modules; where completing says the skip guessed wrong, the files are
 /// read again in one pass. With `jump`, through the shipped machine ([`Reading`], asking

@@ -34,7 +34,7 @@ mod handoff;
 mod piece;
 pub use bounds::{last_header, BodyEnd, BodyStart, Found};
 pub use handoff::{Handoff, Unpack};
-pub use piece::{cut, join, Piece, PieceRead, PieceReader};
+pub use piece::{cut, join, Piece, PieceRead, PieceReader, PieceWire};
 
 /// The body of one `Used values` section, skipped by the first read. (Serialisable, so
 /// that the page can hand it to the worker that reads the body.)

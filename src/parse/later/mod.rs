@@ -18,7 +18,7 @@ use super::{hlo, Loader, Part};
 pub use behind::{complete, complete_through, Behind, Job, Later, Read};
 pub use deferred::{
     cut, join, last_header, lines_known, BodyEnd, BodyStart, Completing, DeferredUses, Found,
-    Handoff, Piece, PieceRead, PieceReader, Unpack, UsedPart,
+    Handoff, Piece, PieceRead, PieceReader, PieceWire, Unpack, UsedPart,
 };
 pub use reading::{
     route, BehindLane, Bodies, FirstLane, Input, Lane, Next, Note, PieceLane, Post, Reading,

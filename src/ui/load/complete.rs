@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use bufscope::parse::{lines_known, BehindLane, DeferredUses, Note, UsedPart};
+use bufscope::parse::{lines_known, DeferredUses, Note, UsedPart};
 
 use super::super::read::{self, Picked};
 use super::super::state::Shown;
@@ -217,10 +217,7 @@ impl PageRead {
                 return None;
             }
             let read = match from_worker {
-                Some(Answer::Part(part, bytes)) => {
-                    worker_bytes = worker_bytes.max(bytes);
-                    Ok(Some(part))
-                }
+                Some(Answer::Part(part, bytes)) => Ok((Some(part), bytes)),
                 Some(Answer::Inexact(why)) => Err(why),
                 Some(Answer::Failed(why)) => {
                     leptos::logging::warn!("bufscope: the worker did not read the uses: {why}");
@@ -228,6 +225,10 @@ impl PageRead {
                 }
                 None => self.read_bodies(files, &bodies, &mut advanced).await?,
             };
+            let read = read.map(|(part, bytes)| {
+                worker_bytes = worker_bytes.max(bytes);
+                part
+            });
             match read {
                 Ok(part) => parts.push(part),
                 Err(why) => return Some(Err(why)),
@@ -236,22 +237,23 @@ impl PageRead {
         Some(Ok((parts, worker_bytes)))
     }
 
-    /// The skipped bodies of one module read (none for a module read whole). `None` when
-    /// the read was abandoned; an error when the files must be read again in one pass.
+    /// The skipped bodies of one module read (none for a module read whole), in pieces where
+    /// the page has piece workers; with the largest one's memory (bytes, 0 without). `None`
+    /// when the read was abandoned; an error when the files must be read again in one pass.
     async fn read_bodies(
         &self,
         files: &[Picked],
         bodies: &[&DeferredUses],
         advanced: &mut impl FnMut(f64),
-    ) -> Option<Result<Option<UsedPart>, String>> {
-        let mut behind = BehindLane::alone();
+    ) -> Option<Result<(Option<UsedPart>, f64), String>> {
+        let workers = self.st.workers.get_value();
+        let mut behind = workers.behind_lane();
         bodies.iter().for_each(|&d| behind.post(Note::Body(d.clone())));
         behind.post(Note::Over);
-        let workers = self.st.workers.get_value();
         let cancelled = || !self.current();
-        read::read_behind(&mut behind, files, &workers, advanced, &cancelled).await?;
+        let memory = read::read_behind(&mut behind, files, &workers, advanced, &cancelled).await?;
         let read = behind.finish().into_read();
-        Some(read.map(|read| read.parts.into_iter().next().map(|(_, p)| p)))
+        Some(read.map(|read| (read.parts.into_iter().next().map(|(_, p)| p), memory)))
     }
 }
 

@@ -135,25 +135,12 @@ pub async fn read_files(
     }
 }
 
-/// Reads what `lane` (a read behind) is posted, from `files`, until it is done;
-/// `advanced` gets the bytes of each slice fed. `None` when `cancelled` turned true.
-pub async fn read_behind(
-    lane: &mut BehindLane,
-    files: &[Picked],
-    workers: &Workers,
-    advanced: &mut impl FnMut(f64),
-    cancelled: &impl Fn() -> bool,
-) -> Option<()> {
-    let mut fetch = Fetch::new(files, workers.reader());
-    drive(lane, &mut fetch, cancelled, |_, bytes, _| advanced(bytes)).await
-}
-
 /// Drives `lane` to its end (or to a wait: only a read behind waits, for notes its driver
 /// posts before it drives it, so none come): each ask fetched in slices ([`Sizes`]) and
 /// fed, the page given a task after each; `fed` gets the lane, the bytes and the milliseconds of each
 /// slice fed. A slice the browser cannot read fails what the lane asked for. `None` when
 /// `cancelled` turned true (nothing is asked for after).
-async fn drive<L: Lane>(
+pub(super) async fn drive<L: Lane>(
     lane: &mut L,
     fetch: &mut Fetch<'_>,
     cancelled: &impl Fn() -> bool,

@@ -55,9 +55,7 @@ impl UsesRead {
     /// The bytes to read next, `[file name, start, end]` (all of them, fed in order, then
     /// ask again); none once every body is read.
     pub fn next(&mut self) -> Option<Array> {
-        let ask = self.behind.as_mut()?.next()?;
-        let (start, end) = (ask.bytes.start as f64, ask.bytes.end as f64);
-        Some(Array::of3(&ask.file.into(), &start.into(), &end.into()))
+        Some(ask_array(self.behind.as_mut()?.next()?))
     }
 
     /// More of the bytes asked for, in order.
@@ -83,19 +81,7 @@ impl UsesRead {
         });
         match part {
             Ok(part) => {
-                let Handoff {
-                    used,
-                    infos,
-                    names,
-                    uses,
-                } = part.into_handoff();
-                out.push(&"ok".into());
-                for buffer in [used, infos, names] {
-                    out.push(&Uint8Array::from(&buffer[..]).buffer());
-                }
-                for chunk in &uses {
-                    out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
-                }
+                push_handoff(&out, part.into_handoff());
                 out.push(&JsValue::from(wasm_bytes()));
             }
             Err(why) => {
@@ -104,6 +90,25 @@ impl UsesRead {
             }
         }
         Ok(out)
+    }
+}
+
+/// An ask as a worker's script takes it: `[file name, start, end]`.
+pub(super) fn ask_array(ask: bufscope::parse::Ask) -> Array {
+    let (start, end) = (ask.bytes.start as f64, ask.bytes.end as f64);
+    Array::of3(&ask.file.into(), &start.into(), &end.into())
+}
+
+/// `"ok"` and `h`'s buffers onto `out`: `used, infos, names, uses chunk…`, each an
+/// `ArrayBuffer` to be transferred.
+pub(super) fn push_handoff(out: &Array, h: Handoff) {
+    let Handoff { used, infos, names, uses } = h;
+    out.push(&"ok".into());
+    for buffer in [used, infos, names] {
+        out.push(&Uint8Array::from(&buffer[..]).buffer());
+    }
+    for chunk in &uses {
+        out.push(&Uint8Array::from(chunk.as_bytes()).buffer());
     }
 }
 
@@ -136,10 +141,15 @@ impl PageWorker {
     /// Starts the worker; none with fewer than [`CORES`] (see the module's doc) or where it
     /// cannot start.
     pub(super) fn start() -> Option<Rc<PageWorker>> {
-        let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-        if cores < CORES && !test_hooks::forced() {
+        if cores() < CORES && !test_hooks::forced() {
             return None;
         }
+        PageWorker::spawn()
+    }
+
+    /// Starts a worker of this script whatever the cores (the piece workers,
+    /// [`super::pieces`]); none where it cannot start.
+    pub(super) fn spawn() -> Option<Rc<PageWorker>> {
         let (glue, wasm) = app_urls()?;
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
@@ -176,13 +186,41 @@ impl PageWorker {
         Some(me)
     }
 
+    /// Whether the worker failed (its answers to come are errors).
+    pub(super) fn failed(&self) -> bool {
+        self.failed.get()
+    }
+
+    /// Posts a job of `fields` (an `id` added) with a port to answer on: its number, the
+    /// answer to come and the port, kept until it comes.
+    pub(super) fn post(&self, fields: Vec<(&str, JsValue)>) -> Result<(u32, JsFuture, MessagePort), JsValue> {
+        if self.failed.get() {
+            return Err("the worker failed".into());
+        }
+        let channel = MessageChannel::new()?;
+        let port = channel.port1();
+        let id = self.jobs.get() + 1;
+        self.jobs.set(id);
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            port.set_onmessage(Some(&resolve));
+            self.waiting.borrow_mut().push((id, resolve));
+        });
+        let request = js_sys::Object::new();
+        js_sys::Reflect::set(&request, &"id".into(), &id.into())?;
+        for (key, value) in fields {
+            js_sys::Reflect::set(&request, &JsValue::from_str(key), &value)?;
+        }
+        self.worker.post_message_with_transfer(&request, &Array::of1(&channel.port2()))?;
+        Ok((id, JsFuture::from(promise), port))
+    }
+
     /// Job `id` is answered or called off: no error is to be passed on to it.
-    fn done(&self, id: u32) {
+    pub(super) fn done(&self, id: u32) {
         self.waiting.borrow_mut().retain(|(job, _)| *job != id);
     }
 
     /// Calls off job `id`: the worker drops it (or its answer, if it is done).
-    fn call_off(&self, id: u32) {
+    pub(super) fn call_off(&self, id: u32) {
         let cancel = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&cancel, &"cancel".into(), &id.into());
         let _ = self.worker.post_message(&cancel);
@@ -312,44 +350,11 @@ impl UsesJobs {
     }
 
     fn job(&self, files: &[Picked], bodies: Vec<DeferredUses>) -> Result<Job, JsValue> {
-        let w = &self.worker;
-        if w.failed.get() {
-            return Err("the worker failed".into());
-        }
         let json = serde_json::to_string(&bodies).map_err(|e| JsValue::from(e.to_string()))?;
-        let (handed, names) = (Array::new(), Array::new());
-        for p in files
-            .iter()
-            .filter(|p| bodies.iter().any(|d| d.file == p.name))
-        {
-            handed.push(&p.file);
-            names.push(&p.name.as_str().into());
-        }
-        let channel = MessageChannel::new()?;
-        let port = channel.port1();
-        let id = w.jobs.get() + 1;
-        w.jobs.set(id);
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            port.set_onmessage(Some(&resolve));
-            w.waiting.borrow_mut().push((id, resolve));
-        });
-        let request = js_sys::Object::new();
-        for (key, value) in [
-            ("id", JsValue::from(id)),
-            ("files", handed.into()),
-            ("names", names.into()),
-            ("bodies", json.into()),
-        ] {
-            js_sys::Reflect::set(&request, &JsValue::from_str(key), &value)?;
-        }
-        w.worker
-            .post_message_with_transfer(&request, &Array::of1(&channel.port2()))?;
-        Ok(Job {
-            id,
-            bodies,
-            answer: JsFuture::from(promise),
-            _port: port,
-        })
+        let (handed, names) = handed(files, |name| bodies.iter().any(|d| d.file == name));
+        let fields = vec![("files", handed.into()), ("names", names.into()), ("bodies", json.into())];
+        let (id, answer, port) = self.worker.post(fields)?;
+        Ok(Job { id, bodies, answer, _port: port })
     }
 
     /// Whether a job reads `bodies` (a module's, in order).
@@ -370,13 +375,9 @@ impl UsesJobs {
         };
         let answer = job.answer.await;
         self.worker.done(job.id);
-        let data = match answer {
-            Ok(event) => event.unchecked_into::<MessageEvent>().data(),
-            Err(e) => return Answer::Failed(js_error(e)),
-        };
-        let Ok(out) = data.clone().dyn_into::<Array>() else {
-            let why = js_sys::Reflect::get(&data, &"error".into()).unwrap_or(data);
-            return Answer::Failed(js_error(why));
+        let out = match answer_array(answer) {
+            Ok(out) => out,
+            Err(why) => return Answer::Failed(why),
         };
         match out.get(0).as_string().as_deref() {
             Some("ok") => decode(&out, first).await,
@@ -386,6 +387,29 @@ impl UsesJobs {
     }
 }
 
+/// The files of `files` that `wanted` names, and their names (a job's `files`, `names`).
+pub(super) fn handed(files: &[Picked], wanted: impl Fn(&str) -> bool) -> (Array, Array) {
+    let (handed, names) = (Array::new(), Array::new());
+    for p in files.iter().filter(|p| wanted(&p.name)) {
+        handed.push(&p.file);
+        names.push(&p.name.as_str().into());
+    }
+    (handed, names)
+}
+
+/// The logical processors the browser says the machine has.
+pub(super) fn cores() -> f64 {
+    web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency())
+}
+
+/// A job's answer as the array the worker posted, or the error it posted or met.
+pub(super) fn answer_array(answer: Result<JsValue, JsValue>) -> Result<Array, String> {
+    let data = answer.map_err(js_error)?.unchecked_into::<MessageEvent>().data();
+    data.clone().dyn_into::<Array>().map_err(|_| {
+        js_error(js_sys::Reflect::get(&data, &"error".into()).unwrap_or(data))
+    })
+}
+
 /// Bytes of records taken back in one task (a few ms).
 const UNPACK_PIECE: u32 = 4 << 20;
 
@@ -393,7 +417,7 @@ const UNPACK_PIECE: u32 = 4 << 20;
 /// buffer copied once into this instance's memory, in pieces of whole records or a chunk
 /// at a time, a task each (a 1 GB dump's are hundreds of MB).
 async fn decode(out: &Array, first: &DeferredUses) -> Answer {
-    match unpack(out).await {
+    match unpack(out, 4..out.length().saturating_sub(1)).await {
         Ok(u) => {
             let worker_bytes = out
                 .get(out.length().saturating_sub(1))
@@ -405,7 +429,9 @@ async fn decode(out: &Array, first: &DeferredUses) -> Answer {
     }
 }
 
-async fn unpack(out: &Array) -> Result<Unpack, String> {
+/// What `out` (`["ok", used, infos, names, …]`, its uses chunks at `uses`) holds, taken
+/// back a task at a time.
+pub(super) async fn unpack(out: &Array, uses: std::ops::Range<u32>) -> Result<Unpack, String> {
     let buffer = |i: u32| {
         out.get(i)
             .dyn_into::<ArrayBuffer>()
@@ -429,7 +455,7 @@ async fn unpack(out: &Array) -> Result<Unpack, String> {
             next_task().await;
         }
     }
-    for i in 4..out.length().saturating_sub(1) {
+    for i in uses {
         let text = String::from_utf8(buffer(i)?.to_vec())
             .map_err(|_| "the worker's uses are not text".to_string())?;
         u.uses(text);

@@ -92,14 +92,15 @@ impl Pieced {
             .partition::<Vec<_>, _>(|(_, d, _)| d.module == module);
         self.bodies = rest;
         let first = ours.first()?.1.clone();
-        let mut bodies = Vec::new();
-        for (_, d, reads) in &ours {
-            let Some(reads) = reads.iter().map(|r| r.as_ref()).collect::<Option<Vec<_>>>() else {
+        let (mut bodies, mut reads) = (Vec::new(), Vec::new());
+        for (_, d, pieces) in ours {
+            let Some(pieces) = pieces.into_iter().collect::<Option<Vec<_>>>() else {
                 return Some(Err("a piece of a body was not read".into()));
             };
-            bodies.push((d, reads));
+            bodies.push(d);
+            reads.push(pieces);
         }
-        Some(join(&first, bodies))
+        Some(join(&first, bodies.iter().zip(reads).collect()))
     }
 
     /// The modules of the bodies, in the order first listed.

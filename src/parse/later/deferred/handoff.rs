@@ -45,50 +45,50 @@ const INFO_RECORD: usize = Handoff::INFO_RECORD;
 impl UsedPart {
     /// The part as buffers, for another wasm instance ([`Unpack`]).
     pub fn into_handoff(self) -> Handoff {
-        let b = self.builder;
-        let mut used = Words(Vec::with_capacity(b.used.len() * USED_RECORD));
-        for &(value, uses) in &b.used {
-            used.put(value);
-            used.str(uses);
-        }
-        let mut infos = Words(Vec::with_capacity(b.infos.len() * INFO_RECORD));
-        for (value, i) in &b.infos {
-            infos.put(*value);
-            infos.str(i.opcode);
-            infos.str(i.op_name);
-            infos.str(i.source_file);
-            infos.put(i.source_line);
-            infos.put(u32::from(i.stack_frame_id.is_some()));
-            infos.put(i.stack_frame_id.unwrap_or(0));
-        }
-        let chunks = b.module.strings.into_chunks();
-        let mut names = Words(Vec::new());
-        names.put(MAGIC);
-        names.count(chunks.len());
-        for c in &chunks {
-            names.count(c.len());
-        }
-        for c in &chunks {
-            names.0.extend_from_slice(c.as_bytes());
-        }
-        Handoff {
-            used: used.0,
-            infos: infos.0,
-            names: names.0,
-            uses: b.module.uses_strings.into_chunks(),
-        }
+        builder_handoff(self.builder)
     }
 
     /// The part `h` holds, for the module whose first skipped body is `first` (the same
     /// [`DeferredUses`] the reader started from): [`Unpack`] at once.
     pub fn from_handoff(h: Handoff, first: &DeferredUses) -> Result<UsedPart, String> {
-        let mut u = Unpack::new(&h.names)?;
-        u.used(&h.used)?;
-        u.infos(&h.infos)?;
-        for chunk in h.uses {
-            u.uses(chunk);
-        }
-        Ok(u.finish(first))
+        Ok(Unpack::at_once(h)?.finish(first))
+    }
+}
+
+/// A builder's reads of `Used values` (its uses and facts, their strings) as buffers: the
+/// one layout of [`UsedPart::into_handoff`] and of a piece's read
+/// ([`super::PieceRead::into_wire`]).
+pub(super) fn builder_handoff(b: Builder) -> Handoff {
+    let mut used = Words(Vec::with_capacity(b.used.len() * USED_RECORD));
+    for &(value, uses) in &b.used {
+        used.put(value);
+        used.str(uses);
+    }
+    let mut infos = Words(Vec::with_capacity(b.infos.len() * INFO_RECORD));
+    for (value, i) in &b.infos {
+        infos.put(*value);
+        infos.str(i.opcode);
+        infos.str(i.op_name);
+        infos.str(i.source_file);
+        infos.put(i.source_line);
+        infos.put(u32::from(i.stack_frame_id.is_some()));
+        infos.put(i.stack_frame_id.unwrap_or(0));
+    }
+    let chunks = b.module.strings.into_chunks();
+    let mut names = Words(Vec::new());
+    names.put(MAGIC);
+    names.count(chunks.len());
+    for c in &chunks {
+        names.count(c.len());
+    }
+    for c in &chunks {
+        names.0.extend_from_slice(c.as_bytes());
+    }
+    Handoff {
+        used: used.0,
+        infos: infos.0,
+        names: names.0,
+        uses: b.module.uses_strings.into_chunks(),
     }
 }
 
@@ -163,8 +163,24 @@ impl Unpack {
         self.uses.push(chunk);
     }
 
+    /// All of `h` at once.
+    pub fn at_once(h: Handoff) -> Result<Unpack, String> {
+        let mut u = Unpack::new(&h.names)?;
+        u.used(&h.used)?;
+        u.infos(&h.infos)?;
+        for chunk in h.uses {
+            u.uses(chunk);
+        }
+        Ok(u)
+    }
+
     /// The part, for the module whose first skipped body is `first`.
     pub fn finish(self, first: &DeferredUses) -> UsedPart {
+        UsedPart::new(self.into_builder(), first.parts.clone())
+    }
+
+    /// What was taken back, as the builder it came from held it.
+    pub(super) fn into_builder(self) -> Builder {
         let (mut used, mut infos) = (self.used, self.infos);
         used.shrink_to_fit();
         infos.shrink_to_fit();
@@ -173,7 +189,7 @@ impl Unpack {
         builder.module.uses_strings = Strings::from_chunks(self.uses);
         builder.used = used;
         builder.infos = infos;
-        UsedPart::new(builder, first.parts.clone())
+        builder
     }
 }
 

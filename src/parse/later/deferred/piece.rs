@@ -24,8 +24,13 @@ use crate::parse::dump::assemble::Builder;
 use crate::parse::dump::lex;
 use crate::parse::dump::section::{Cx, Flow, Notes, SectionReader};
 use crate::parse::dump::used_values::UsedValues;
+use crate::model::Str;
 use crate::parse::later::Ask;
+use hashbrown::HashMap;
 use std::ops::Range;
+
+mod wire;
+pub use wire::PieceWire;
 
 /// One piece of a body: which bytes, and where it stands among the body's pieces.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -84,7 +89,7 @@ pub struct PieceReader {
 }
 
 /// What a piece's reader counted besides its module part.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct PieceTally {
     lines: u64,
     /// The name of the piece's first entry, and that of the last entry opened.
@@ -245,9 +250,10 @@ impl PieceReader {
 /// The bodies of one module, each with its pieces' reads in order, joined into the part
 /// one reader of the whole bodies gives ([`super::UsesReader`]); `first` is the module's
 /// first body (its parts' files). An error says why not: the files must then be read in
-/// one pass.
-pub fn join(first: &DeferredUses, bodies: Vec<(&DeferredUses, Vec<&PieceRead>)>) -> Result<UsedPart, String> {
-    let mut b = Builder::new("", 0);
+/// one pass. The first piece's reads become the part's; the others' positions and uses
+/// text is moved after them, not copied ([`Strings::append`](crate::model::Strings::append)).
+pub fn join(first: &DeferredUses, bodies: Vec<(&DeferredUses, Vec<PieceRead>)>) -> Result<UsedPart, String> {
+    let mut b: Option<Builder> = None;
     for (d, reads) in bodies {
         let mut lines = 0;
         let mut before: Option<Vec<u8>> = None;
@@ -257,15 +263,20 @@ pub fn join(first: &DeferredUses, bodies: Vec<(&DeferredUses, Vec<&PieceRead>)>)
             }
             lines += read.tally.lines;
             let again = before.is_some() && before == read.tally.first_name;
-            append(&mut b, &read.builder, again)?;
             if !read.tally.last_name.is_empty() {
                 before = Some(read.tally.last_name.clone());
+            }
+            match b.as_mut() {
+                Some(to) => append(to, read.builder, again)?,
+                None if !again => b = Some(read.builder),
+                None => append(b.insert(Builder::new("", 0)), read.builder, again)?,
             }
         }
         if !d.jumped && lines != d.lines {
             return Err(format!("{lines} lines read, {} skipped", d.lines));
         }
     }
+    let mut b = b.unwrap_or_else(|| Builder::new("", 0));
     b.infos.shrink_to_fit();
     b.used.shrink_to_fit();
     Ok(UsedPart::new(b, first.parts.clone()))
@@ -273,7 +284,7 @@ pub fn join(first: &DeferredUses, bodies: Vec<(&DeferredUses, Vec<&PieceRead>)>)
 
 /// A piece's reads after those in `to`; with `again`, its first entry is of the
 /// instruction the entry before it was of, and the facts it read for it are dropped.
-fn append(to: &mut Builder, piece: &Builder, again: bool) -> Result<(), String> {
+fn append(to: &mut Builder, piece: Builder, again: bool) -> Result<(), String> {
     let first_id = piece.used.first().map(|&(id, _)| id);
     let drop_id = first_id.filter(|_| again);
     if let Some(id) = drop_id {
@@ -281,19 +292,24 @@ fn append(to: &mut Builder, piece: &Builder, again: bool) -> Result<(), String> 
             return Err("a piece holds its first value twice".into());
         }
     }
-    let uses = &piece.module.uses_strings;
-    for &(id, s) in &piece.used {
-        let text = uses.get(s);
-        let s = to.module.uses_strings.push(text);
-        to.used.push((id, s));
+    match to.module.uses_strings.append(piece.module.uses_strings) {
+        Ok(shift) => to.used.extend(piece.used.iter().map(|&(id, s)| (id, s.shifted(shift)))),
+        Err(uses) => {
+            for &(id, s) in &piece.used {
+                let s = to.module.uses_strings.push(uses.get(s));
+                to.used.push((id, s));
+            }
+        }
     }
+    // A piece's names are interned: each handle is looked up here once.
     let names = &piece.module.strings;
+    let mut here: HashMap<Str, Str> = HashMap::new();
     for &(id, mut info) in &piece.infos {
         if Some(id) == drop_id {
             continue;
         }
         for s in [&mut info.opcode, &mut info.op_name, &mut info.source_file] {
-            *s = to.module.strings.intern_bytes(names.bytes(*s));
+            *s = *here.entry(*s).or_insert_with(|| to.module.strings.intern_bytes(names.bytes(*s)));
         }
         to.infos.push((id, info));
     }
@@ -363,7 +379,7 @@ mod tests {
             }
             reads.push(r.finish());
         }
-        join(d, vec![(d, reads.iter().collect())])
+        join(d, vec![(d, reads)])
     }
 
     #[test]
@@ -414,6 +430,6 @@ mod tests {
         assert!(read(&d, &[100], 64).is_err(), "a line count that differs");
         let mut cut_short = PieceReader::new(cut(&d, 2, 1)[0].clone(), 64);
         cut_short.fail("gone".into());
-        assert!(join(&d, vec![(&d, vec![&cut_short.finish()])]).is_err(), "a piece failed");
+        assert!(join(&d, vec![(&d, vec![cut_short.finish()])]).is_err(), "a piece failed");
     }
 }

@@ -98,6 +98,16 @@ impl BehindLane {
         BehindLane::new(None, 1)
     }
 
+    /// [`BehindLane::alone`] with each body cut into pieces of at least `least` bytes, one
+    /// per lane and one for itself: all but the first handed out ([`Note::Piece`], in
+    /// turn to `lanes` lanes, numbered from 0) for its driver to have read elsewhere (the
+    /// page's workers) and posted back ([`Note::PieceRead`]); asks of `chunk` bytes.
+    pub fn alone_in_pieces(lanes: usize, least: u64, chunk: u64) -> BehindLane {
+        let mut lane = BehindLane::new(None, chunk);
+        lane.cut_bodies(lanes + 1, least, lanes);
+        lane
+    }
+
     /// A lane with nothing to read (a read in one pass).
     pub(super) fn idle() -> BehindLane {
         let mut lane = BehindLane::new(None, 1);
