@@ -121,6 +121,18 @@ fn take_outcome(signal: RwSignal<Option<Arc<Outcome>>>) -> Option<Outcome> {
     }))
 }
 
+/// `shown` taken out of its `Arc` to be changed in place (`what` it is for, as the warning
+/// says it), or, when something else holds it (the views keep none: a view that does is a
+/// bug), given back after a console warning, for the caller to change a copy.
+fn unshared(shown: Arc<Shown>, what: &str) -> Result<Shown, Arc<Shown>> {
+    Arc::try_unwrap(shown).inspect_err(|held| {
+        leptos::logging::warn!(
+            "bufscope: {} is held elsewhere: {what} from a copy",
+            held.module.name
+        );
+    })
+}
+
 /// Reports a read (or attempt) that opened no module: the view below stays as it was.
 pub(super) fn report_failure(st: AppState, line: String, errors: Vec<String>) {
     report_not_opened(st, line, errors, None);

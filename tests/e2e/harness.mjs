@@ -168,6 +168,14 @@ export async function open({ viewport = { width: 1200, height: 900 } } = {}) {
       assert(fresh.length === 0, `console errors:\n    ${fresh.join('\n    ')}`);
     },
 
+    /** Fails when, since `since` (an earlier `consoleWarnings.length`), the page completed a
+     *  module from a copy (src/ui/load.rs `unshared`): something held the module on screen,
+     *  so completing it cloned the whole module (a transient second copy in memory). */
+    noCopies(since) {
+      const copies = app.consoleWarnings.slice(since).filter((w) => /is held elsewhere: completed from a copy/.test(w));
+      assert(copies.length === 0, `modules completed from a copy:\n    ${copies.join('\n    ')}`);
+    },
+
     /** Opens the answers panel of the module on screen unless it is open (it stays open
      *  across the read's modules once opened). */
     async openAnswers() {
@@ -408,7 +416,8 @@ function shuffled(list, seed) {
  * Runs the registered tests (those `E2E_TEST` names; shuffled with `E2E_SHUFFLE=1`), each
  * in a fresh browser context with one page, and prints `ok NAME` / `FAIL NAME` (with a
  * screenshot of that test's page in tests/artifacts/fail-<file>-<n>.png, n its place in
- * the file) / `SKIP NAME: reason` and the closing `N passed, M failed` line (`, K skipped`
+ * the file; a test also fails when a module was completed from a copy, `app.noCopies`) /
+ * `SKIP NAME: reason` and the closing `N passed, M failed` line (`, K skipped`
  * when K > 0), closes the browser and exits (1 when a test failed).
  */
 export async function run(app) {
@@ -434,7 +443,10 @@ export async function run(app) {
   for (const { name, fn, n } of order) {
     try {
       await app.fresh();
+      const warned = app.consoleWarnings.length;
       await fn();
+      // Every test: no module on screen was completed from a copy.
+      app.noCopies(warned);
       passed++;
       console.log(`ok   ${name}`);
     } catch (err) {

@@ -273,19 +273,13 @@ fn refused(st: AppState, parts: &[Option<UsedPart>]) -> Option<String> {
 /// else from a copy.
 fn completed(shown: Arc<Shown>, part: UsedPart) -> Shown {
     let failed = shown.failed;
-    let (module, analysis, label) = match Arc::try_unwrap(shown) {
+    let (module, analysis, label) = match super::unshared(shown, "completed") {
         Ok(s) => (s.module, s.analysis, s.label),
-        Err(shared) => {
-            leptos::logging::warn!(
-                "bufscope: {} is held elsewhere: completed from a copy",
-                shared.module.name
-            );
-            (
-                shared.module.clone(),
-                shared.analysis.clone(),
-                shared.label.clone(),
-            )
-        }
+        Err(shared) => (
+            shared.module.clone(),
+            shared.analysis.clone(),
+            shared.label.clone(),
+        ),
     };
     let mut completing = part.complete(module);
     while !completing.step(usize::MAX) {}

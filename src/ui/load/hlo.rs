@@ -93,7 +93,7 @@ impl PageRead {
                 (Ok(_), None) => continue,
             };
             let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
-            let mut shown = Arc::try_unwrap(shown).unwrap_or_else(|shared| crate::ui::state::Shown {
+            let mut shown = super::unshared(shown, "given its HLO text").unwrap_or_else(|shared| crate::ui::state::Shown {
                 module: shared.module.clone(),
                 analysis: shared.analysis.clone(),
                 kept: Default::default(),

@@ -232,10 +232,8 @@ fn StepChooser(ans: Ans) -> impl IntoView {
             focus.step.set(Some(s.min(steps.saturating_sub(1))));
         }
     };
-    let label = {
-        let shown = shown.clone();
-        move || step_label(&shown.module, ans.step.get())
-    };
+    // The module read through the focus, never kept (its HLO text may replace it in place).
+    let label = move || step_label(&focus.shown().module, ans.step.get());
     let peak_note = move || {
         let list = peak_list.get();
         let step = ans.step.get();

@@ -201,13 +201,14 @@ fn space_tabs(t: Table) -> impl IntoView {
             let c = s.color;
             let swatch = swatch::class(c);
             let peak = units::human_bytes(s.peak_bytes);
-            // The values live at the table's step (the peak's until one is chosen).
-            let held = shown.clone();
+            // The values live at the table's step (the peak's until one is chosen); the
+            // module read through the focus, never kept (completion replaces it in place).
             let live = move || {
+                let shown = t.focus.shown();
                 let n = match t.step.get() {
-                    Some(step) => (held.analysis.space(c))
-                        .map_or(0, |s| s.live_at(&held.module, step).count()),
-                    None => (held.analysis.space(c)).map_or(0, |s| s.live_at_peak.len()),
+                    Some(step) => (shown.analysis.space(c))
+                        .map_or(0, |s| s.live_at(&shown.module, step).count()),
+                    None => (shown.analysis.space(c)).map_or(0, |s| s.live_at_peak.len()),
                 };
                 format!("{peak} · {} live", units::group_digits(n as u64))
             };
