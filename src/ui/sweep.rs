@@ -15,6 +15,7 @@ mod chart;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use bufscope::analysis::Analysis;
 use bufscope::answers::capacity::{parse_capacity, Capacity};
 use bufscope::answers::sweep::{self, Measured, Options, Point, Sweep};
 use bufscope::units;
@@ -79,15 +80,38 @@ fn measured(outcome: &Outcome, indices: &[usize]) -> Result<Measured, String> {
     sweep::measure(&points)
 }
 
-/// The position among the modules on screen of the compilation behind point `value` with
-/// `peak` bytes of memory space `color`.
-fn module_of(outcome: &Outcome, indices: &[usize], color: u32, value: u64, values: &[u64], peak: u64) -> Option<usize> {
-    let k = (0..values.len()).find(|&k| {
-        values[k] == value
-            && (outcome.modules.get(indices[k]))
-                .is_some_and(|s| s.analysis.space(color).map_or(0, |sp| sp.peak_bytes) == peak)
-    })?;
-    indices.get(k).copied()
+/// What the view keeps of the modules it sweeps: their positions, analyses (which their
+/// completion leaves as they are), whether all are complete, and the measured sweep; never
+/// the modules, which are completed in place (a kept one would be completed from a copy).
+struct Swept {
+    indices: Vec<usize>,
+    analyses: Vec<Option<Arc<Analysis>>>,
+    complete: bool,
+    measured: Result<Measured, String>,
+}
+
+impl Swept {
+    fn new(outcome: &Outcome, indices: &[usize]) -> Swept {
+        Swept {
+            indices: indices.to_vec(),
+            analyses: (indices.iter())
+                .map(|&i| outcome.modules.get(i).map(|s| s.analysis.clone()))
+                .collect(),
+            complete: outcome.modules.iter().all(|m| m.complete),
+            measured: measured(outcome, indices),
+        }
+    }
+
+    /// The position among the modules on screen of the compilation behind point `value`
+    /// with `peak` bytes of memory space `color`.
+    fn module_of(&self, color: u32, value: u64, values: &[u64], peak: u64) -> Option<usize> {
+        let k = (0..values.len()).find(|&k| {
+            values[k] == value
+                && (self.analyses.get(k).and_then(Option::as_ref))
+                    .is_some_and(|a| a.space(color).map_or(0, |sp| sp.peak_bytes) == peak)
+        })?;
+        self.indices.get(k).copied()
+    }
 }
 
 /// The values typed in the "Predict at" box (`64`, `64, 128`: as `bufscope sweep --at`
@@ -165,18 +189,17 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
     };
     // Measured when the modules change; judged again when the capacity or "Predict at" does.
     let measure = Memo::new(move |_| {
-        let (outcome, indices) = (st.view.get()?, st.sweep.get()?);
-        let m = measured(&outcome, &indices);
-        Some(Computed(Arc::new((outcome, indices, m))))
+        let indices = st.sweep.get()?;
+        st.view.with(|o| Some(Computed(Arc::new(Swept::new(o.as_ref()?, &indices)))))
     });
     let body = move || {
         let m = measure.get()?;
-        let (outcome, indices, measured) = &*m.0;
-        let complete = outcome.modules.iter().all(|m| m.complete);
+        let swept = &*m.0;
+        let indices = &swept.indices;
         let held = capacity.get();
-        let judged = measured.as_ref().map(|m| m.judge(&Options { capacity: held.clone(), at: at.get() }));
+        let judged = swept.measured.as_ref().map(|m| m.judge(&Options { capacity: held.clone(), at: at.get() }));
         Some(match judged.map_err(String::clone) {
-            Ok(s) => answered(outcome, indices, s, (complete, held), open).into_any(),
+            Ok(s) => answered(swept, s, (swept.complete, held), open).into_any(),
             Err(sentence) => view! {
                 <p id="sweep-error" class="sweep-error message">
                     {format!("These {} modules make no sweep: {sentence}.", indices.len())}
@@ -207,8 +230,7 @@ pub(super) fn sweep_view(st: AppState, chosen: RwSignal<usize>) -> AnyView {
 
 /// A sweep answered: what varies, then a section per memory space.
 fn answered(
-    outcome: &Outcome,
-    indices: &[usize],
+    swept: &Swept,
     s: Sweep,
     (complete, capacity): (bool, Option<Capacity>),
     open: impl Fn(usize) + Copy + Send + Sync + 'static,
@@ -217,7 +239,7 @@ fn answered(
     values.sort_unstable();
     let head = format!(
         "{} compilations of {} · varied: {} ({})",
-        indices.len(),
+        swept.indices.len(),
         bufscope::model::xla_module_name(&s.module),
         s.varied.what,
         values.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
@@ -227,7 +249,7 @@ fn answered(
     let spaces = (s.spaces.iter())
         .map(|sp| {
             let modules: Vec<Option<usize>> = (sp.points.iter())
-                .map(|p| module_of(outcome, indices, sp.color, p.value, &s.varied.values, p.peak_live_bytes))
+                .map(|p| swept.module_of(sp.color, p.value, &s.varied.values, p.peak_live_bytes))
                 .collect();
             let chart = chart::SweepChart { space: Arc::new(sp.clone()), what: what.clone(), capacity: capacity.clone(), modules, open };
             space_section(chart)
