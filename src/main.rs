@@ -1,8 +1,8 @@
 //! The `bufscope` binary: the command-line tool natively, the browser app on wasm32.
 //!
 //! Natively it also installs a counting global allocator ([`heap`]), which `bufscope bench`
-//! reads to report the peak heap of a parse; it counts only under `bench` (its shared
-//! counters cost the other commands' threads an atomic on every allocation).
+//! reads to report the peak heap of a parse; it counts only once `bench` starts it (its
+//! shared counters cost the other commands' threads an atomic on every allocation).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
@@ -15,7 +15,7 @@ mod ui;
 mod heap {
     //! Heap accounting: the system allocator, counting the bytes currently allocated and
     //! the highest count since the last [`reset_peak`], once [`start`] was called (by
-    //! `main` for `bufscope bench` alone: two shared counters, a `fetch_add` and a
+    //! `bufscope bench` alone, as it starts: two shared counters, a `fetch_add` and a
     //! `fetch_max` on every allocation, are a cache line the other commands' threads would
     //! pass between them). Relaxed atomics: the figures are exact when one thread
     //! allocates, which is the case while bench measures. The counts are signed: what was
@@ -116,10 +116,6 @@ mod heap {
 static ALLOCATOR: heap::Counting = heap::Counting;
 
 fn main() {
-    #[cfg(not(target_arch = "wasm32"))]
-    if std::env::args_os().nth(1).is_some_and(|a| a == "bench") {
-        heap::start();
-    }
     #[cfg(not(target_arch = "wasm32"))]
     std::process::exit(cli::main());
     #[cfg(target_arch = "wasm32")]

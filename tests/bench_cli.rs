@@ -7,9 +7,10 @@ use std::process::Command;
 
 const DUMP: &str = "tests/fixtures/cpu/jax0.6.2/cpu_transformer_bf16.buffer-assignment.txt";
 
-/// `bufscope bench DUMP --runs 1 --json`: its peak heap and its read behind's.
-fn heap_figures() -> (u64, u64) {
+/// `bufscope [FIRST] bench DUMP --runs 1 --json`: its peak heap and its read behind's.
+fn heap_figures(first: &[&str]) -> (u64, u64) {
     let out = Command::new(env!("CARGO_BIN_EXE_bufscope"))
+        .args(first)
         .args(["bench", DUMP, "--runs", "1", "--json"])
         .output()
         .expect("bufscope runs");
@@ -22,10 +23,12 @@ fn heap_figures() -> (u64, u64) {
 #[test]
 fn bench_counts_the_heap_of_a_parse() {
     let file = std::fs::metadata(DUMP).expect("the fixture").len();
-    let first = heap_figures();
+    let first = heap_figures(&[]);
     // The module keeps the file's names, shapes and op_names, and the parse its lines'
     // parts: well over a tenth of the file (were nothing counted, both would be 0).
     assert!(first.0 > file / 10, "peak heap {} for a file of {file} bytes", first.0);
     assert!(first.1 > 0, "read behind's peak heap {}", first.1);
-    assert_eq!(heap_figures(), first, "one thread's parse allocates alike every run");
+    assert_eq!(heap_figures(&[]), first, "one thread's parse allocates alike every run");
+    // An option before the command changes nothing of a parse on one thread.
+    assert_eq!(heap_figures(&["--workers", "2"]), first, "--workers 2 bench");
 }

@@ -98,6 +98,7 @@ impl Figures {
 }
 
 pub fn bench(args: BenchArgs) -> CmdResult {
+    crate::heap::start();
     let path = args.path.display().to_string();
     let bytes =
         std::fs::read(&args.path).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
