@@ -1,7 +1,8 @@
 //! The `bufscope` binary: the command-line tool natively, the browser app on wasm32.
 //!
 //! Natively it also installs a counting global allocator ([`heap`]), which `bufscope bench`
-//! reads to report the peak heap of a parse.
+//! reads to report the peak heap of a parse; it counts only once `bench` starts it (its
+//! shared counters cost the other commands' threads an atomic on every allocation).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
@@ -13,24 +14,40 @@ mod ui;
 #[cfg(not(target_arch = "wasm32"))]
 mod heap {
     //! Heap accounting: the system allocator, counting the bytes currently allocated and
-    //! the highest count since the last [`reset_peak`]. Relaxed atomics: the figures are
-    //! exact when one thread allocates, which is the case while bench measures.
+    //! the highest count since the last [`reset_peak`], once [`start`] was called (by
+    //! `bufscope bench` alone, as it starts: two shared counters, a `fetch_add` and a
+    //! `fetch_max` on every allocation, are a cache line the other commands' threads would
+    //! pass between them). Relaxed atomics: the figures are exact when one thread
+    //! allocates, which is the case while bench measures. The counts are signed: what was
+    //! allocated before [`start`] and freed after it counts below zero, and the figures
+    //! read are differences.
 
     use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering::Relaxed};
 
-    static CURRENT: AtomicUsize = AtomicUsize::new(0);
-    static PEAK: AtomicUsize = AtomicUsize::new(0);
+    static COUNTING: AtomicBool = AtomicBool::new(false);
+    static CURRENT: AtomicIsize = AtomicIsize::new(0);
+    static PEAK: AtomicIsize = AtomicIsize::new(0);
 
     pub struct Counting;
 
+    /// Counts the allocations from now on.
+    pub fn start() {
+        COUNTING.store(true, Relaxed);
+    }
+
     fn grew(bytes: usize) {
-        let now = CURRENT.fetch_add(bytes, Relaxed).saturating_add(bytes);
-        PEAK.fetch_max(now, Relaxed);
+        if COUNTING.load(Relaxed) {
+            let bytes = bytes as isize;
+            let now = CURRENT.fetch_add(bytes, Relaxed).saturating_add(bytes);
+            PEAK.fetch_max(now, Relaxed);
+        }
     }
 
     fn shrank(bytes: usize) {
-        CURRENT.fetch_sub(bytes, Relaxed);
+        if COUNTING.load(Relaxed) {
+            CURRENT.fetch_sub(bytes as isize, Relaxed);
+        }
     }
 
     // SAFETY: every call is passed to `System` unchanged; only counters are added.
@@ -73,14 +90,19 @@ mod heap {
         }
     }
 
-    /// Bytes allocated now.
-    pub fn current() -> usize {
+    /// Bytes allocated now, as counted since [`start`] (so only differences mean bytes).
+    pub fn current() -> isize {
         CURRENT.load(Relaxed)
     }
 
-    /// The most bytes allocated at once since the last [`reset_peak`].
-    pub fn peak() -> usize {
+    /// The most bytes allocated at once since the last [`reset_peak`], as [`current`].
+    pub fn peak() -> isize {
         PEAK.load(Relaxed)
+    }
+
+    /// Bytes from `before` (a [`current`]) to `after`, none when fewer.
+    pub fn since(before: isize, after: isize) -> usize {
+        usize::try_from(after.saturating_sub(before)).unwrap_or(0)
     }
 
     /// Starts a new peak measurement from the current level.

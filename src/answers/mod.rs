@@ -142,16 +142,15 @@ pub fn space_live_set(module: &Module, space: &Space, step: Option<u32>) -> Live
     live_set(module, space, step.or(space.peak_time).unwrap_or(0))
 }
 
-/// The first `top` idle candidates among `live` ([`idle::idle_ranking`]).
+/// The first `top` idle candidates among `live` ([`idle::idle_ranking`]'s, found by
+/// [`idle::top_idle_ranking`] without looking at most values).
 pub fn top_idle(
     module: &Module,
     index: &idle::ScheduleIndex,
     live: &LiveSet,
     top: usize,
 ) -> idle::IdleAnswer {
-    let mut idle = idle::idle_ranking(module, index, live);
-    idle.rows.truncate(top);
-    idle
+    idle::top_idle_ranking(module, index, live, top)
 }
 
 /// Every answer for `space` at the step of `live` but the idle stretches, which need the

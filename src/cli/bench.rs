@@ -98,6 +98,7 @@ impl Figures {
 }
 
 pub fn bench(args: BenchArgs) -> CmdResult {
+    crate::heap::start();
     let path = args.path.display().to_string();
     let bytes =
         std::fs::read(&args.path).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
@@ -123,7 +124,7 @@ fn measure(path: String, bytes: &[u8], runs: u32, zoom: Zoom) -> Result<Figures,
     let before = crate::heap::current();
     crate::heap::reset_peak();
     let loaded = read(&path, bytes).finish();
-    let heap = crate::heap::peak().saturating_sub(before);
+    let heap = crate::heap::since(before, crate::heap::peak());
     for e in &loaded.errors {
         eprintln!("bufscope: {e}");
     }
@@ -136,7 +137,7 @@ fn measure(path: String, bytes: &[u8], runs: u32, zoom: Zoom) -> Result<Figures,
     let before = crate::heap::current();
     crate::heap::reset_peak();
     read_deferred(&path, bytes)?;
-    let deferred_heap = crate::heap::peak().saturating_sub(before);
+    let deferred_heap = crate::heap::since(before, crate::heap::peak());
 
     let (mut t_memchr, mut t_parse, mut t_analysis) = (Vec::new(), Vec::new(), Vec::new());
     let (mut t_first, mut t_complete) = (Vec::new(), Vec::new());

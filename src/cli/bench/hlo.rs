@@ -29,7 +29,7 @@ pub(super) fn bench(path: &str, bytes: &[u8], runs: u32, json: bool) -> CmdResul
     let before = crate::heap::current();
     let HloRead { text, file, warnings } = read_hlo(path, bytes);
     drop((file, warnings));
-    let kept = crate::heap::current().saturating_sub(before);
+    let kept = crate::heap::since(before, crate::heap::current());
     if text.computations.is_empty() {
         return Err(Failure(format!("{path}: no computation read from the HLO text")));
     }
