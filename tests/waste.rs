@@ -276,31 +276,42 @@ fn fsdp_gathers_layer_weights_from_their_parameters_and_baseline_gathers_none() 
 
 #[test]
 fn gathered_weights_are_a_category_of_their_own() {
-    use bufscope::answers::categories::{by_category, Categories, Category};
+    use bufscope::answers::categories::{by_category_with, Categories, Category};
     use bufscope::answers::live_set;
+    use bufscope::shape::logical_size;
     let Some(m) = analysed("gathered category", "fsdp") else { return };
     let (module, analysis) = (&m.module, &m.analysis);
     let w = waste(module, analysis);
     let cats = Categories::new(module);
-    // Every value holding a gathered array (a value of the gather, its start or its done at
-    // least the array's size) is a gathered weight, and nothing else is.
-    let mut holding: Vec<u32> = (w.gathered.values.iter())
-        .flat_map(|g| g.values.iter().copied().filter(move |&v| module.values[v as usize].size >= g.bytes))
-        .collect();
-    holding.sort();
-    holding.dedup();
-    let mut categorised: Vec<u32> = (0..module.values.len() as u32)
-        .filter(|&v| cats.of(module, v) == Category::Gathered)
-        .collect();
-    categorised.sort();
-    assert!(holding.len() >= 18, "{} values hold the 18 gathered arrays", holding.len());
-    assert_eq!(categorised, holding);
+    // Of each traced gather's values (its own, or its asynchronous start's and done's), one
+    // per instruction holds the gathered array (a start's tuple also holds the operand's shard,
+    // a table and flags, 4 B each): those are gathered weights, and no other value is.
+    let name = |v: u32| module.str(module.instruction(&module.values[v as usize]).name);
+    let gathered = |v: u32| cats.of(module, v) == Category::Gathered;
+    let mut all: Vec<u32> = Vec::new();
+    for g in &w.gathered.values {
+        let mut names: Vec<&str> = g.values.iter().map(|&v| name(v)).collect();
+        names.sort();
+        names.dedup();
+        let mine: Vec<u32> = g.values.iter().copied().filter(|&v| gathered(v)).collect();
+        let mut theirs: Vec<&str> = mine.iter().map(|&v| name(v)).collect();
+        theirs.sort();
+        assert_eq!(theirs, names, "{}: one gathered weight per instruction", g.instruction);
+        let shape = |v: u32| module.str(module.values[v as usize].shape);
+        assert!(mine.iter().all(|&v| logical_size(shape(v)) == Some(g.bytes)), "{}", g.instruction);
+        all.extend(mine);
+    }
+    all.sort();
+    let categorised: Vec<u32> = (0..module.values.len() as u32).filter(|&v| gathered(v)).collect();
+    assert_eq!(categorised, all, "no value but the gathers' is a gathered weight");
     // At the peak of each memory space, the category's bytes are the answer's gathered
     // bytes live there (TPU gathers this model's weights into VMEM, colour 1).
     let row = |color: u32, step: u32| {
         let space = analysis.spaces.iter().find(|s| s.color == color).expect("space");
         let live = live_set(module, space, step);
-        by_category(module, &live).into_iter().find(|r| r.category == Category::Gathered).map_or(0, |r| r.bytes)
+        (by_category_with(module, &cats, &live).into_iter())
+            .find(|r| r.category == Category::Gathered)
+            .map_or(0, |r| r.bytes)
     };
     let at_peaks: u64 = (analysis.spaces.iter()).filter_map(|s| Some(row(s.color, s.peak_time?))).sum();
     assert_eq!(at_peaks, w.gathered.bytes_at_peak);

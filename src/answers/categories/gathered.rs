@@ -84,10 +84,14 @@ impl<'m> ByName<'m> {
     }
 }
 
-/// The values of `g` that hold the gathered array: those at least its size (an async
-/// start's tuple also holds the operand's shard and a table).
+/// The values of `g` that hold the gathered array: those whose shape holds at least its
+/// logical bytes (an async start's tuple also holds the operand's shard, and a table whose
+/// buffer TPU pads to the gathered array's size: `s32[2]` in 4,096 bytes of host memory).
 pub fn holding(module: &Module, g: &Gather, values: &[u32]) -> Vec<u32> {
-    values.iter().copied().filter(|&v| module.values[v as usize].size >= g.bytes).collect()
+    let logical = |v: &crate::model::Value| v.logical_size.or_else(|| logical_size(module.str(v.shape)));
+    (values.iter().copied())
+        .filter(|&v| logical(&module.values[v as usize]).unwrap_or(0) >= g.bytes)
+        .collect()
 }
 
 /// The values of `module` holding an array all-gathered from an entry parameter (the
