@@ -223,7 +223,7 @@ pub struct ValueUses {
 
 /// The instruction of a use line (`fusion.2, operand 1` → `fusion.2`; HLO names hold no
 /// comma).
-fn use_instruction(text: &str) -> &str {
+pub(crate) fn use_instruction(text: &str) -> &str {
     text.split(',').next().unwrap_or("").trim()
 }
 

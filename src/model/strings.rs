@@ -154,6 +154,13 @@ impl Strings {
         self.push(&utf8_lossy(text))
     }
 
+    /// The chunks past the last one that its text spans (a text longer than a chunk runs
+    /// on into them): where the next chunk starts, for [`Strings::push`] and
+    /// [`Strings::append`] alike.
+    fn spanned(&self) -> usize {
+        self.chunks.last().map_or(0, |c| c.len().div_ceil(Self::CHUNK).max(1) - 1)
+    }
+
     /// Appends `text` without interning it.
     pub fn push(&mut self, text: &str) -> Str {
         let fits = self
@@ -162,10 +169,7 @@ impl Strings {
             .is_some_and(|c| c.len() + text.len() <= Self::CHUNK);
         if !fits {
             // A new chunk, after the ones the last chunk's text spans.
-            let spanned = self
-                .chunks
-                .last()
-                .map_or(0, |c| c.len().div_ceil(Self::CHUNK).max(1) - 1);
+            let spanned = self.spanned();
             for _ in 0..spanned {
                 self.chunks.push(String::new());
             }
@@ -186,8 +190,7 @@ impl Strings {
     /// `other` given back (nothing moved) where the handles would not fit 32 bits. Its
     /// strings are not interned here: for arenas that are pushed to.
     pub fn append(&mut self, other: Strings) -> Result<u32, Strings> {
-        // The chunks the last one's text spans, as `push` would skip them.
-        let spanned = self.chunks.last().map_or(0, |c| c.len().div_ceil(Self::CHUNK).max(1) - 1);
+        let spanned = self.spanned();
         let shift = (self.chunks.len() + spanned) * Self::CHUNK;
         let end = (other.chunks.len().saturating_add(1)).saturating_mul(Self::CHUNK).saturating_add(shift);
         let Some(shift) = u32::try_from(shift).ok().filter(|_| end <= u32::MAX as usize) else {

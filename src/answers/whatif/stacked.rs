@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::policy::{stores_of, Stores};
 use crate::analysis::loops::trip::root;
 use crate::analysis::loops::{loops, Loop};
-use crate::answers::idle::{value_uses, ScheduleIndex};
+use crate::answers::idle::{use_instruction, ScheduleIndex};
 use crate::answers::loops::{loop_holds, Role};
 use crate::model::hlo::{CallRole, Computation, HloInstruction, HloText};
 use crate::model::Module;
@@ -90,10 +90,11 @@ impl StackedOutput {
             let id = *sequence.get(t as usize)?;
             module.instructions.get(id as usize).map(|i| module.str(i.opcode))
         };
+        // The uses' steps as the schedule index places them (no use text copied).
         (self.chain.iter())
-            .filter_map(|&c| value_uses(module, index, c))
-            .flat_map(|u| u.uses)
-            .filter_map(|u| u.step)
+            .filter_map(|&c| module.positions_and_uses(module.values.get(c as usize)?).map(|(_, uses)| uses))
+            .flatten()
+            .filter_map(|u| index.step_of(module, use_instruction(u)))
             .filter(|&t| lo <= t && t <= hi && opcode(t).is_some_and(|o| o != "tuple"))
             .max()
     }
