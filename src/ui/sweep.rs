@@ -15,7 +15,6 @@ mod chart;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use bufscope::analysis::Analysis;
 use bufscope::answers::capacity::{parse_capacity, Capacity};
 use bufscope::answers::sweep::{self, Measured, Options, Point, Sweep};
 use bufscope::units;
@@ -80,37 +79,25 @@ fn measured(outcome: &Outcome, indices: &[usize]) -> Result<Measured, String> {
     sweep::measure(&points)
 }
 
-/// What the view keeps of the modules it sweeps: their positions, analyses (which their
-/// completion leaves as they are), whether all are complete, and the measured sweep; never
-/// the modules, which are completed in place (a kept one would be completed from a copy).
+/// What the view keeps of the modules it sweeps: their positions, whether all are complete,
+/// and the measured sweep; never the modules, which are completed in place (a kept one
+/// would be completed from a copy).
 struct Swept {
+    /// The swept modules' positions among those on screen, in the order of the sweep's points
+    /// ([`PointPeak::input`](bufscope::answers::sweep::PointPeak)).
     indices: Vec<usize>,
-    analyses: Vec<Option<Arc<Analysis>>>,
     complete: bool,
     measured: Result<Measured, String>,
 }
 
 impl Swept {
     fn new(outcome: &Outcome, indices: &[usize]) -> Swept {
+        let indices: Vec<usize> = indices.iter().copied().filter(|&i| i < outcome.modules.len()).collect();
         Swept {
-            indices: indices.to_vec(),
-            analyses: (indices.iter())
-                .map(|&i| outcome.modules.get(i).map(|s| s.analysis.clone()))
-                .collect(),
-            complete: outcome.modules.iter().all(|m| m.complete),
-            measured: measured(outcome, indices),
+            complete: indices.iter().all(|&i| outcome.modules[i].complete),
+            measured: measured(outcome, &indices),
+            indices,
         }
-    }
-
-    /// The position among the modules on screen of the compilation behind point `value`
-    /// with `peak` bytes of memory space `color`.
-    fn module_of(&self, color: u32, value: u64, values: &[u64], peak: u64) -> Option<usize> {
-        let k = (0..values.len()).find(|&k| {
-            values[k] == value
-                && (self.analyses.get(k).and_then(Option::as_ref))
-                    .is_some_and(|a| a.space(color).map_or(0, |sp| sp.peak_bytes) == peak)
-        })?;
-        self.indices.get(k).copied()
     }
 }
 
@@ -249,7 +236,7 @@ fn answered(
     let spaces = (s.spaces.iter())
         .map(|sp| {
             let modules: Vec<Option<usize>> = (sp.points.iter())
-                .map(|p| swept.module_of(sp.color, p.value, &s.varied.values, p.peak_live_bytes))
+                .map(|p| swept.indices.get(p.input).copied())
                 .collect();
             let chart = chart::SweepChart { space: Arc::new(sp.clone()), what: what.clone(), capacity: capacity.clone(), modules, open };
             space_section(chart)

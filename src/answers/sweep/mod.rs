@@ -92,6 +92,9 @@ pub struct PointPeak {
     /// The first two of them.
     #[serde(skip)]
     pub remat_examples: Vec<String>,
+    /// Its compilation: the position of its [`Point`] among those swept.
+    #[serde(skip)]
+    pub input: usize,
 }
 
 /// A prediction.
@@ -245,6 +248,7 @@ fn measure_space(each: &Each, color: u32) -> SpaceSweep {
             pinned: false,
             compiler_remats: remats.len(),
             remat_examples: remats.iter().take(2).map(|r| r.to_string()).collect(),
+            input: k,
         };
         rows.push((row, k));
     }
@@ -436,7 +440,7 @@ mod tests {
     fn point(value: u64, peak: u64, pinned: bool, failed: bool) -> PointPeak {
         let remats = if pinned { 3 } else { 0 };
         let remat_examples = vec!["fusion.1.remat2".to_string()];
-        PointPeak { value, peak_live_bytes: peak, failed, pinned, compiler_remats: remats, remat_examples }
+        PointPeak { value, peak_live_bytes: peak, failed, pinned, compiler_remats: remats, remat_examples, input: 0 }
     }
 
     fn space(points: Vec<PointPeak>) -> SpaceSweep {
