@@ -36,6 +36,11 @@ mod heap {
         COUNTING.store(true, Relaxed);
     }
 
+    /// Counts no more (the figures read since stay differences of what was counted).
+    pub fn stop() {
+        COUNTING.store(false, Relaxed);
+    }
+
     fn grew(bytes: usize) {
         if COUNTING.load(Relaxed) {
             let bytes = bytes as isize;

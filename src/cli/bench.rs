@@ -138,6 +138,10 @@ fn measure(path: String, bytes: &[u8], runs: u32, zoom: Zoom) -> Result<Figures,
     crate::heap::reset_peak();
     read_deferred(&path, bytes)?;
     let deferred_heap = crate::heap::since(before, crate::heap::peak());
+    // The timings below run without the counters (a shared atomic on every allocation of
+    // every thread), as `summary` runs; the peak RSS is the parses' so far.
+    crate::heap::stop();
+    let rss = peak_rss();
 
     let (mut t_memchr, mut t_parse, mut t_analysis) = (Vec::new(), Vec::new(), Vec::new());
     let (mut t_first, mut t_complete) = (Vec::new(), Vec::new());
@@ -172,7 +176,7 @@ fn measure(path: String, bytes: &[u8], runs: u32, zoom: Zoom) -> Result<Figures,
         complete_ms: median(t_complete),
         heap,
         deferred_heap,
-        rss: peak_rss(),
+        rss,
         draw,
         scaling,
     })

@@ -395,7 +395,11 @@ mod tests {
             jumped: false,
             parts: Vec::new(),
         };
-        let whole = held(&read(&d, &[], 1 << 20).unwrap());
+        // The whole body as the one-pass reader reads it; one piece reads it the same.
+        let mut one_pass = super::super::UsesReader::new(&d);
+        one_pass.feed(BODY.as_bytes());
+        let whole = held(&one_pass.finish().unwrap());
+        assert_eq!(held(&read(&d, &[], 1 << 20).unwrap()), whole, "one piece");
         assert_eq!(whole.0.len(), 5);
         // One fact for the tuple's two values, as one pass reads it; the kernel's from its
         // text's second line.
