@@ -38,9 +38,12 @@ pub struct Workers {
 impl Workers {
     /// Starts the workers (each none where it cannot start: the single file opened from
     /// disk has no script to start them from; the `Used values` one only on
-    /// [`uses_worker`]'s cores; the piece workers as [`pieces`] counts them).
+    /// [`uses_worker`]'s cores and when no lanes are set; the piece workers as [`pieces`]
+    /// counts them).
     pub fn start() -> Rc<Workers> {
-        let uses = uses_worker::PageWorker::start();
+        // Lanes set for a measurement or a test are the piece workers alone: with the `Used
+        // values` worker (4 cores and more) the bodies would be its, not the pieces'.
+        let uses = pieces::lanes_set().is_none().then(uses_worker::PageWorker::start).flatten();
         Rc::new(Workers {
             reader: fetch::ReadWorker::start(),
             pieces: pieces::start(pieces::count(uses.is_some())),

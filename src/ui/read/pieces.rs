@@ -60,11 +60,17 @@ fn setting(key: &str) -> Option<f64> {
 /// and none where the page has a `Used values` worker (`has_uses`), which reads the
 /// bodies meanwhile.
 pub(super) fn count(has_uses: bool) -> usize {
-    match setting("__bufscope_workers").filter(|n| (1.0..=16.0).contains(n)) {
-        Some(n) => n as usize - 1,
+    match lanes_set() {
+        Some(n) => n - 1,
         None if has_uses || cores() < LEAST_CORES => 0,
         None => (cores() as usize).clamp(1, MOST) - 1,
     }
+}
+
+/// The lanes `window.__bufscope_workers` sets (1 to 16), if it does: then the page reads
+/// with them alone, the `Used values` worker not started ([`super::Workers::start`]).
+pub(super) fn lanes_set() -> Option<usize> {
+    setting("__bufscope_workers").filter(|n| (1.0..=16.0).contains(n)).map(|n| n as usize)
 }
 
 /// Logical processors from which the page has piece workers by default. On this project's
