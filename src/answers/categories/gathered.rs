@@ -64,14 +64,20 @@ pub fn gathers(hlo: &HloText) -> Vec<Gather<'_>> {
     out
 }
 
-/// The values of a module by the name of the instruction defining them.
+/// The values of a module defined by the gathers' instructions (and their dones), by
+/// instruction name.
 pub struct ByName<'m>(HashMap<&'m str, Vec<u32>>);
 
 impl<'m> ByName<'m> {
-    pub fn new(module: &'m Module) -> ByName<'m> {
+    pub fn new(module: &'m Module, gathers: &[Gather]) -> ByName<'m> {
+        let names: HashSet<&str> = gathers.iter().flat_map(|g| std::iter::once(g.name).chain(g.done)).collect();
+        // Each instruction's name looked up once, not once per value (a start's tuple has many).
+        let asked: Vec<bool> = (module.instructions.iter()).map(|i| names.contains(module.str(i.name))).collect();
         let mut map: HashMap<&str, Vec<u32>> = HashMap::new();
         for (k, v) in module.values.iter().enumerate() {
-            map.entry(module.str(module.instruction(v).name)).or_default().push(k as u32);
+            if asked.get(v.instruction as usize) == Some(&true) {
+                map.entry(module.str(module.instruction(v).name)).or_default().push(k as u32);
+            }
         }
         ByName(map)
     }
@@ -102,8 +108,9 @@ pub fn gathered_weights(module: &Module) -> HashSet<u32> {
     if !list.iter().any(|g| g.parameter.is_some()) {
         return HashSet::new();
     }
-    let by_name = ByName::new(module);
-    (list.iter().filter(|g| g.parameter.is_some()))
+    let traced: Vec<Gather> = list.into_iter().filter(|g| g.parameter.is_some()).collect();
+    let by_name = ByName::new(module, &traced);
+    (traced.iter())
         .flat_map(|g| holding(module, g, &by_name.of(g)))
         .collect()
 }

@@ -44,12 +44,12 @@ pub fn gathered(module: &Module, analysis: &Analysis, params: &Params) -> Gather
     };
     let list = gathers(hlo);
     let mut out = Gathered { total: list.len() as u32, ..Gathered::default() };
-    let mut by_name: Option<ByName> = None;
+    let by_name = ByName::new(module, &list);
     for g in &list {
         let Some(from) = g.parameter.and_then(|n| params.get(n)) else { continue };
         // The gathered value is the gather's, or its start's and done's for an async one.
-        let values = by_name.get_or_insert_with(|| ByName::new(module)).of(g);
-        // Live when a value of its start or done that big is.
+        let values = by_name.of(g);
+        // Live when a value of its start or done holding the array is.
         let live_at_peak = holding(module, g, &values).into_iter().any(|v| at_its_peak(module, analysis, v));
         out.bytes_at_peak += if live_at_peak { g.bytes } else { 0 };
         let instruction = g.done.unwrap_or(g.name).to_string();
