@@ -103,33 +103,12 @@ pub struct SpaceAnswers {
     pub three_peaks: xprof::ThreePeaks,
 }
 
-/// Every answer for `space` at `step` (its peak when `None`, step 0 without one).
-pub fn space_answers(
-    module: &Module,
-    space: &Space,
-    step: Option<u32>,
-    options: &Options,
-) -> SpaceAnswers {
-    space_answers_indexed(
-        module,
-        &idle::ScheduleIndex::new(module),
-        space,
-        step,
-        options,
-    )
-}
-
-/// [`space_answers`] with the module's schedule index built once by the caller (for every
-/// space of a module).
-pub fn space_answers_indexed(
-    module: &Module,
-    index: &idle::ScheduleIndex,
-    space: &Space,
-    step: Option<u32>,
-    options: &Options,
-) -> SpaceAnswers {
+/// Every answer for `space` at `step` (its peak when `None`, step 0 without one). For one
+/// space; the summary makes the module's schedule index and categories once for all its
+/// spaces ([`space_answers_but_idle`], [`top_idle`]).
+pub fn space_answers(module: &Module, space: &Space, step: Option<u32>, options: &Options) -> SpaceAnswers {
     let live = space_live_set(module, space, step);
-    let idle = top_idle(module, index, &live, options.top);
+    let idle = top_idle(module, &idle::ScheduleIndex::new(module), &live, options.top);
     let cats = categories::Categories::new(module);
     SpaceAnswers {
         idle,
