@@ -292,15 +292,7 @@ impl Behind {
                 p
             })
         };
-        for (module, reader) in std::mem::take(&mut self.readers) {
-            self.settled.push((module, prepared(reader.finish())));
-        }
-        let modules = self.pieced.as_ref().map(Pieced::modules).unwrap_or_default();
-        for module in modules {
-            if let Some(part) = self.pieced.as_mut().and_then(|p| p.take(&module)) {
-                self.settled.push((module, prepared(part)));
-            }
-        }
+        self.settled = (self.drain().into_iter()).map(|(module, part)| (module, prepared(part))).collect();
     }
 
     /// The HLO texts read so far and the sentences of those that could not be, taken out
@@ -320,17 +312,8 @@ impl Behind {
         if let Some(why) = self.failed {
             return Err(why);
         }
-        for (module, part) in std::mem::take(&mut self.settled) {
+        for (module, part) in self.drain() {
             self.read.parts.push((module, part?));
-        }
-        for (module, reader) in std::mem::take(&mut self.readers) {
-            self.read.parts.push((module, reader.finish()?));
-        }
-        let modules = self.pieced.as_ref().map(Pieced::modules).unwrap_or_default();
-        for module in modules {
-            if let Some(part) = self.take_part(&module) {
-                self.read.parts.push((module, part?));
-            }
         }
         Ok(self.read)
     }
@@ -390,6 +373,19 @@ impl Behind {
 }
 
 impl Behind {
+    /// Every module's part not taken yet, taken out in order: those settled, those read
+    /// whole, then those read in pieces (joined now).
+    fn drain(&mut self) -> Vec<(String, Result<UsedPart, String>)> {
+        let mut out = std::mem::take(&mut self.settled);
+        out.extend((std::mem::take(&mut self.readers).into_iter()).map(|(module, r)| (module, r.finish())));
+        for module in self.pieced.as_ref().map(Pieced::modules).unwrap_or_default() {
+            if let Some(part) = self.pieced.as_mut().and_then(|p| p.take(&module)) {
+                out.push((module, part));
+            }
+        }
+        out
+    }
+
     /// What the bodies of `module` read, taken out; none when none was read.
     fn take_part(&mut self, module: &str) -> Option<Result<UsedPart, String>> {
         if let Some(at) = self.settled.iter().position(|(name, _)| name == module) {

@@ -162,20 +162,27 @@ impl UsesReader {
     /// must be read again in one pass.
     pub fn finish(mut self) -> Result<UsedPart, String> {
         self.end_body();
-        let warned = !self.builder.module.warnings.is_empty()
-            || !self.notes.pending.is_empty()
-            || self.notes.suppressed > 0;
         match self.inexact {
             Some(why) => Err(why),
-            None if warned => Err("the skipped `Used values` have warnings".into()),
+            None if warned(&self.builder, &self.notes) => Err("the skipped `Used values` have warnings".into()),
             None => {
-                // Kept until the module takes them: no room beyond their length.
-                self.builder.infos.shrink_to_fit();
-                self.builder.used.shrink_to_fit();
+                fit(&mut self.builder);
                 Ok(UsedPart::new(self.builder, self.parts))
             }
         }
     }
+}
+
+/// Whether reading a body (or a piece of one) warned, or left a warning pending: then it
+/// did not read as the one pass reads it, which is read instead.
+fn warned(builder: &Builder, notes: &Notes) -> bool {
+    !builder.module.warnings.is_empty() || !notes.pending.is_empty() || notes.suppressed > 0
+}
+
+/// What was read, kept until the module takes it: no room beyond its length.
+fn fit(builder: &mut Builder) {
+    builder.infos.shrink_to_fit();
+    builder.used.shrink_to_fit();
 }
 
 /// What the skipped bodies of one module hold, read and waiting for their module.

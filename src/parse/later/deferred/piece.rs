@@ -237,10 +237,7 @@ impl PieceReader {
             self.line(&last);
         }
         self.end();
-        let warned = !self.builder.module.warnings.is_empty()
-            || !self.notes.pending.is_empty()
-            || self.notes.suppressed > 0;
-        if warned {
+        if super::warned(&self.builder, &self.notes) {
             self.read.inexact.get_or_insert("a piece has warnings".into());
         }
         PieceRead { piece: self.piece, builder: self.builder, tally: self.read }
@@ -277,8 +274,7 @@ pub fn join(first: &DeferredUses, bodies: Vec<(&DeferredUses, Vec<PieceRead>)>) 
         }
     }
     let mut b = b.unwrap_or_else(|| Builder::new("", 0));
-    b.infos.shrink_to_fit();
-    b.used.shrink_to_fit();
+    super::fit(&mut b);
     Ok(UsedPart::new(b, first.parts.clone()))
 }
 
