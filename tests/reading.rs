@@ -108,13 +108,16 @@ fn check_pieces(files: &[(&str, &[u8])], label: &str, runs: u64) -> usize {
         let workers = [3, 4, 5, 64][(seed / 7 % 4) as usize];
         let least = [1, 97, 4096, 1 << 16][(seed / 29 % 4) as usize];
         let what = format!("{label} (seed {seed}, {workers} workers, pieces ≥ {least} B, asks of {chunk} B)");
-        let (first, load) = load_with_workers(files, (chunk, seed), workers, least);
+        let (first, load, on_pieces) = load_with_workers(files, (chunk, seed), workers, least);
         assert_same_load(&one, &load, &what);
         match first {
             Some(first) => assert_eq!(first, complete, "{what}: the first read's analysis"),
             None => assert!(!plain, "{what}: fell back to one pass where a plain run did not"),
         }
-        cut_bodies += bodies.iter().filter(|d| cut(d, workers - 1, least).len() > 1).count();
+        let cut_here = bodies.iter().filter(|d| cut(d, workers - 1, least).len() > 1).count();
+        // The pieces were read on their lanes, not by the read behind alone.
+        assert!(cut_here == 0 || on_pieces > 0, "{what}: {cut_here} bodies cut, no byte fed on a piece lane");
+        cut_bodies += cut_here;
     }
     cut_bodies
 }

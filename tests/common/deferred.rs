@@ -43,7 +43,9 @@ pub fn inputs_of(files: &[(&str, &[u8])]) -> Vec<Input> {
 /// (of those not done: the first read, the read behind, the piece lanes), the bytes it
 /// asks for fed in random pieces (whole, any size, or small ones). Panics if a lane asks
 /// for bytes no file has, or every lane left waits.
-pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) {
+/// Returns the bytes fed on piece lanes (none when the reading has none or cut no body).
+pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) -> u64 {
+    let mut on_pieces = 0;
     let pieces = (0..reading.piece_lanes()).map(Lane::Piece);
     let lanes: Vec<Lane> = [Lane::First, Lane::Behind].into_iter().chain(pieces).collect();
     let mut done = vec![false; lanes.len()];
@@ -63,6 +65,9 @@ pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) {
                 let file = files.iter().find(|(n, _)| *n == ask.file).map(|&(_, b)| b);
                 let (from, to) = (ask.bytes.start as usize, ask.bytes.end as usize);
                 let mut rest = file.and_then(|b| b.get(from..to)).expect("bytes of a file");
+                if matches!(lane, Lane::Piece(_)) {
+                    on_pieces += rest.len() as u64;
+                }
                 let most = match rng.next() % 3 {
                     0 => rest.len(),
                     1 => 1 + rest.len() / 7,
@@ -77,6 +82,7 @@ pub fn drive(reading: &mut Reading, files: &[(&str, &[u8])], rng: &mut Rng) {
         }
         waits = 0;
     }
+    on_pieces
 }
 
 /// A loader told to [`defer_uses`](bufscope::Loader::defer_uses), fed `files` whole, not
@@ -145,7 +151,7 @@ pub fn load_deferred_seeded(
     through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
 ) -> (Option<Vec<String>>, bufscope::Load) {
     let reading = Reading::new(inputs_of(files), chunk);
-    load_driven(reading, files, (chunk, seed), through)
+    load_driven(reading, files, (chunk, seed), through, &mut 0)
 }
 
 /// [`load_deferred_seeded`] with [`Reading::with_workers`]: `workers` lanes, bodies cut
@@ -155,9 +161,11 @@ pub fn load_with_workers(
     (chunk, seed): (u64, u64),
     workers: usize,
     least: u64,
-) -> (Option<Vec<String>>, bufscope::Load) {
+) -> (Option<Vec<String>>, bufscope::Load, u64) {
     let reading = Reading::with_workers(inputs_of(files), chunk, workers, least);
-    load_driven(reading, files, (chunk, seed), |p, _| Ok(p))
+    let mut on_pieces = 0;
+    let (first, load) = load_driven(reading, files, (chunk, seed), |p, _| Ok(p), &mut on_pieces);
+    (first, load, on_pieces)
 }
 
 /// `reading` driven over `files` as [`load_deferred_seeded`] says.
@@ -166,9 +174,10 @@ fn load_driven(
     files: &[(&str, &[u8])],
     (chunk, seed): (u64, u64),
     through: impl Fn(UsedPart, &DeferredUses) -> Result<UsedPart, String>,
+    on_pieces: &mut u64,
 ) -> (Option<Vec<String>>, bufscope::Load) {
     let mut rng = Rng::new(seed);
-    drive(&mut reading, files, &mut rng);
+    *on_pieces = drive(&mut reading, files, &mut rng);
     let (loader, bodies) = reading.finish().expect("bytes in memory are never cut short");
     let mut load = loader.finish();
     let first: Vec<String> = load.modules.iter().map(analysis_fingerprint).collect();
