@@ -123,13 +123,14 @@ fn take_outcome(signal: RwSignal<Option<Arc<Outcome>>>) -> Option<Outcome> {
 
 /// `shown` taken out of its `Arc` to be changed in place (`what` it is for, as the warning
 /// says it), or, when something else holds it (the views keep none: a view that does is a
-/// bug), given back after a console warning, for the caller to change a copy.
-fn unshared(shown: Arc<Shown>, what: &str) -> Result<Shown, Arc<Shown>> {
-    Arc::try_unwrap(shown).inspect_err(|held| {
+/// bug), a copy ([`Shown::copy`]) after a console warning.
+fn owned(shown: Arc<Shown>, what: &str) -> Shown {
+    Arc::try_unwrap(shown).unwrap_or_else(|held| {
         leptos::logging::warn!(
             "bufscope: {} is held elsewhere: {what} from a copy",
             held.module.name
         );
+        held.copy()
     })
 }
 

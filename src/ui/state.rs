@@ -57,6 +57,18 @@ impl Shown {
         }
     }
 
+    /// A copy to change, its kept answers left behind (they are the module's as it was).
+    pub fn copy(&self) -> Shown {
+        Shown {
+            module: self.module.clone(),
+            analysis: self.analysis.clone(),
+            kept: Kept::default(),
+            complete: self.complete,
+            label: self.label.clone(),
+            failed: self.failed,
+        }
+    }
+
     /// No module: what a view of a read that is gone reads while it is taken down.
     pub fn none() -> Arc<Shown> {
         thread_local! {

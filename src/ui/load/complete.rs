@@ -272,21 +272,11 @@ fn refused(st: AppState, parts: &[Option<UsedPart>]) -> Option<String> {
 /// `shown` completed by `part`: in place when nothing else holds it (the views do not),
 /// else from a copy.
 fn completed(shown: Arc<Shown>, part: UsedPart) -> Shown {
-    let failed = shown.failed;
-    let (module, analysis, label) = match super::unshared(shown, "completed") {
-        Ok(s) => (s.module, s.analysis, s.label),
-        Err(shared) => (
-            shared.module.clone(),
-            shared.analysis.clone(),
-            shared.label.clone(),
-        ),
-    };
-    let mut completing = part.complete(module);
+    let shown = super::owned(shown, "completed");
+    let mut completing = part.complete(shown.module);
     while !completing.step(usize::MAX) {}
-    let mut shown = Shown::new(completing.into_module(), analysis);
-    shown.label = label;
-    shown.failed = failed;
-    shown
+    // Its kept answers are made again for the complete module.
+    Shown { module: completing.into_module(), kept: Default::default(), complete: true, ..shown }
 }
 
 /// Browser tests hold the modules incomplete while `window.__bufscope_hold_details` is

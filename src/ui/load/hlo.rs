@@ -93,14 +93,7 @@ impl PageRead {
                 (Ok(_), None) => continue,
             };
             let shown = std::mem::replace(&mut modules[k], crate::ui::state::Shown::none());
-            let mut shown = super::unshared(shown, "given its HLO text").unwrap_or_else(|shared| crate::ui::state::Shown {
-                module: shared.module.clone(),
-                analysis: shared.analysis.clone(),
-                kept: Default::default(),
-                complete: shared.complete,
-                label: shared.label.clone(),
-                failed: shared.failed,
-            });
+            let mut shown = super::owned(shown, "given its HLO text");
             hlo::attach_to(&mut shown.module, text);
             modules[k] = Arc::new(shown);
         }
