@@ -36,6 +36,51 @@ pub(crate) struct Builder {
     pub value_lines: Vec<u32>,
     /// The body of its `Used values` was skipped, to be read later ([`super::deferred`]).
     pub deferred: bool,
+    /// Names whose instruction is looked up later, a batch at a time ([`Builder::instr_later`]).
+    later: Later,
+}
+
+/// Names read but not looked up yet, in the order read: their bytes end to end, where each
+/// ends, and where its instruction's id goes.
+#[derive(Default)]
+struct Later {
+    names: Vec<u8>,
+    ends: Vec<u32>,
+    targets: Vec<Target>,
+}
+
+/// Names looked up in one batch: few enough that their bytes stay in the first cache.
+const LATER: usize = 512;
+
+/// Whether names are looked up in batches: only where the processor takes a hint to fetch
+/// memory ahead ([`InstrNames::ids`]); in WebAssembly, which has none, the batches made the
+/// page's first read of the 1 GB generated dump 2–4 % slower (2026-12-07), so each name
+/// is looked up as it is read.
+const BATCHED: bool = cfg!(target_arch = "x86_64");
+
+/// Puts instruction `id` where `target` says, in `m` or in the live ranges read.
+fn put(m: &mut Module, ranges: &mut [(InstrId, Str, LiveRange, u64)], target: Target, id: InstrId) {
+    let slot = match target {
+        Target::Value(i) => m.values.get_mut(i as usize).map(|v| &mut v.instruction),
+        Target::Range(i) => ranges.get_mut(i as usize).map(|r| &mut r.0),
+        Target::Step(i) => m.schedule.as_mut().and_then(|s| s.sequence.get_mut(i as usize)),
+        Target::Peak(i) => (m.schedule.as_mut())
+            .and_then(|s| s.peak.as_mut()?.entries.get_mut(i as usize))
+            .map(|e| &mut e.instruction),
+    };
+    if let Some(slot) = slot {
+        *slot = id;
+    }
+}
+
+/// Where an instruction's id, looked up later, goes: a value's, a step of the schedule's,
+/// a `BufferLiveRange` line's, an entry of XLA's peak list's (each by position).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Target {
+    Value(u32),
+    Step(u32),
+    Range(u32),
+    Peak(u32),
 }
 
 impl Builder {
@@ -64,6 +109,7 @@ impl Builder {
             parts: Vec::new(),
             value_lines: Vec::new(),
             deferred: false,
+            later: Later::default(),
         }
     }
 
@@ -103,9 +149,48 @@ impl Builder {
         }
     }
 
-    /// The instruction called `name`, added on first sight.
+    /// The instruction called `name`, added on first sight (after the names waiting to be
+    /// looked up, so that ids are given in the order names are read).
     pub fn instr(&mut self, name: &[u8]) -> InstrId {
+        self.look_up_later();
         self.instr_ids.id(&mut self.module, name)
+    }
+
+    /// The instruction called `name` for `target`, looked up with the next batch of names
+    /// ([`InstrNames::ids`]: their memory is asked for ahead, which one lookup at a time
+    /// cannot do); `target` holds a placeholder until then. The ids are those
+    /// [`Builder::instr`] gives, in the same order; a section reader that defers names
+    /// looks them up at its end ([`Builder::look_up_later`]), and so does the join.
+    pub fn instr_later(&mut self, name: &[u8], target: Target) {
+        if !BATCHED {
+            let id = self.instr(name);
+            put(&mut self.module, &mut self.ranges, target, id);
+            return;
+        }
+        let l = &mut self.later;
+        l.names.extend_from_slice(name);
+        l.ends.push(u32::try_from(l.names.len()).unwrap_or(u32::MAX));
+        l.targets.push(target);
+        if l.targets.len() >= LATER || l.names.len() >= LATER * 256 {
+            self.look_up_later();
+        }
+    }
+
+    /// Looks up the names waiting ([`Builder::instr_later`]) and puts their ids in place.
+    pub fn look_up_later(&mut self) {
+        if self.later.targets.is_empty() {
+            return;
+        }
+        let Later { names, ends, targets } = &mut self.later;
+        let (m, ranges) = (&mut self.module, &mut self.ranges);
+        let mut ids = Vec::with_capacity(targets.len());
+        self.instr_ids.ids(m, names, ends, |_, id| ids.push(id));
+        for (&target, id) in targets.iter().zip(ids) {
+            put(m, ranges, target, id);
+        }
+        names.clear();
+        ends.clear();
+        targets.clear();
     }
 
     /// A shape index as printed (`{}`, `{0,1}`), interned (most are `{}`, in runs).
@@ -117,7 +202,6 @@ impl Builder {
     pub fn add_value(&mut self, v: &ValueLine, line: u64) {
         self.value_lines
             .push(u32::try_from(line).unwrap_or(u32::MAX));
-        let instruction = self.instr(v.value.name);
         let index = self.index(v.value.index);
         let strings = &mut self.module.strings;
         let (last_shape, logical_size) = &mut self.last_shape;
@@ -132,7 +216,7 @@ impl Builder {
         let allocation = self.module.allocations.len().saturating_sub(1) as u32;
         self.module.values.push(Value {
             id: v.value.id,
-            instruction,
+            instruction: InstrId::MAX,
             index,
             phi: v.value.phi,
             color: v.value.color,
@@ -144,6 +228,8 @@ impl Builder {
             live: None,
             uses_text: Str::EMPTY,
         });
+        let at = self.module.values.len() - 1;
+        self.instr_later(v.value.name, Target::Value(at as u32));
         if let Some(a) = self.module.allocations.last_mut() {
             a.values.end = self.module.values.len() as u32;
         }
@@ -164,7 +250,11 @@ impl Builder {
         self.module.schedule.get_or_insert_with(Schedule::default)
     }
 
+    /// The schedule of `HloLiveRange (max N)`: room made for its N steps and a live range
+    /// per value read (so that at 1 GB the page copies no growing list), no more than the
+    /// values read allow, so that a corrupt N asks for little.
     pub fn start_schedule(&mut self, max: u32) {
+        self.look_up_later();
         self.module.schedule = Some(Schedule {
             max,
             ..Schedule::default()
@@ -258,5 +348,45 @@ mod tests {
             assert_eq!(b.module.str(b.module.instructions[i].name), n);
         }
         assert_eq!(b.instr(b"fusion.20000"), 20_000);
+    }
+
+    /// Names looked up later get the ids one lookup after the other gives, in the order
+    /// they were read, whatever falls between: a lookup at once (which takes the waiting
+    /// ones first), a batch filling up, the join.
+    #[test]
+    fn names_looked_up_later_keep_the_order_read() {
+        let names: Vec<String> = (0..3 * LATER + 7)
+            .map(|i| match i % 5 {
+                0 => format!("add.{}", i / 3),
+                1 => format!("Arg_{}", i % 11),
+                2 => format!("multiply.{}", (i * 7919) % 5000),
+                _ => format!("op{}.{}", i % 6, i / 40),
+            })
+            .collect();
+        let mut at_once = Builder::new("m", 0);
+        let want: Vec<InstrId> = names.iter().map(|n| at_once.instr(n.as_bytes())).collect();
+        let mut b = Builder::new("m", 0);
+        let mut direct = Vec::new();
+        let range = LiveRange { start: 0, end: 0 };
+        for (i, n) in names.iter().enumerate() {
+            if i % 97 == 3 {
+                direct.push((i, b.instr(n.as_bytes())));
+                b.ranges.push((InstrId::MAX, Str::EMPTY, range, 0));
+                continue;
+            }
+            b.ranges.push((InstrId::MAX, Str::EMPTY, range, 0));
+            b.instr_later(n.as_bytes(), Target::Range(i as u32));
+        }
+        b.look_up_later();
+        for (i, id) in direct {
+            b.ranges[i].0 = id;
+        }
+        let got: Vec<InstrId> = b.ranges.iter().map(|r| r.0).collect();
+        assert_eq!(got, want);
+        let name = |m: &Module, i: usize| m.str(m.instructions[i].name).to_string();
+        assert_eq!(b.module.instructions.len(), at_once.module.instructions.len());
+        for i in 0..b.module.instructions.len() {
+            assert_eq!(name(&b.module, i), name(&at_once.module, i));
+        }
     }
 }

@@ -213,7 +213,10 @@ impl SectionReader for Allocations {
         }
     }
 
-    fn end(&mut self, _at_file_end: bool, _cx: &mut Cx) {
+    fn end(&mut self, _at_file_end: bool, cx: &mut Cx) {
+        if let Some(b) = cx.builder() {
+            b.look_up_later();
+        }
         self.at = At::Allocations;
     }
 }

@@ -60,7 +60,8 @@ pub(in crate::parse) fn nothing_to_join(m: &Module, no_uses: bool) -> bool {
 impl Join {
     /// Starts joining and checking `builder`'s module, to be done in pieces by
     /// [`Join::step`]; a module with nothing but a memory-usage report is an error.
-    pub fn new(builder: Builder) -> Result<Join, String> {
+    pub fn new(mut builder: Builder) -> Result<Join, String> {
+        builder.look_up_later();
         let m = &builder.module;
         if nothing_to_join(m, builder.used.is_empty() && !builder.deferred) {
             let what = if m.memory_report.is_some() {

@@ -7,7 +7,8 @@
 
 use super::lex::{all, is_shape_index, leading_u32, spaced_u64, u32, u64, In};
 use super::section::{Cx, Flow, SectionReader};
-use crate::model::{LiveRange, PeakEntry, StackNode, XlaPeak};
+use super::assemble::Target;
+use crate::model::{InstrId, LiveRange, PeakEntry, StackNode, XlaPeak};
 use nom::bytes::complete::{tag, take_while1};
 use nom::combinator::opt;
 use nom::sequence::{delimited, preceded};
@@ -217,6 +218,9 @@ impl SectionReader for LiveRanges {
     }
 
     fn end(&mut self, at_file_end: bool, cx: &mut Cx) {
+        if let Some(b) = cx.builder() {
+            b.look_up_later();
+        }
         match self.at {
             At::Header => cx.warn(
                 "the HloLiveRange section is cut short, before its InstructionSequence".into(),
@@ -246,6 +250,7 @@ impl LiveRanges {
             Some(At::Ranges)
         } else if let Some(time) = peak_header(line) {
             if let Some(b) = cx.builder() {
+                b.look_up_later();
                 b.schedule().peak = Some(XlaPeak {
                     time,
                     entries: Vec::new(),
@@ -279,14 +284,20 @@ impl LiveRanges {
         let Some(b) = cx.builder() else {
             return Flow::Read;
         };
-        let instruction = b.instr(name);
         let index = b.index(index);
-        if let Some(p) = b.schedule().peak.as_mut() {
-            p.entries.push(PeakEntry {
-                instruction,
-                index,
-                bytes,
-            });
+        match b.schedule().peak.as_mut() {
+            Some(p) => {
+                let at = p.entries.len() as u32;
+                p.entries.push(PeakEntry {
+                    instruction: InstrId::MAX,
+                    index,
+                    bytes,
+                });
+                b.instr_later(name, Target::Peak(at));
+            }
+            None => {
+                b.instr(name);
+            }
         }
         if let Some(c) = cumulative.filter(|&c| c != running) {
             cx.warn(format!(
@@ -332,10 +343,10 @@ fn sequence(line: &[u8], cx: &mut Cx) -> Flow {
     let Some(b) = cx.builder() else {
         return Flow::Read;
     };
-    let id = b.instr(name);
     let seq = &mut b.schedule().sequence;
     let expected = seq.len();
-    seq.push(id);
+    seq.push(InstrId::MAX);
+    b.instr_later(name, Target::Step(expected as u32));
     if i as usize != expected {
         cx.warn(format!(
             "InstructionSequence entry {i} where {expected} was expected"
@@ -353,10 +364,11 @@ fn range(line: &[u8], cx: &mut Cx) -> Flow {
     let Some(b) = cx.builder() else {
         return Flow::Read;
     };
-    let id = b.instr(name);
     let index = b.index(index);
+    let at = b.ranges.len() as u32;
     b.ranges
-        .push((id, index, LiveRange { start, end }, line_no));
+        .push((InstrId::MAX, index, LiveRange { start, end }, line_no));
+    b.instr_later(name, Target::Range(at));
     if start > end {
         cx.warn(format!("live range {start}-{end} ends before it starts"));
     }
