@@ -38,7 +38,7 @@ try {
   }
   status.className = 'boot-error';
   status.setAttribute('role', 'alert');
-  status.textContent = `bufscope could not start: ${err?.message ?? err}. It needs a browser with JavaScript and WebAssembly.`;
+  status.textContent = `bufscope could not start: ${err?.message ?? err}. It needs a browser with JavaScript and WebAssembly with SIMD (Chrome 91, Firefox 89, Safari 16.4 or newer).`;
 }
 
 /** The wasm module inlined in the single file, unpacked. */
