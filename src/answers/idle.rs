@@ -17,14 +17,17 @@
 //! outputs, and its condition's and body's parameters) are not offered as candidates: the
 //! loop reads and rewrites them every iteration.
 
+mod steps;
+
 use std::sync::Mutex;
 
-use hashbrown::{HashMap, HashSet, HashTable};
+use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::answers::loops::{ModuleLoops, Role};
 use crate::answers::{LiveSet, LiveValue};
-use crate::model::{Module, Str, TableHash, Value};
+use crate::model::{Module, Value};
+use steps::StepsByName;
 
 /// Instruction name → its step in the flattened schedule (the first, if listed twice), and
 /// each value's idle stretches once found.
@@ -35,8 +38,8 @@ use crate::model::{Module, Str, TableHash, Value};
 /// about, so [`idle_ranking`] keeps those it finds: asked again at another step, it looks up
 /// only the values it has not met.
 pub struct ScheduleIndex {
-    /// `(hash of the name, the name in the module's arena, step)`, found by the hash.
-    steps: HashTable<(TableHash, Str, u32)>,
+    /// Instruction name → its first step.
+    steps: StepsByName,
     /// Whether any value has its `Used values` entry (without, the table stays empty).
     has_uses: bool,
     /// Value → its idle stretches (`None`: no `Used values` entry).
@@ -56,33 +59,17 @@ impl ScheduleIndex {
     /// already ([`ModuleLoops::new`] of the same module).
     pub fn with_loops(module: &Module, loops: Option<&ModuleLoops>) -> ScheduleIndex {
         let mut index = ScheduleIndex {
-            steps: HashTable::new(),
+            steps: StepsByName::default(),
             has_uses: has_uses(module),
             stretches: Mutex::new(HashMap::new()),
             loops: Vec::new(),
             carries: Vec::new(),
         };
-        let Some(s) = module.schedule.as_ref().filter(|_| index.has_uses) else {
+        if module.schedule.is_none() || !index.has_uses {
             return index;
-        };
-        index.set_loops(module, loops);
-        index.steps.reserve(s.sequence.len(), |e| e.0.spread());
-        for (step, &id) in s.sequence.iter().enumerate() {
-            let Some(i) = module.instructions.get(id as usize) else {
-                continue;
-            };
-            let name = module.str(i.name);
-            let hash = TableHash::of(name.as_bytes());
-            // One probe: the first step of a name listed twice stays.
-            index
-                .steps
-                .entry(
-                    hash.spread(),
-                    |e| e.0 == hash && module.str(e.1) == name,
-                    |e| e.0.spread(),
-                )
-                .or_insert((hash, i.name, step as u32));
         }
+        index.set_loops(module, loops);
+        index.steps = StepsByName::new(module);
         index
     }
 
@@ -177,16 +164,10 @@ impl ScheduleIndex {
         found.as_deref().map(<[Stretch]>::to_vec).unwrap_or_default()
     }
 
-    fn find(&self, module: &Module, name: &str) -> Option<&(TableHash, Str, u32)> {
-        let hash = TableHash::of(name.as_bytes());
-        self.steps
-            .find(hash.spread(), |e| e.0 == hash && module.str(e.1) == name)
-    }
-
     /// The step of the instruction named `instruction` in `module` (the module the index
     /// was built from); `None` for a module without `Used values`.
     pub fn step_of(&self, module: &Module, instruction: &str) -> Option<u32> {
-        self.find(module, instruction).map(|e| e.2)
+        self.steps.step_of(module, instruction)
     }
 }
 
