@@ -110,9 +110,10 @@ pub fn space_answers(module: &Module, space: &Space, step: Option<u32>, options:
     let live = space_live_set(module, space, step);
     let idle = top_idle(module, &idle::ScheduleIndex::new(module), &live, options.top);
     let cats = categories::Categories::new(module);
+    let answers = space_answers_but_idle(module, &cats, space, &live, options);
     SpaceAnswers {
         idle,
-        ..space_answers_but_idle(module, &cats, space, &live, options)
+        ..with_xprof(module, space, answers, xprof::xprof_figures(module, space))
     }
 }
 
@@ -133,9 +134,10 @@ pub fn top_idle(
 }
 
 /// Every answer for `space` at the step of `live` but the idle stretches, which need the
-/// module's schedule index: its `idle` is left empty for [`top_idle`]'s, so that a caller
-/// may compute the two at once ([`Both`]). `cats` are the module's categories, made once
-/// for all its spaces.
+/// module's schedule index, and XProf's figures: its `idle` is left empty for
+/// [`top_idle`]'s and its XProf figures for [`with_xprof`], so that a caller may compute
+/// them at once ([`Both`]). `cats` are the module's categories, made once for all its
+/// spaces.
 pub fn space_answers_but_idle(
     module: &Module,
     cats: &categories::Categories,
@@ -145,7 +147,6 @@ pub fn space_answers_but_idle(
 ) -> SpaceAnswers {
     let mut source_lines = groups::by_source_line(module, live);
     source_lines.truncate(options.top);
-    let xprof = xprof::xprof_figures(module, space);
     SpaceAnswers {
         color: space.color,
         step: live.step,
@@ -173,9 +174,20 @@ pub fn space_answers_but_idle(
             message: None,
             rows: Vec::new(),
         },
+        xprof_peak_heap_bytes: 0,
+        three_peaks: xprof::ThreePeaks::default(),
+        xprof: xprof::XprofFigures::default(),
+    }
+}
+
+/// `answers` (of `space`, from [`space_answers_but_idle`]) with `space`'s XProf figures
+/// ([`xprof::xprof_figures`]) and the three peaks they are compared with.
+pub fn with_xprof(module: &Module, space: &Space, answers: SpaceAnswers, xprof: xprof::XprofFigures) -> SpaceAnswers {
+    SpaceAnswers {
         xprof_peak_heap_bytes: xprof.xprof_peak_heap_bytes,
         three_peaks: xprof::three_peaks(module, space, &xprof),
         xprof,
+        ..answers
     }
 }
 

@@ -25,7 +25,7 @@ use crate::model::{Allocation, Module};
 use crate::units::{group_digits, human_bytes};
 
 /// XProf's figures for one memory space.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct XprofFigures {
     pub color: u32,
     /// XProf's "peak heap": `temp_peak_bytes + indefinite_bytes`.
@@ -307,7 +307,7 @@ fn union_length(ranges: &mut [(u64, u64)]) -> u64 {
 }
 
 /// One of the three peak figures, with what it counts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PeakFigure {
     pub bytes: Option<u64>,
     pub step: Option<u32>,
@@ -316,7 +316,7 @@ pub struct PeakFigure {
 }
 
 /// bufscope's occupied peak, XLA's peak list and XProf's peak heap of one memory space.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ThreePeaks {
     pub color: u32,
     pub occupied: PeakFigure,

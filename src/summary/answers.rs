@@ -14,9 +14,9 @@ use crate::answers::idle::{IdleRow, ScheduleIndex};
 use crate::answers::loops::ModuleLoops;
 use crate::answers::padding::ValuePadding;
 use crate::answers::peaks::Peak;
-use crate::answers::xprof::ThreePeaks;
+use crate::answers::xprof::{xprof_figures, ThreePeaks};
 use crate::answers::{
-    space_answers_but_idle, space_live_set, top_idle, Both, Options, SpaceAnswers,
+    space_answers_but_idle, space_live_set, top_idle, with_xprof, Both, Options, SpaceAnswers,
 };
 use crate::model::{memory_space_name, Module};
 use crate::summary::{align, printable};
@@ -156,15 +156,19 @@ pub fn module_extras(
     let lives: Vec<_> = (analysis.spaces.iter())
         .map(|space| space_live_set(module, space, options.step))
         .collect();
-    let (mut idle, mut answers, mut loops) = (Vec::new(), Vec::new(), None);
+    let (mut idle, mut answers, mut loops, mut xprof) = (Vec::new(), Vec::new(), None, Vec::new());
     both(
         &mut || {
             // The loops and what they hold (with the HLO text), for the summary and for the
-            // idle stretches, beside the other answers.
+            // idle stretches, and XProf's figures, beside the other answers: so the two
+            // halves are about even (docs/benchmarks.md).
             loops = super::loops::module_loops(module);
             let index = ScheduleIndex::with_loops(module, loops.as_ref());
             idle = (lives.iter())
                 .map(|live| top_idle(module, &index, live, options.top))
+                .collect();
+            xprof = (analysis.spaces.iter())
+                .map(|space| xprof_figures(module, space))
                 .collect();
         },
         &mut || {
@@ -185,8 +189,11 @@ pub fn module_extras(
                 .collect();
         },
     );
-    let extras = (answers.into_iter().zip(idle))
-        .map(|(a, idle)| extras(module, SpaceAnswers { idle, ..a }, options.top))
+    let extras = (answers.into_iter().zip(idle).zip(xprof).zip(&analysis.spaces))
+        .map(|(((a, idle), xprof), space)| {
+            let a = with_xprof(module, space, a, xprof);
+            extras(module, SpaceAnswers { idle, ..a }, options.top)
+        })
         .collect();
     (extras, loops)
 }
