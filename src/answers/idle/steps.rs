@@ -45,12 +45,13 @@ impl StepsByName {
             return index;
         };
         let name = |id: u32| module.instructions.get(id as usize).map(|i| module.str(i.name));
-        let suffix = |n: &str| numbered_name(n.as_bytes()).map(|(_, n)| n as usize);
-        let suffixes: Vec<Option<usize>> = (s.sequence.iter())
-            .map(|&id| name(id).and_then(suffix))
+        // Each step's suffix (`NONE`: none), read once.
+        let suffix = |n: &str| numbered_name(n.as_bytes()).map_or(NONE, |(_, n)| n);
+        let suffixes: Vec<u32> = (s.sequence.iter())
+            .map(|&id| name(id).map_or(NONE, suffix))
             .collect();
         let dense = DENSE_PER_STEP * s.sequence.len() + 4096;
-        let longest = suffixes.iter().flatten().filter(|&&n| n < dense).max();
+        let longest = (suffixes.iter().map(|&n| n as usize)).filter(|&n| n < dense).max();
         index.head = vec![NONE; longest.map_or(0, |n| n + 1)];
         index.chained = vec![0; index.head.len()];
         index.next = vec![NONE; s.sequence.len()];
@@ -58,22 +59,20 @@ impl StepsByName {
             let Some(i) = module.instructions.get(id as usize) else {
                 continue;
             };
-            match n.filter(|&n| index.chained.get(n).is_some_and(|&c| c < CHAIN)) {
-                Some(n) => {
-                    index.next[step] = index.head[n];
-                    index.head[n] = step as u32;
-                    index.chained[n] += 1;
-                }
-                None => {
-                    let name = module.str(i.name);
-                    let hash = TableHash::of(name.as_bytes());
-                    // One probe: the first step of a name listed twice stays.
-                    index
-                        .other
-                        .entry(hash.spread(), |e| e.0 == hash && module.str(e.1) == name, |e| e.0.spread())
-                        .or_insert((hash, i.name, step as u32));
-                }
+            let n = n as usize;
+            if index.chained.get(n).is_some_and(|&c| c < CHAIN) {
+                index.next[step] = index.head[n];
+                index.head[n] = step as u32;
+                index.chained[n] += 1;
+                continue;
             }
+            let name = module.str(i.name);
+            let hash = TableHash::of(name.as_bytes());
+            // One probe: the first step of a name listed twice stays.
+            index
+                .other
+                .entry(hash.spread(), |e| e.0 == hash && module.str(e.1) == name, |e| e.0.spread())
+                .or_insert((hash, i.name, step as u32));
         }
         index
     }

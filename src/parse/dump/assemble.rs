@@ -41,12 +41,14 @@ pub(crate) struct Builder {
 }
 
 /// Names read but not looked up yet, in the order read: their bytes end to end, where each
-/// ends, and where its instruction's id goes.
+/// ends, and where its instruction's id goes; and their ids once looked up (kept, so that
+/// a batch allocates nothing).
 #[derive(Default)]
 struct Later {
     names: Vec<u8>,
     ends: Vec<u32>,
     targets: Vec<Target>,
+    ids: Vec<InstrId>,
 }
 
 /// Names looked up in one batch: few enough that their bytes stay in the first cache.
@@ -181,16 +183,16 @@ impl Builder {
         if self.later.targets.is_empty() {
             return;
         }
-        let Later { names, ends, targets } = &mut self.later;
+        let Later { names, ends, targets, ids } = &mut self.later;
         let (m, ranges) = (&mut self.module, &mut self.ranges);
-        let mut ids = Vec::with_capacity(targets.len());
-        self.instr_ids.ids(m, names, ends, |_, id| ids.push(id));
-        for (&target, id) in targets.iter().zip(ids) {
+        self.instr_ids.ids(m, names, ends, ids);
+        for (&target, &id) in targets.iter().zip(ids.iter()) {
             put(m, ranges, target, id);
         }
         names.clear();
         ends.clear();
         targets.clear();
+        ids.clear();
     }
 
     /// A shape index as printed (`{}`, `{0,1}`), interned (most are `{}`, in runs).
@@ -250,9 +252,8 @@ impl Builder {
         self.module.schedule.get_or_insert_with(Schedule::default)
     }
 
-    /// The schedule of `HloLiveRange (max N)`: room made for its N steps and a live range
-    /// per value read (so that at 1 GB the page copies no growing list), no more than the
-    /// values read allow, so that a corrupt N asks for little.
+    /// A new schedule, of `HloLiveRange (max N)` (the names waiting are looked up first:
+    /// some are the old schedule's steps).
     pub fn start_schedule(&mut self, max: u32) {
         self.look_up_later();
         self.module.schedule = Some(Schedule {

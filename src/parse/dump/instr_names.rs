@@ -123,11 +123,11 @@ impl InstrNames {
     }
 
     /// [`InstrNames::id`] of each name in `names` (their bytes end to end, each ending at
-    /// its offset in `ends`), in order, handed to `found` with its position. The same ids
+    /// its offset in `ends`), in order, pushed to `ids`. The same ids
     /// as one lookup after the other; only the groups of the names [`AHEAD`] on are asked
     /// for from memory first ([`InstrNames::warm`]), so that their cache misses overlap
     /// (at 1 GB the groups are 77 MB, and one lookup at a time waited on each).
-    pub fn ids(&mut self, m: &mut Module, names: &[u8], ends: &[u32], mut found: impl FnMut(usize, InstrId)) {
+    pub fn ids(&mut self, m: &mut Module, names: &[u8], ends: &[u32], ids: &mut Vec<InstrId>) {
         let name = |i: usize| {
             let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize);
             names.get(start..ends[i] as usize).unwrap_or_default()
@@ -149,7 +149,7 @@ impl InstrNames {
             }
             let ((stem, n), name) = (parsed[i % (2 * AHEAD)], name(i));
             let suffix = (n != usize::MAX).then(|| (&name[..stem], n));
-            found(i, self.id_as(m, name, suffix));
+            ids.push(self.id_as(m, name, suffix));
         }
     }
 
@@ -314,9 +314,9 @@ mod tests {
                 Some(*e)
             }));
             let ends: Vec<u32> = ends.collect();
-            let mut got = vec![InstrId::MAX; 2 * len];
-            for half in 0..2 {
-                n.ids(&mut m, &bytes, &ends, |i, id| got[half * len + i] = id);
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                n.ids(&mut m, &bytes, &ends, &mut got);
             }
             assert_eq!(got, want, "{len} names");
             assert_eq!(m.instructions.len(), one.instructions.len());

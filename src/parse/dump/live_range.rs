@@ -285,19 +285,15 @@ impl LiveRanges {
             return Flow::Read;
         };
         let index = b.index(index);
-        match b.schedule().peak.as_mut() {
-            Some(p) => {
-                let at = p.entries.len() as u32;
-                p.entries.push(PeakEntry {
-                    instruction: InstrId::MAX,
-                    index,
-                    bytes,
-                });
-                b.instr_later(name, Target::Peak(at));
-            }
-            None => {
-                b.instr(name);
-            }
+        // The peak header made the list this entry is under.
+        if let Some(p) = b.schedule().peak.as_mut() {
+            let at = p.entries.len() as u32;
+            p.entries.push(PeakEntry {
+                instruction: InstrId::MAX,
+                index,
+                bytes,
+            });
+            b.instr_later(name, Target::Peak(at));
         }
         if let Some(c) = cumulative.filter(|&c| c != running) {
             cx.warn(format!(
