@@ -11,11 +11,13 @@
 //! * Occupied bytes at step `t` is the length of the union of the byte ranges of the values
 //!   live at `t` (`start <= t <= end`): aliases and operand→user hand-offs count once.
 
+mod curve;
 mod kind;
 pub mod loops;
 pub use kind::{value_kind, ValueKind};
 
 use crate::model::{Module, Value};
+use curve::Sweep;
 use std::borrow::Borrow;
 
 /// Everything derived from one module.
@@ -193,7 +195,7 @@ impl<M: Borrow<Module>> Analyzer<M> {
                 self.current = Some((space_layout(module, color), None));
             }
             Some((space, None)) => {
-                let sweep = Sweep::new(&space, module, self.steps);
+                let sweep = Sweep::from_blocks(space.blocks(module).collect(), self.steps);
                 self.current = Some((space, Some(sweep)));
             }
             Some((mut space, Some(mut sweep))) => {
@@ -302,249 +304,9 @@ fn find_peak(space: &mut Space, module: &Module) {
     }
 }
 
-/// The sorted, distinct union of two sorted, distinct lists.
-fn merge_distinct(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
-}
-
-/// Occupied bytes at every step: a sweep over time with a segment tree that keeps the
-/// covered length of the live byte ranges, resumable ([`Sweep::run`]). Phases: the blocks'
-/// distinct byte offsets, sorted (`ys`, a slice of blocks at a time); each block's byte range as indices into them (a
-/// slice of blocks at a time); events bucketed by step; the sweep itself, a slice of steps
-/// at a time.
-struct Sweep {
-    blocks: Vec<Block>,
-    ys: Vec<u64>,
-    /// Blocks whose offsets are in `ys` (sorted and distinct), and whether that is all.
-    ys_from: usize,
-    ys_sorted: bool,
-    spans: Vec<(u32, u32)>,
-    /// Blocks by start step and by end step (`end + 1`), with the offsets of each step.
-    by_start: Vec<u32>,
-    by_end: Vec<u32>,
-    start_off: Vec<u32>,
-    end_off: Vec<u32>,
-    tree: Option<CoverTree>,
-    /// Next step of the sweep.
-    t: usize,
-    steps: u32,
-    curve: Vec<u64>,
-}
-
-impl Sweep {
-    fn new(space: &Space, module: &Module, steps: u32) -> Sweep {
-        Sweep::from_blocks(space.blocks(module).collect(), steps)
-    }
-
-    fn from_blocks(mut blocks: Vec<Block>, steps: u32) -> Sweep {
-        blocks.retain(|b| b.y1 > b.y0 && b.x0 < steps && b.x1 > b.x0);
-        Sweep {
-            spans: Vec::with_capacity(blocks.len()),
-            blocks,
-            ys: Vec::new(),
-            ys_from: 0,
-            ys_sorted: false,
-            by_start: Vec::new(),
-            by_end: Vec::new(),
-            start_off: Vec::new(),
-            end_off: Vec::new(),
-            tree: None,
-            t: 0,
-            steps,
-            curve: vec![0u64; steps as usize],
-        }
-    }
-
-    /// Does about `work` units; whether the curve is complete.
-    fn run(&mut self, work: usize) -> bool {
-        if self.blocks.is_empty() {
-            return true;
-        }
-        if !self.ys_sorted {
-            // The distinct byte offsets: each slice of blocks sorts its own and merges them
-            // into those found so far (distinct offsets are far fewer than blocks).
-            let from = self.ys_from;
-            let to = from.saturating_add(work).min(self.blocks.len());
-            let mut slice: Vec<u64> = self.blocks[from..to]
-                .iter()
-                .flat_map(|b| [b.y0, b.y1])
-                .collect();
-            slice.sort_unstable();
-            slice.dedup();
-            self.ys = merge_distinct(&self.ys, &slice);
-            self.ys_from = to;
-            self.ys_sorted = to == self.blocks.len();
-            return false;
-        }
-        if self.spans.len() < self.blocks.len() {
-            let ys = &self.ys;
-            let coord = |y: u64| ys.partition_point(|&c| c < y) as u32;
-            let from = self.spans.len();
-            let to = from.saturating_add(work).min(self.blocks.len());
-            self.spans.extend(
-                self.blocks[from..to]
-                    .iter()
-                    .map(|b| (coord(b.y0), coord(b.y1))),
-            );
-            return false;
-        }
-        let Some(tree) = &mut self.tree else {
-            self.bucket();
-            self.tree = Some(CoverTree::new(&self.ys));
-            return false;
-        };
-        let mut done = 0usize;
-        while self.t < self.steps as usize && done < work {
-            let t = self.t;
-            let (ends, starts) = (
-                &self.by_end[self.end_off[t] as usize..self.end_off[t + 1] as usize],
-                &self.by_start[self.start_off[t] as usize..self.start_off[t + 1] as usize],
-            );
-            for &i in ends {
-                let (lo, hi) = self.spans[i as usize];
-                tree.add(lo as usize, hi as usize, -1);
-            }
-            for &i in starts {
-                let (lo, hi) = self.spans[i as usize];
-                tree.add(lo as usize, hi as usize, 1);
-            }
-            self.curve[t] = tree.covered();
-            done += 1 + ends.len() + starts.len();
-            self.t += 1;
-        }
-        self.t >= self.steps as usize
-    }
-
-    /// Events bucketed by step: (start step, +1) and (end + 1, -1).
-    fn bucket(&mut self) {
-        let steps = self.steps as usize;
-        let mut starts_at: Vec<u32> = vec![0; steps + 1];
-        let mut ends_at: Vec<u32> = vec![0; steps + 1];
-        for b in &self.blocks {
-            starts_at[b.x0 as usize] += 1;
-            ends_at[(b.x1.min(self.steps)) as usize] += 1;
-        }
-        let prefix = |counts: &[u32]| {
-            let mut p = Vec::with_capacity(counts.len() + 1);
-            p.push(0u32);
-            for c in counts {
-                p.push(p.last().unwrap() + c);
-            }
-            p
-        };
-        self.start_off = prefix(&starts_at);
-        self.end_off = prefix(&ends_at);
-        self.by_start = vec![0u32; self.blocks.len()];
-        self.by_end = vec![0u32; self.blocks.len()];
-        let (mut fill_s, mut fill_e) = (self.start_off.clone(), self.end_off.clone());
-        for (i, b) in self.blocks.iter().enumerate() {
-            let s = b.x0 as usize;
-            self.by_start[fill_s[s] as usize] = i as u32;
-            fill_s[s] += 1;
-            let e = b.x1.min(self.steps) as usize;
-            self.by_end[fill_e[e] as usize] = i as u32;
-            fill_e[e] += 1;
-        }
-    }
-}
-
-/// Segment tree over elementary intervals `[ys[i], ys[i+1])`, bottom-up (no recursion):
-/// for each node, how many intervals cover it whole and how much of it is covered.
-struct CoverTree {
-    /// Number of leaves (a power of two); node `i` has children `2i`, `2i + 1`.
-    size: usize,
-    nodes: Vec<CoverNode>,
-}
-
-/// One node of a [`CoverTree`] (its fields side by side: a pull reads a node and its two
-/// children, which then share a cache line).
-#[derive(Clone, Copy, Default)]
-struct CoverNode {
-    /// Bytes spanned.
-    span: u64,
-    /// Bytes covered.
-    covered: u64,
-    /// Intervals covering the node whole.
-    count: i32,
-}
-
-impl CoverTree {
-    fn new(ys: &[u64]) -> Self {
-        let n = ys.len().saturating_sub(1).max(1);
-        let size = n.next_power_of_two();
-        let mut nodes = vec![CoverNode::default(); 2 * size];
-        for i in 0..ys.len().saturating_sub(1) {
-            nodes[size + i].span = ys[i + 1] - ys[i];
-        }
-        for i in (1..size).rev() {
-            nodes[i].span = nodes[2 * i].span + nodes[2 * i + 1].span;
-        }
-        CoverTree { size, nodes }
-    }
-
-    fn covered(&self) -> u64 {
-        self.nodes[1].covered
-    }
-
-    fn pull(&mut self, node: usize) {
-        let n = self.nodes[node];
-        self.nodes[node].covered = if n.count > 0 {
-            n.span
-        } else if node >= self.size {
-            0
-        } else {
-            self.nodes[2 * node].covered + self.nodes[2 * node + 1].covered
-        };
-    }
-
-    /// Adds `delta` cover to elementary intervals `lo .. hi`.
-    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
-        if lo >= hi {
-            return;
-        }
-        let (mut l, mut r) = (lo + self.size, hi + self.size);
-        let (l0, r0) = (l, r - 1);
-        while l < r {
-            if l & 1 == 1 {
-                self.nodes[l].count += delta;
-                self.pull(l);
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                self.nodes[r].count += delta;
-                self.pull(r);
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        // The ancestors of both ends, a level at a time (the leaves are at one depth, so
-        // the two paths meet and are then one).
-        let (mut a, mut b) = (l0 >> 1, r0 >> 1);
-        while a > 0 {
-            self.pull(a);
-            if b != a {
-                self.pull(b);
-            }
-            a >>= 1;
-            b >>= 1;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{analyze, Analyzer, CoverTree};
+    use super::{analyze, Analyzer};
 
     #[test]
     fn analysis_in_small_pieces_is_the_analysis_in_one() {
@@ -575,51 +337,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    proptest::proptest! {
-        /// Adds and removes, checked against the union counted interval by interval.
-        #[test]
-        fn cover_tree_is_the_union(
-            ops in proptest::collection::vec((0usize..11, 0usize..11, 0usize..3, 0usize..99), 1..200)
-        ) {
-            let ys = [0u64, 3, 4, 10, 11, 20, 27, 30, 31, 45, 46, 64];
-            let mut t = CoverTree::new(&ys);
-            let mut cover = [0i32; 11];
-            let mut live: Vec<(usize, usize)> = Vec::new();
-            for (a, b, kind, pick) in ops {
-                let (lo, hi, delta) = if live.is_empty() || kind > 0 {
-                    live.push((a.min(b), a.max(b) + 1));
-                    (a.min(b), a.max(b) + 1, 1)
-                } else {
-                    let (lo, hi) = live.swap_remove(pick % live.len());
-                    (lo, hi, -1)
-                };
-                t.add(lo, hi, delta);
-                cover[lo..hi].iter_mut().for_each(|c| *c += delta);
-                let union: u64 = (0..11)
-                    .filter(|&i| cover[i] > 0)
-                    .map(|i| ys[i + 1] - ys[i])
-                    .sum();
-                proptest::prop_assert_eq!(t.covered(), union);
-            }
-        }
-    }
-
-    #[test]
-    fn cover_tree_unions() {
-        let ys = [0u64, 10, 20, 50, 100];
-        let mut t = CoverTree::new(&ys);
-        t.add(0, 2, 1); // [0,20)
-        assert_eq!(t.covered(), 20);
-        t.add(1, 3, 1); // [10,50): union [0,50)
-        assert_eq!(t.covered(), 50);
-        t.add(0, 2, -1);
-        assert_eq!(t.covered(), 40);
-        t.add(3, 4, 1);
-        assert_eq!(t.covered(), 90);
-        t.add(1, 3, -1);
-        t.add(3, 4, -1);
-        assert_eq!(t.covered(), 0);
     }
 }

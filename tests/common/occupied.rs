@@ -1,5 +1,5 @@
 //! The occupied-bytes curve computed the slow, obvious way, as a reference for the sweep of
-//! `bufscope::analysis` (a segment tree over the blocks' offsets). Nothing here calls the
+//! `bufscope::analysis` (runs of blocks apart in bytes, each swept with a segment tree). Nothing here calls the
 //! analysis; [`check_curves`] compares its result with it.
 //!
 //! The definitions, from `src/analysis.rs`'s module doc, restated from the model alone:
