@@ -304,7 +304,58 @@ impl CoverTree {
 
 #[cfg(test)]
 mod tests {
-    use super::CoverTree;
+    use super::{Block, CoverTree, Sweep};
+
+    /// The union at each step, counted byte by byte.
+    fn brute(blocks: &[Block], steps: u32) -> Vec<u64> {
+        (0..steps)
+            .map(|t| {
+                let live: Vec<&Block> = blocks.iter().filter(|b| b.x0 <= t && t < b.x1).collect();
+                let top = live.iter().map(|b| b.y1).max().unwrap_or(0);
+                (0..top)
+                    .filter(|&y| live.iter().any(|b| b.y0 <= y && y < b.y1))
+                    .count() as u64
+            })
+            .collect()
+    }
+
+    #[test]
+    fn runs_follow_the_byte_ranges() {
+        let b = |x0, x1, y0, y1| Block {
+            value: 0,
+            x0,
+            x1,
+            y0,
+            y1,
+        };
+        let blocks = vec![
+            // An allocation of three values, two of them aliasing: one run.
+            b(0, 6, 0, 50),
+            b(3, 9, 50, 100),
+            b(6, 10, 0, 100),
+            // A value alone in its allocation, then one above a gap.
+            b(2, 4, 100, 200),
+            b(5, 7, 300, 310),
+            // A block reaching below the last two runs takes them in; past the axis's end.
+            b(1, 30, 150, 320),
+        ];
+        let mut sweep = Sweep::from_blocks(blocks.clone(), 12);
+        sweep.place(5);
+        let spans = |s: &Sweep| {
+            s.runs
+                .iter()
+                .map(|r| (r.first, r.end, r.lo, r.hi))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            spans(&sweep),
+            [(0, 3, 0, 100), (3, 4, 100, 200), (4, 5, 300, 310)]
+        );
+        sweep.place(6);
+        assert_eq!(spans(&sweep), [(0, 3, 0, 100), (3, 6, 100, 320)]);
+        while !sweep.run(3) {}
+        assert_eq!(sweep.curve, brute(&blocks, 12));
+    }
 
     proptest::proptest! {
         /// Adds and removes, checked against the union counted interval by interval.
