@@ -33,11 +33,10 @@ pub(super) struct Sweep {
     /// Blocks placed in runs so far; the runs, ascending and apart in bytes.
     placed: usize,
     runs: Vec<Run>,
-    /// Next run to sweep, and the sweep of a run of several blocks under way.
+    /// Next run to sweep, and the sweep of the last run of several blocks (under way while
+    /// it has events left; its buffers serve the next one).
     next_run: usize,
-    local: Option<RunSweep>,
-    /// Buffers of the last run's sweep, kept for the next one.
-    spare: RunSweep,
+    local: RunSweep,
     /// Steps summed so far, and their sum.
     summed: usize,
     total: u64,
@@ -70,8 +69,7 @@ impl Sweep {
             placed: 0,
             runs: Vec::new(),
             next_run: 0,
-            local: None,
-            spare: RunSweep::default(),
+            local: RunSweep::default(),
             summed: 0,
             total: 0,
             curve: vec![0u64; steps as usize],
@@ -81,12 +79,15 @@ impl Sweep {
     /// Does about `work` units (a block, an event or a step each); whether the curve is
     /// complete.
     pub(super) fn run(&mut self, work: usize) -> bool {
+        if self.blocks.is_empty() {
+            return true;
+        }
         if self.placed < self.blocks.len() {
             let to = self.placed.saturating_add(work).min(self.blocks.len());
             self.place(to);
             return false;
         }
-        if self.next_run < self.runs.len() || self.local.is_some() {
+        if self.next_run < self.runs.len() || self.local.under_way() {
             self.sweep_runs(work);
             return false;
         }
@@ -125,11 +126,8 @@ impl Sweep {
     fn sweep_runs(&mut self, work: usize) {
         let mut done = 0usize;
         while done < work {
-            if let Some(local) = &mut self.local {
-                done += local.advance(&mut self.curve, work - done);
-                if local.next == local.events.len() {
-                    self.spare = self.local.take().unwrap_or_default();
-                }
+            if self.local.under_way() {
+                done += self.local.advance(&mut self.curve, work - done);
                 continue;
             }
             let Some(&run) = self.runs.get(self.next_run) else {
@@ -141,9 +139,7 @@ impl Sweep {
             if let [b] = blocks {
                 self.add(b.x0, b.x1, b.y1 - b.y0);
             } else {
-                let mut local = std::mem::take(&mut self.spare);
-                local.start(blocks, self.steps);
-                self.local = Some(local);
+                self.local.start(blocks, self.steps);
             }
         }
     }
@@ -159,6 +155,10 @@ impl Sweep {
 }
 
 impl RunSweep {
+    fn under_way(&self) -> bool {
+        self.next < self.events.len()
+    }
+
     /// Sets up the sweep of a run's blocks (in the buffers of the last one).
     fn start(&mut self, blocks: &[Block], steps: u32) {
         self.ys.clear();
@@ -189,7 +189,7 @@ impl RunSweep {
     /// step to `curve`; the work done.
     fn advance(&mut self, curve: &mut [u64], work: usize) -> usize {
         let mut done = 0usize;
-        while self.next < self.events.len() && done < work {
+        while self.under_way() && done < work {
             let step = self.events[self.next] >> 32;
             while let Some(&e) = self.events.get(self.next).filter(|&&e| e >> 32 == step) {
                 let (lo, hi) = self.spans[(e as u32 >> 1) as usize];
