@@ -33,6 +33,8 @@ panic = "abort"
 [workspace]
 TOML
 cp "$HERE/.cargo/config.toml" "$DIR/.cargo/config.toml"
+# The crates at the versions the page is built with.
+cp "$HERE/Cargo.lock" "$DIR/Cargo.lock"
 cat > "$DIR/src/lib.rs" <<'RUST'
 //! Exports for tests/bench/wasm_parse.mjs: a buffer, and one Loader fed slice by slice.
 use std::cell::RefCell;
