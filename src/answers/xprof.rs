@@ -14,12 +14,12 @@
 //!   constant bytes), where total is the sum of the space's allocation sizes, thread-local
 //!   ones left out; 0 when the denominator is 0.
 //!
-//! The occupied bytes inside the temporary allocations are the space's curve less what its
-//! other allocations occupy at each step (the allocations lie apart on the space's axis).
+//! The occupied bytes inside the temporary allocations are the occupied-bytes curve of their
+//! values' blocks alone (`analysis::occupied_curve`, the sweep that makes the space's curve).
 
 use serde::Serialize;
 
-use crate::analysis::Space;
+use crate::analysis::{occupied_curve, Space};
 use crate::answers::peaks::{xla_peak_bytes, xla_peak_step};
 use crate::model::{Allocation, Module};
 use crate::units::{group_digits, human_bytes};
@@ -89,221 +89,14 @@ pub fn xprof_figures(module: &Module, space: &Space) -> XprofFigures {
     }
 }
 
-/// Occupied bytes inside the space's temporary allocations at each step: the curve less the
-/// other allocations' occupied bytes.
+/// Occupied bytes inside the space's temporary allocations at each step: the occupied-bytes
+/// curve of their blocks alone ([`occupied_curve`]).
 fn temp_curve(module: &Module, space: &Space) -> Vec<u64> {
-    let steps = space.curve.len();
-    // The timed values of the space outside its temporary allocations, in value order:
-    // an allocation's values are neighbours there, so each allocation's come together.
-    let mut sweep = Sweep::default();
-    let mut delta = vec![0i128; steps + 1];
-    let mut group: Vec<Span> = Vec::new();
-    let mut current = None;
-    for &i in &space.timed {
-        let v = &module.values[i as usize];
-        if current != Some(v.allocation) {
-            sweep.add(&mut group, &mut delta);
-            group.clear();
-            current = Some(v.allocation);
-        }
-        let Some(r) = v
-            .live
-            .filter(|_| !is_temp(module.allocation_of(v), space.color))
-        else {
-            continue;
-        };
-        let end = (r.end as usize).saturating_add(1).min(steps);
-        if (r.start as usize) < end {
-            group.push((
-                r.start as usize,
-                end,
-                (v.offset, v.offset.saturating_add(v.size)),
-            ));
-        }
-    }
-    sweep.add(&mut group, &mut delta);
-    let others = sweep.occupied(steps);
-    let mut less = 0i128;
-    space
-        .curve
-        .iter()
-        .zip(&delta)
-        .zip(&others)
-        .map(|((&c, d), &o)| {
-            less += d;
-            (i128::from(c) - i128::from(o) - less).clamp(0, i128::from(u64::MAX)) as u64
-        })
-        .collect()
-}
-
-/// The most distinct byte ranges of an allocation's values [`Sweep`] takes; an allocation
-/// with more is added up on its own ([`add_occupied`]).
-const FEW_RANGES: usize = 32;
-
-/// The occupied bytes of allocations whose values cover a few distinct byte ranges (a
-/// parameter and the views of it over the program): one pass over the steps, where each
-/// start or end counts its range in or out, and an allocation touched takes the union of
-/// its ranges in use again. No sorting: the starts and ends are bucketed by step.
-#[derive(Default)]
-struct Sweep {
-    /// The allocations' distinct byte ranges, each allocation's by `lo`.
-    ranges: Vec<(u64, u64)>,
-    /// The allocation (its number here) of each range.
-    owner: Vec<u32>,
-    /// Each allocation's ranges, `start .. end` in `ranges`.
-    allocations: Vec<(u32, u32)>,
-    /// Each value's steps `start .. end` and its range.
-    spans: Vec<(usize, usize, u32)>,
-}
-
-impl Sweep {
-    /// Takes the spans of one allocation, or adds them to `delta` when they have too many
-    /// distinct byte ranges.
-    fn add(&mut self, spans: &mut [Span], delta: &mut [i128]) {
-        let mut distinct: Vec<(u64, u64)> = Vec::new();
-        for s in spans.iter() {
-            if !distinct.contains(&s.2) {
-                if distinct.len() == FEW_RANGES {
-                    add_occupied(spans, delta);
-                    return;
-                }
-                distinct.push(s.2);
-            }
-        }
-        if distinct.is_empty() {
-            return;
-        }
-        distinct.sort_unstable();
-        let first = self.ranges.len() as u32;
-        let number = self.allocations.len() as u32;
-        self.ranges.extend_from_slice(&distinct);
-        self.owner.extend(distinct.iter().map(|_| number));
-        self.allocations.push((first, self.ranges.len() as u32));
-        self.spans.extend(spans.iter().map(|s| {
-            let at = distinct.iter().position(|d| *d == s.2).unwrap_or(0);
-            (s.0, s.1, first + at as u32)
-        }));
-    }
-
-    /// The occupied bytes of the allocations taken, at each of `steps` steps.
-    fn occupied(&self, steps: usize) -> Vec<u64> {
-        // The ranges counted in and out at each step.
-        let (starts, start_at) = bucket(self.spans.iter().map(|s| (s.0, s.2)), steps);
-        let (ends, end_at) = bucket(self.spans.iter().map(|s| (s.1, s.2)), steps);
-        let mut count = vec![0u32; self.ranges.len()];
-        let mut union = vec![0u64; self.allocations.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut is_touched = vec![false; self.allocations.len()];
-        let mut total = 0u64;
-        let mut out = Vec::with_capacity(steps);
-        for t in 0..steps {
-            let ended = &ends[end_at[t] as usize..end_at[t + 1] as usize];
-            let started = &starts[start_at[t] as usize..start_at[t + 1] as usize];
-            let events = ended.iter().map(|&i| (i, false));
-            for (r, more) in events.chain(started.iter().map(|&i| (i, true))) {
-                let r = r as usize;
-                count[r] = if more {
-                    count[r] + 1
-                } else {
-                    count[r].saturating_sub(1)
-                };
-                let a = self.owner[r] as usize;
-                if !is_touched[a] {
-                    is_touched[a] = true;
-                    touched.push(a as u32);
-                }
-            }
-            for a in touched.drain(..) {
-                is_touched[a as usize] = false;
-                let (from, to) = self.allocations[a as usize];
-                let span = from as usize..to as usize;
-                let (mut now, mut reach) = (0u64, 0u64);
-                for (&(lo, hi), &n) in self.ranges[span.clone()].iter().zip(&count[span]) {
-                    let lo = lo.max(reach);
-                    if n > 0 && hi > lo {
-                        now += hi - lo;
-                        reach = hi;
-                    }
-                }
-                total = total.saturating_sub(union[a as usize]).saturating_add(now);
-                union[a as usize] = now;
-            }
-            out.push(total);
-        }
-        out
-    }
-}
-
-/// `items`' payloads grouped by key (each at most `steps`), and where each key's begin: key
-/// `k`'s are `grouped[at[k] .. at[k + 1]]`.
-fn bucket(items: impl Iterator<Item = (usize, u32)> + Clone, steps: usize) -> (Vec<u32>, Vec<u32>) {
-    let mut at = vec![0u32; steps + 2];
-    for (k, _) in items.clone() {
-        at[k + 1] += 1;
-    }
-    for k in 1..at.len() {
-        at[k] += at[k - 1];
-    }
-    let mut fill = at.clone();
-    let mut grouped = vec![0u32; at[steps + 1] as usize];
-    for (k, payload) in items {
-        grouped[fill[k] as usize] = payload;
-        fill[k] += 1;
-    }
-    (grouped, at)
-}
-
-/// A value's steps `start .. end + 1` and byte range in its allocation.
-type Span = (usize, usize, (u64, u64));
-
-/// Adds to `delta` (a difference array over steps) the occupied bytes of `spans`, all of one
-/// allocation: between two consecutive starts or ends nothing changes, so the union of the
-/// live byte ranges is taken once per such stretch, over the values live in it.
-fn add_occupied(spans: &mut [Span], delta: &mut [i128]) {
-    if spans.is_empty() {
-        return;
-    }
-    if let [(start, end, (lo, hi))] = *spans {
-        // One value: its own range, from its start to its end.
-        let len = i128::from(hi - lo);
-        delta[start] += len;
-        delta[end] -= len;
-        return;
-    }
-    let ranges = spans;
-    ranges.sort_unstable_by_key(|r| r.0);
-    let mut bounds: Vec<usize> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
-    bounds.sort_unstable();
-    bounds.dedup();
-    let (mut before, mut next) = (0u64, 0usize);
-    let mut active: Vec<(usize, (u64, u64))> = Vec::new();
-    let mut scratch: Vec<(u64, u64)> = Vec::new();
-    for &b in &bounds {
-        active.retain(|a| a.0 > b);
-        while next < ranges.len() && ranges[next].0 <= b {
-            active.push((ranges[next].1, ranges[next].2));
-            next += 1;
-        }
-        scratch.clear();
-        scratch.extend(active.iter().map(|a| a.1));
-        let now = union_length(&mut scratch);
-        delta[b] += i128::from(now) - i128::from(before);
-        before = now;
-    }
-}
-
-/// Length of the union of byte ranges.
-fn union_length(ranges: &mut [(u64, u64)]) -> u64 {
-    ranges.sort_unstable();
-    let (mut total, mut reach) = (0u64, 0u64);
-    for &(lo, hi) in ranges.iter() {
-        let lo = lo.max(reach);
-        if hi > lo {
-            total += hi - lo;
-            reach = hi;
-        }
-    }
-    total
+    let temp = space.blocks(module).filter(|b| {
+        let v = &module.values[b.value as usize];
+        is_temp(module.allocation_of(v), space.color)
+    });
+    occupied_curve(temp.collect(), space.curve.len() as u32)
 }
 
 /// One of the three peak figures, with what it counts.
@@ -383,20 +176,5 @@ pub fn xprof_peak(f: &XprofFigures) -> PeakFigure {
             at(f.temp_peak_step),
             human_bytes(f.indefinite_bytes)
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::union_length;
-
-    #[test]
-    fn unions() {
-        assert_eq!(union_length(&mut []), 0);
-        assert_eq!(
-            union_length(&mut [(0, 10), (5, 15), (20, 30), (22, 25)]),
-            25
-        );
-        assert_eq!(union_length(&mut [(5, 5), (0, 1)]), 1);
     }
 }
