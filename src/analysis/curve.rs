@@ -29,7 +29,6 @@ struct Run {
 /// union to `curve`; the changes summed into the curve (a slice of steps at a time).
 pub(super) struct Sweep {
     blocks: Vec<Block>,
-    steps: u32,
     /// Blocks placed in runs so far; the runs, ascending and apart in bytes.
     placed: usize,
     runs: Vec<Run>,
@@ -65,7 +64,6 @@ impl Sweep {
         blocks.retain(|b| b.y1 > b.y0 && b.x0 < steps && b.x1 > b.x0);
         Sweep {
             blocks,
-            steps,
             placed: 0,
             runs: Vec::new(),
             next_run: 0,
@@ -139,7 +137,8 @@ impl Sweep {
             if let [b] = blocks {
                 self.add(b.x0, b.x1, b.y1 - b.y0);
             } else {
-                self.local.start(blocks, self.steps);
+                // The curve has a slot per step, so its length is the axis's end.
+                self.local.start(blocks, self.curve.len() as u32);
             }
         }
     }
