@@ -1,6 +1,6 @@
 //! The occupied-bytes curve computed the slow, obvious way, as a reference for the sweep of
-//! `bufscope::analysis` (runs of blocks apart in bytes, each swept with a segment tree). Nothing here calls the
-//! analysis; [`check_curves`] compares its result with it.
+//! `bufscope::analysis` (runs of blocks apart in bytes, each swept with a segment tree).
+//! Nothing here calls the analysis; [`check_curves`] compares its result with it.
 //!
 //! The definitions, from `src/analysis.rs`'s module doc, restated from the model alone:
 //! * a value's memory space is its colour (`@N`), else its allocation's colour;
