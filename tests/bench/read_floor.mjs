@@ -3,6 +3,7 @@
 // arrayBuffer() in 2 MiB slices, 3 under way ahead of the one used), each slice copied
 // into a WebAssembly.Memory and nothing parsed; then the same with a task (setTimeout 0)
 // after each slice. Three rounds in one headless Chromium; prints one JSON line each.
+// SLICE_MB and AHEAD (environment) change the slice and how many are under way, to weigh them.
 // RANGES is JSON, [[start, end], ...], an end of -1 meaning the file's end; the default is
 // the whole file. For the first read of a dump: its bytes before the `Used values` bodies
 // and from the `HloLiveRange` line on (docs/benchmarks.md says how to find them).
@@ -13,6 +14,7 @@ import { open } from '../e2e/harness.mjs';
 const file = process.argv[3];
 if (!file || !existsSync(file)) { console.log(`SKIPPED: ${file} is not there`); process.exit(0); }
 const ranges = JSON.parse(process.argv[4] || '[[0,-1]]');
+const slice = Number(process.env.SLICE_MB || 2) * 1024 * 1024, ahead = Number(process.env.AHEAD || 3);
 const app = await open();
 const page = await app.context.newPage();
 await page.goto(process.argv[2]);
@@ -23,9 +25,8 @@ await page.evaluate(() => {
 await page.locator('#read-floor').setInputFiles([file]);
 for (let round = 0; round < 3; round++) {
   for (const yieldEach of [false, true]) {
-    const r = await page.evaluate(async ({ ranges, yieldEach }) => {
+    const r = await page.evaluate(async ({ ranges, yieldEach, SLICE, AHEAD }) => {
       const f = document.querySelector('#read-floor').files[0];
-      const SLICE = 2 * 1024 * 1024, AHEAD = 3;
       const memory = new WebAssembly.Memory({ initial: SLICE / 65536 });
       const asks = [];
       for (const [s, e] of ranges) {
@@ -50,7 +51,7 @@ for (let round = 0; round < 3; round++) {
         if (yieldEach) await new Promise((r) => setTimeout(r, 0));
       }
       return { ms: Math.round(performance.now() - t), MB: Math.round(bytes / 1e6), slices: asks.length };
-    }, { ranges, yieldEach });
+    }, { ranges, yieldEach, SLICE: slice, AHEAD: ahead });
     console.log(JSON.stringify({ round, taskEachSlice: yieldEach, ...r }));
   }
 }
