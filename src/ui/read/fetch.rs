@@ -94,7 +94,10 @@ pub(super) struct Fetch<'a> {
     /// Whether this read already went over to the page's thread.
     fell_back: bool,
     under_way: VecDeque<(Ask, Slice)>,
-    pub(super) buf: Vec<u8>,
+    /// The bytes of the last slice read, in the browser's memory.
+    got: js_sys::Uint8Array,
+    /// A window of them copied into the page's memory ([`Fetch::window`]).
+    buf: Vec<u8>,
 }
 
 impl<'a> Fetch<'a> {
@@ -104,11 +107,28 @@ impl<'a> Fetch<'a> {
             worker,
             fell_back: false,
             under_way: VecDeque::new(),
+            got: js_sys::Uint8Array::new_with_length(0),
             buf: Vec::new(),
         }
     }
 
-    /// The bytes `ask` names, into `buf`: from the read under way for it, if one is (those
+    /// How many bytes the last slice read has.
+    pub(super) fn got(&self) -> u32 {
+        self.got.length()
+    }
+
+    /// Bytes `at .. at + most` of the last slice read (fewer at its end), copied into the
+    /// page's memory over the window before.
+    pub(super) fn window(&mut self, at: u32, most: u32) -> &[u8] {
+        let end = self.got.length().min(at.saturating_add(most));
+        let at = at.min(end);
+        self.buf.clear();
+        self.buf.resize((end - at) as usize, 0);
+        self.got.subarray(at, end).copy_to(&mut self.buf);
+        &self.buf
+    }
+
+    /// The bytes `ask` names, kept for [`Fetch::window`]: from the read under way for it, if one is (those
     /// before it, no longer wanted, dropped), else read now; then reads of `ahead` started
     /// (those not under way). A file the browser cannot read is one sentence.
     pub(super) async fn get(&mut self, ask: &Ask, ahead: &[Ask]) -> Result<(), String> {
@@ -130,8 +150,11 @@ impl<'a> Fetch<'a> {
                     self.under_way.push_back((next.clone(), read));
                 }
             }
-            match slice.finish(&mut self.buf).await {
-                Ok(()) => return Ok(()),
+            match slice.finish().await {
+                Ok(got) => {
+                    self.got = got;
+                    return Ok(());
+                }
                 Err(_) if self.fall_back() => {
                     // The worker could not start (its script missing, say): read this
                     // again, and the rest, on the page's own thread.
@@ -187,8 +210,8 @@ struct Slice {
 }
 
 impl Slice {
-    /// Waits for the bytes and puts them into `buf` (replacing its contents).
-    async fn finish(self, buf: &mut Vec<u8>) -> Result<(), String> {
+    /// Waits for the bytes.
+    async fn finish(self) -> Result<js_sys::Uint8Array, String> {
         let mut answer = self.read?.await.map_err(js_error)?;
         if let Some(event) = answer.dyn_ref::<web_sys::MessageEvent>() {
             answer = event.data();
@@ -197,10 +220,6 @@ impl Slice {
             Ok(array) => array,
             Err(other) => return Err(js_error(other)),
         };
-        let bytes = js_sys::Uint8Array::new(&array);
-        buf.clear();
-        buf.resize(bytes.length() as usize, 0);
-        bytes.copy_to(buf);
-        Ok(())
+        Ok(js_sys::Uint8Array::new(&array))
     }
 }
