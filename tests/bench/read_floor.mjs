@@ -1,6 +1,7 @@
 // The browser's part of the page's first read, without the page (not a test): FILE's byte
 // ranges read as the page's read driver reads them (src/ui/read/drive.rs: File.slice() →
-// arrayBuffer() in 2 MiB slices, 3 under way ahead of the one used), each slice copied
+// arrayBuffer() in 2 MiB slices, 3 under way ahead of the one used: the first read's `FIRST_SLICE`;
+// the read behind's `BEHIND_SLICE` is SLICE_MB=8), each slice copied
 // into a WebAssembly.Memory and nothing parsed; then the same with a task (setTimeout 0)
 // after each slice. Three rounds in one headless Chromium; prints one JSON line each.
 // SLICE_MB and AHEAD (environment) change the slice and how many are under way, to weigh them.

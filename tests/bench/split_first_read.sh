@@ -5,8 +5,8 @@
 # the two halves and the whole first read (under target/split/), then, RUNS rounds, parses
 # each alone and the two halves at once in two processes: the pair's slower half is the
 # least a split read could take here, before joining the halves' names (which it would add).
-# With WASM=1 the parses are the page's (tests/bench/wasm_parse.sh, wasm in Node's V8),
-# else native (`bufscope bench --runs 1`, a release build).
+# Each parse is tests/bench/wasm_parse.sh's feeding and nothing else (FILE fed in 2 MiB
+# slices, timed): with WASM=1 the page's (wasm in Node's V8), else the same natively.
 #   bash tests/bench/split_first_read.sh DUMP [RUNS]
 set -eu
 HERE="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,14 +20,15 @@ sed -n "${L2},\$p" "$DUMP" > "$OUT/tail.txt"
 cat "$OUT/head.txt" "$OUT/tail.txt" > "$OUT/first.txt"
 echo "first read of $DUMP: lines 1-$L1 and $L2-end; $(wc -c < "$OUT/head.txt") + $(wc -c < "$OUT/tail.txt") bytes"
 
+BUILT="$HERE/target/wasm-parse/target"
 if [ "${WASM:-0}" = 1 ]; then
-  bash "$HERE/tests/bench/wasm_parse.sh" "$OUT/tail.txt" 1 > /dev/null  # builds it
-  WASMFILE="$HERE/target/wasm-parse/target/wasm32-unknown-unknown/release/wasm_parse.wasm"
-  parse() { node "$HERE/tests/bench/wasm_parse.mjs" "$WASMFILE" "$1" | grep -o 'fed in [0-9.]* ms' | grep -o '[0-9.]*'; }
+  bash "$HERE/tests/bench/wasm_parse.sh" "$OUT/tail.txt" 0  # builds it
+  RUN=(node "$HERE/tests/bench/wasm_parse.mjs" "$BUILT/wasm32-unknown-unknown/release/wasm_parse.wasm")
 else
-  (cd "$HERE" && cargo build --quiet --release)
-  parse() { "$HERE/target/release/bufscope" bench --runs 1 "$1" | awk '$1 == "parse" { print $2 }'; }
+  NATIVE=1 bash "$HERE/tests/bench/wasm_parse.sh" "$OUT/tail.txt" 0
+  RUN=("$BUILT/release/wasm-parse")
 fi
+parse() { "${RUN[@]}" "$1" | grep -o 'fed in [0-9.]* ms' | grep -o '[0-9.]*'; }
 
 for r in $(seq "$RUNS"); do
   first=$(parse "$OUT/first.txt"); head=$(parse "$OUT/head.txt"); tail=$(parse "$OUT/tail.txt")

@@ -1,5 +1,5 @@
 // Run by tests/bench/wasm_parse.sh (see there): feeds FILE to the wasm build of the
-// library in 2 MiB slices, as the page does (`CHUNK` in src/ui/read/drive.rs), and prints the
+// library in 2 MiB slices, as the page feeds it (`FEED` in src/ui/read/drive.rs), and prints the
 // times and the wasm memory.
 //   node tests/bench/wasm_parse.mjs WASM FILE
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';

@@ -9,7 +9,10 @@
 # seconds: a way to weigh a change of the parse in wasm without a Trunk build and Chromium's
 # noise. On a dump cut to its first read (docs/benchmarks.md: the cut files), it is the
 # first read the page does before the diagram.
-#   bash tests/bench/wasm_parse.sh FILE [RUNS]
+# NATIVE=1 builds and runs the same feeding natively instead (src/main.rs below, the lib's
+# exports called in-process): a parse-only figure to set beside the wasm one. RUNS=0 builds
+# only.
+#   [NATIVE=1] bash tests/bench/wasm_parse.sh FILE [RUNS]
 set -eu
 HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 FILE="$1"; RUNS="${2:-3}"
@@ -22,7 +25,7 @@ version = "0.0.0"
 edition = "2021"
 publish = false
 [lib]
-crate-type = ["cdylib"]
+crate-type = ["cdylib", "rlib"]
 [dependencies]
 bufscope = { path = "$HERE" }
 [profile.release]
@@ -64,9 +67,32 @@ pub extern "C" fn finish() -> u32 {
     load.modules.iter().map(|m| m.values.len() as u32).sum()
 }
 RUST
-(cd "$DIR" && CARGO_TARGET_DIR="$DIR/target" cargo build --quiet --release --offline --target wasm32-unknown-unknown)
-WASM="$DIR/target/wasm32-unknown-unknown/release/wasm_parse.wasm"
+cat > "$DIR/src/main.rs" <<'RUST'
+//! The same feeding natively (NATIVE=1): FILE read whole, fed in 2 MiB slices, as
+//! tests/bench/wasm_parse.mjs feeds the wasm build; prints its line's first figures.
+fn main() {
+    let file = std::env::args().nth(1).expect("usage: wasm-parse FILE");
+    let bytes = std::fs::read(&file).expect("FILE cannot be read");
+    let t = std::time::Instant::now();
+    wasm_parse::begin();
+    for slice in bytes.chunks(2 * 1024 * 1024) {
+        // Safety: `slice` is `len` readable bytes.
+        unsafe { wasm_parse::feed(slice.as_ptr(), slice.len()) };
+    }
+    let fed = t.elapsed().as_secs_f64() * 1e3;
+    let t = std::time::Instant::now();
+    let values = wasm_parse::finish();
+    let finished = t.elapsed().as_secs_f64() * 1e3;
+    println!("{file}: fed in {fed:.0} ms, finished (joined) in {finished:.0} ms; {values} values");
+}
+RUST
+if [ "${NATIVE:-0}" = 1 ]; then
+  (cd "$DIR" && CARGO_TARGET_DIR="$DIR/target" cargo build --quiet --release --offline --bin wasm-parse)
+  RUN=("$DIR/target/release/wasm-parse" "$FILE")
+else
+  (cd "$DIR" && CARGO_TARGET_DIR="$DIR/target" cargo build --quiet --release --offline --lib --target wasm32-unknown-unknown)
+  RUN=(node "$HERE/tests/bench/wasm_parse.mjs" "$DIR/target/wasm32-unknown-unknown/release/wasm_parse.wasm" "$FILE")
+fi
 for _ in $(seq "$RUNS"); do
-  /usr/bin/time -f "  process: %e s wall, %U s user, %S s system, %R minor faults" \
-    node "$HERE/tests/bench/wasm_parse.mjs" "$WASM" "$FILE" 2>&1
+  /usr/bin/time -f "  process: %e s wall, %U s user, %S s system, %R minor faults" "${RUN[@]}" 2>&1
 done
