@@ -15,7 +15,7 @@ const app = await open();
 const { page } = app;
 const TPU_MODULE = path.basename(TPU, '.txt');
 const BIG = path.join(SHARED, 'dumps', 'cpu', 'jax0.6.2', 'cpu_deep_unrolled_500.buffer-assignment.txt');
-/** The app's slice sizes (`FIRST`, `BEHIND`, `GZ_SLICE` in src/ui/read/drive.rs): plain text
+/** The app's slice sizes (`FIRST_SLICE`, `BEHIND_SLICE`, `GZ_SLICE` in src/ui/read/drive.rs): plain text
  *  in the first read and in the read behind, and gzipped files. */
 const SLICE = 2 * 1024 * 1024;
 const BEHIND_SLICE = 8 * 1024 * 1024;

@@ -1,11 +1,12 @@
 //! The page's driver of the core's read machine ([`Reading`]): a lane is asked what to
-//! fetch, the bytes are fetched ([`Fetch`]: in slices ([`Pace`]), the ones the
+//! fetch, the bytes are fetched ([`Fetch`]: in slices, the ones the
 //! lane lists ahead already under way) and fed, and the page gets a task between slices
 //! for its events and frames. Which bytes, and what they come to, is the machine's
 //! business: here are only the slices, the waits, the progress and the cancelling.
 //!
-//! Owns: the slice sizes of the page's reads and how many are under way ([`FIRST`],
-//! [`BEHIND`], [`GZ_SLICE`]), and how much is fed between two awaits ([`FEED`]).
+//! Owns: the slice sizes of the page's reads ([`FIRST_SLICE`], [`BEHIND_SLICE`],
+//! [`GZ_SLICE`]), how many are under way ([`AHEAD`]) and how much is fed between two
+//! awaits ([`FEED`]).
 
 use std::collections::VecDeque;
 
@@ -16,25 +17,19 @@ use super::fetch::Fetch;
 use super::{Picked, Workers};
 use crate::ui::tasks::let_paint;
 
-/// How a read is fetched: plain text in slices of `slice` bytes, `ahead` of them under
-/// way ahead of the one being fed (what the lane lists ahead, [`FirstLane::ahead`], or the
-/// rest of a long ask). Each slice costs the browser a few ms whatever its size (2 MiB
-/// rather than 1 MiB saved a tenth of the load time at 1 GB; `read_floor.mjs` reads the 1 GB
-/// dump in 2.2–2.7 s in 2 MiB slices, 1.5–2.1 s in 8 MiB ones); the slices under way when
-/// the lane jumps are read for nothing.
-#[derive(Clone, Copy)]
-pub(super) struct Pace {
-    slice: u64,
-    ahead: usize,
-}
-
-/// The first read (its machine asks for at most `slice` bytes at a time): 8 MiB slices, one
-/// ahead, fed it no sooner at 1 GB (docs/benchmarks.md), and at 94 MB 8 MiB slices three
-/// ahead made it slower.
-const FIRST: Pace = Pace { slice: 2 * 1024 * 1024, ahead: 3 };
-/// The read behind, whose bodies are read straight through: 8 MiB slices rather than 2 MiB
-/// took about 0.45 s off it at 1 GB (docs/benchmarks.md).
-pub(super) const BEHIND: Pace = Pace { slice: 8 * 1024 * 1024, ahead: 3 };
+/// Bytes per slice of the first read (and per ask of its machine). Each slice costs the
+/// browser a few ms whatever its size (2 MiB rather than 1 MiB saved a tenth of the load
+/// time at 1 GB; `read_floor.mjs` reads the 1 GB dump in 2.2–2.7 s in 2 MiB slices, 1.5–2.1
+/// s in 8 MiB ones), but the slices under way when the lane jumps are read for nothing: in
+/// 8 MiB slices the 94 MB dump's first read was slower, and the 1 GB one's, one ahead, no
+/// sooner (docs/benchmarks.md).
+const FIRST_SLICE: u64 = 2 * 1024 * 1024;
+/// Bytes per slice of the read behind, whose bodies are read straight through: 8 MiB
+/// rather than 2 MiB took about 0.45 s off it at 1 GB (docs/benchmarks.md).
+pub(super) const BEHIND_SLICE: u64 = 8 * 1024 * 1024;
+/// Slices under way ahead of the one being fed (what the lane lists ahead,
+/// [`FirstLane::ahead`], or the rest of a long ask).
+const AHEAD: usize = 3;
 /// Bytes fed between two awaits (a slice is fed in such windows): about 10 ms of parsing
 /// in the browser, so that the page keeps painting.
 const FEED: u32 = 2 * 1024 * 1024;
@@ -116,8 +111,8 @@ pub async fn read_files(
         .collect();
     let total: u64 = inputs.iter().map(|i| i.size).sum();
     let reading = match defer {
-        true => Reading::new(inputs, FIRST.slice),
-        false => Reading::one_pass(inputs, FIRST.slice),
+        true => Reading::new(inputs, FIRST_SLICE),
+        false => Reading::one_pass(inputs, FIRST_SLICE),
     };
     let (mut first, _, _) = reading.into_lanes();
     let mut fetch = Fetch::new(files, workers.reader());
@@ -137,7 +132,7 @@ pub async fn read_files(
             }
         }
     };
-    drive(&mut first, &mut fetch, FIRST, &cancelled, fed).await?;
+    drive(&mut first, &mut fetch, FIRST_SLICE, &cancelled, fed).await?;
     progress(1.0);
     match first.finish() {
         Ok(loader) => Some(Fed { loader, parse_ms, errors: Vec::new(), apart }),
@@ -151,24 +146,24 @@ pub async fn read_files(
 }
 
 /// Drives `lane` to its end (or to a wait: only a read behind waits, for notes its driver
-/// posts before it drives it, so none come): each ask fetched in slices at `pace`
-/// ([`Sizes`]) and fed [`FEED`] bytes at a time, the page given a task after
+/// posts before it drives it, so none come): each ask fetched in slices of `plain_slice`
+/// bytes of plain text ([`Sizes`]) and fed [`FEED`] bytes at a time, the page given a task after
 /// each; `fed` gets the lane, the bytes and the milliseconds of each piece fed. A slice the
 /// browser cannot read fails what the lane asked for. `None` when `cancelled` turned true
 /// (nothing is asked for after).
 pub(super) async fn drive<L: Lane>(
     lane: &mut L,
     fetch: &mut Fetch<'_>,
-    pace: Pace,
+    plain_slice: u64,
     cancelled: &impl Fn() -> bool,
     mut fed: impl FnMut(&mut L, f64, f64),
 ) -> Option<()> {
-    let mut sizes = Sizes { plain_slice: pace.slice, ..Sizes::default() };
+    let mut sizes = Sizes { plain_slice, ..Sizes::default() };
     while let Next::Fetch(ask) = lane.next() {
         let mut parts = sizes.slices(&ask);
         while let Some(slice) = parts.pop_front() {
-            let listed = lane.ahead(pace.ahead).iter().flat_map(|a| sizes.slices(a)).collect::<Vec<_>>();
-            let ahead: Vec<Ask> = parts.iter().cloned().chain(listed).take(pace.ahead).collect();
+            let listed = lane.ahead(AHEAD).iter().flat_map(|a| sizes.slices(a)).collect::<Vec<_>>();
+            let ahead: Vec<Ask> = parts.iter().cloned().chain(listed).take(AHEAD).collect();
             let read = fetch.get(&slice, &ahead).await;
             if cancelled() {
                 return None;
@@ -178,8 +173,7 @@ pub(super) async fn drive<L: Lane>(
                 break;
             }
             // In windows of FEED bytes (an empty slice is fed as one empty window).
-            let (got, mut at) = (fetch.got(), 0);
-            loop {
+            for at in (0..fetch.got().max(1)).step_by(FEED as usize) {
                 let piece = fetch.window(at, FEED);
                 if slice.bytes.start == 0 && at == 0 {
                     sizes.known(&slice.file, piece);
@@ -190,10 +184,6 @@ pub(super) async fn drive<L: Lane>(
                 let_paint().await;
                 if cancelled() {
                     return None;
-                }
-                at = at.saturating_add(FEED);
-                if at >= got {
-                    break;
                 }
             }
         }

@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::MessagePort;
 
-use super::drive::{drive, Lane, BEHIND};
+use super::drive::{drive, Lane, BEHIND_SLICE};
 use super::fetch::Fetch;
 use super::uses_worker::{answer_array, ask_array, cores, handed, push_handoff, unpack, wasm_bytes, PageWorker};
 use super::{Picked, Workers};
@@ -206,7 +206,7 @@ pub async fn read_behind(
     let live = workers.live_pieces();
     loop {
         let mut handing = Handing { lane: &mut *lane, outs: &mut outs, unposted: Vec::new(), workers: &live, files };
-        drive(&mut handing, &mut fetch, BEHIND, cancelled, |_, bytes, _| advanced(bytes)).await?;
+        drive(&mut handing, &mut fetch, BEHIND_SLICE, cancelled, |_, bytes, _| advanced(bytes)).await?;
         let unposted = std::mem::take(&mut handing.unposted);
         if !unposted.is_empty() {
             for (job, why) in unposted {
